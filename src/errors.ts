@@ -1,0 +1,30 @@
+/**
+ * The one error type detour throws for bad input or impossible requests.
+ * `code` is stable (tests, HTTP mapping and scripts match on it); `message` says what to fix.
+ */
+export class DetourError extends Error {
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'DetourError';
+    this.code = code;
+    if (details) this.details = details;
+  }
+}
+
+/** Error codes used across the library; kept in one place so they stay stable. */
+export const ErrorCode = {
+  FILE_NOT_FOUND: 'FILE_NOT_FOUND',
+  UNKNOWN_FORMAT: 'UNKNOWN_FORMAT',
+  INVALID_INPUT: 'INVALID_INPUT',
+  GRAPH_CORRUPT: 'GRAPH_CORRUPT',
+  GRAPH_VERSION: 'GRAPH_VERSION',
+  GRAPH_EMPTY: 'GRAPH_EMPTY',
+  INVALID_COORDINATE: 'INVALID_COORDINATE',
+  POINT_NOT_ROUTABLE: 'POINT_NOT_ROUTABLE',
+  ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
+  TOO_FEW_POINTS: 'TOO_FEW_POINTS',
+  INVALID_MODE: 'INVALID_MODE',
+} as const;

@@ -1,0 +1,42 @@
+import { DetourError, ErrorCode } from '../errors.js';
+
+/** A position in decimal degrees (WGS 84). */
+export interface LatLon {
+  latitude: number;
+  longitude: number;
+}
+
+/**
+ * Checks that a point is a finite latitude in [-90, 90] and longitude in [-180, 180].
+ * `label` names the point in the error (e.g. "points[2]" or "--from").
+ */
+export function assertValidLatLon(point: LatLon, label: string): void {
+  const { latitude, longitude } = point ?? ({} as LatLon);
+  if (typeof latitude !== 'number' || !Number.isFinite(latitude) || latitude < -90 || latitude > 90) {
+    throw new DetourError(
+      ErrorCode.INVALID_COORDINATE,
+      `${label}: latitude must be a finite number in [-90, 90], got ${JSON.stringify(latitude ?? null)}`,
+      { point: label },
+    );
+  }
+  if (typeof longitude !== 'number' || !Number.isFinite(longitude) || longitude < -180 || longitude > 180) {
+    throw new DetourError(
+      ErrorCode.INVALID_COORDINATE,
+      `${label}: longitude must be a finite number in [-180, 180], got ${JSON.stringify(longitude ?? null)}`,
+      { point: label },
+    );
+  }
+}
+
+/** Parses "lat,lon" (the CLI's form) into a LatLon; `label` names the argument in errors. */
+export function parseLatLon(text: string, label: string): LatLon {
+  const parts = String(text).split(',').map((s) => s.trim());
+  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+    throw new DetourError(ErrorCode.INVALID_COORDINATE, `${label}: expected "latitude,longitude", got "${text}"`, {
+      point: label,
+    });
+  }
+  const point = { latitude: Number(parts[0]), longitude: Number(parts[1]) };
+  assertValidLatLon(point, label);
+  return point;
+}

@@ -1,0 +1,342 @@
+import { haversineMetres } from '../geo/haversine.js';
+import { DetourError, ErrorCode } from '../errors.js';
+import { RoadFlag, type RoadAttributes } from './carProfile.js';
+import { Growable } from './growable.js';
+import { RoadGraph, type GraphMeta } from './RoadGraph.js';
+
+const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
+
+/**
+ * Collects points and ways from any source (OSM, GeoJSON, ngraph) and builds a RoadGraph.
+ * Ways are split at junctions (points shared by several ways, or way ends); then chains of
+ * pieces that meet at a point no other road touches, with equal attributes, are joined into one
+ * road, which keeps every route identical while shrinking the graph.
+ */
+export class GraphBuilder {
+  private readonly pointLat = new Growable(Float64Array);
+  private readonly pointLon = new Growable(Float64Array);
+  private readonly wayPoints = new Growable(Uint32Array);
+  private readonly wayStart: number[] = [0];
+  private readonly wayAttrs: RoadAttributes[] = [];
+
+  /** Adds a point (degrees) and returns its index for addWay. Callers deduplicate shared points. */
+  addPoint(lat: number, lon: number): number {
+    this.pointLat.push(lat);
+    this.pointLon.push(lon);
+    return this.pointLat.length - 1;
+  }
+
+  get pointCount(): number {
+    return this.pointLat.length;
+  }
+
+  get wayCount(): number {
+    return this.wayAttrs.length;
+  }
+
+  /** Adds a routable way through the given point indices. Ways with fewer than 2 points are ignored. */
+  addWay(points: ArrayLike<number>, attrs: RoadAttributes): void {
+    let added = 0;
+    let last = -1;
+    for (let i = 0; i < points.length; i++) {
+      const p = points[i];
+      if (p === last) continue; // repeated point: zero-length segment
+      this.wayPoints.push(p);
+      last = p;
+      added++;
+    }
+    if (added < 2) {
+      this.wayPoints.length -= added;
+      return;
+    }
+    this.wayStart.push(this.wayPoints.length);
+    this.wayAttrs.push(attrs);
+  }
+
+  /** Builds the immutable graph. Throws GRAPH_EMPTY when no routable road was added. */
+  build(meta: GraphMeta): RoadGraph {
+    const pieces = this.splitAtJunctions();
+    const roads = joinChains(pieces, this.pointLat.length);
+    if (roads.attrs.length === 0) {
+      throw new DetourError(ErrorCode.GRAPH_EMPTY, `no routable road found in ${meta.source}`);
+    }
+    return assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta);
+  }
+
+  private splitAtJunctions(): Pieces {
+    const n = this.pointLat.length;
+    const wayPoints = this.wayPoints.toArray();
+    const uses = new Uint32Array(n);
+    const junction = new Uint8Array(n);
+    for (let w = 0; w < this.wayAttrs.length; w++) {
+      const a = this.wayStart[w];
+      const b = this.wayStart[w + 1];
+      for (let i = a; i < b; i++) uses[wayPoints[i]]++;
+      junction[wayPoints[a]] = 1;
+      junction[wayPoints[b - 1]] = 1;
+    }
+    for (let p = 0; p < n; p++) if (uses[p] > 1) junction[p] = 1;
+
+    const pieces: Pieces = { points: new Growable(Uint32Array), start: [0], attrs: [] };
+    for (let w = 0; w < this.wayAttrs.length; w++) {
+      const a = this.wayStart[w];
+      const b = this.wayStart[w + 1];
+      pieces.points.push(wayPoints[a]);
+      for (let i = a + 1; i < b; i++) {
+        const p = wayPoints[i];
+        pieces.points.push(p);
+        if (junction[p]) {
+          pieces.start.push(pieces.points.length);
+          pieces.attrs.push(this.wayAttrs[w]);
+          if (i < b - 1) pieces.points.push(p); // next piece starts here
+        }
+      }
+    }
+    return pieces;
+  }
+}
+
+interface Pieces {
+  points: Growable<Uint32Array>;
+  start: number[];
+  attrs: RoadAttributes[];
+}
+
+interface Roads {
+  points: Growable<Uint32Array>;
+  start: number[];
+  attrs: RoadAttributes[];
+}
+
+/** The attributes of a piece as seen when travelled against its shape. */
+function reversedFlags(flags: number): number {
+  const dir = flags & DIRECTION_BITS;
+  const swapped = dir === RoadFlag.FORWARD ? RoadFlag.BACKWARD : dir === RoadFlag.BACKWARD ? RoadFlag.FORWARD : dir;
+  return (flags & ~DIRECTION_BITS) | swapped;
+}
+
+function orientedFlags(attrs: RoadAttributes, reversed: boolean): number {
+  return reversed ? reversedFlags(attrs.flags) : attrs.flags;
+}
+
+/**
+ * Joins pieces across points where exactly two pieces meet with equal attributes (in the
+ * direction of travel). A ring made only of such points is cut at the start of its first piece.
+ */
+function joinChains(pieces: Pieces, pointCount: number): Roads {
+  const pieceCount = pieces.attrs.length;
+  const pts = pieces.points.toArray();
+  const first = (p: number) => pts[pieces.start[p]];
+  const last = (p: number) => pts[pieces.start[p + 1] - 1];
+
+  // Up to two incident piece ends per point: entry = piece * 2 + (0 start | 1 end).
+  const degree = new Uint32Array(pointCount);
+  const end0 = new Int32Array(pointCount).fill(-1);
+  const end1 = new Int32Array(pointCount).fill(-1);
+  const addEnd = (point: number, entry: number) => {
+    const d = degree[point]++;
+    if (d === 0) end0[point] = entry;
+    else if (d === 1) end1[point] = entry;
+  };
+  for (let p = 0; p < pieceCount; p++) {
+    addEnd(first(p), p * 2);
+    addEnd(last(p), p * 2 + 1);
+  }
+  const mergeable = new Uint8Array(pointCount);
+  for (let v = 0; v < pointCount; v++) {
+    if (degree[v] !== 2) continue;
+    const a = end0[v] >> 1;
+    const b = end1[v] >> 1;
+    if (a === b) continue;
+    // Orient a to end at v and b to start at v; then their attributes must be equal.
+    const aReversed = (end0[v] & 1) === 0;
+    const bReversed = (end1[v] & 1) === 1;
+    const A = pieces.attrs[a];
+    const B = pieces.attrs[b];
+    if (
+      orientedFlags(A, aReversed) === orientedFlags(B, bReversed) &&
+      A.speedKmh === B.speedKmh &&
+      A.highwayClass === B.highwayClass
+    ) {
+      mergeable[v] = 1;
+    }
+  }
+  const otherEnd = (v: number, piece: number) => ((end0[v] >> 1) === piece ? end1[v] : end0[v]);
+
+  const roads: Roads = { points: new Growable(Uint32Array), start: [0], attrs: [] };
+  const visited = new Uint8Array(pieceCount);
+  for (let p = 0; p < pieceCount; p++) {
+    if (visited[p]) continue;
+    // Walk backwards to the head of the chain.
+    let cur = p;
+    let curReversed = false;
+    for (;;) {
+      const tail = curReversed ? last(cur) : first(cur);
+      if (!mergeable[tail]) break;
+      const entry = otherEnd(tail, cur);
+      const prev = entry >> 1;
+      if (prev === p || visited[prev]) break;
+      cur = prev;
+      curReversed = (entry & 1) === 0; // prev must end at `tail`
+    }
+    // Walk forwards, emitting the chain as one road.
+    const roadAttrs = { ...pieces.attrs[cur], flags: orientedFlags(pieces.attrs[cur], curReversed) };
+    let emitted = 0;
+    for (;;) {
+      visited[cur] = 1;
+      const a = pieces.start[cur];
+      const b = pieces.start[cur + 1];
+      if (curReversed) {
+        for (let i = b - 1 - (emitted ? 1 : 0); i >= a; i--) roads.points.push(pts[i]);
+      } else {
+        for (let i = a + (emitted ? 1 : 0); i < b; i++) roads.points.push(pts[i]);
+      }
+      emitted++;
+      const head = curReversed ? first(cur) : last(cur);
+      if (!mergeable[head]) break;
+      const entry = otherEnd(head, cur);
+      const next = entry >> 1;
+      if (visited[next]) break;
+      cur = next;
+      curReversed = (entry & 1) === 1; // next must start at `head`
+    }
+    roads.start.push(roads.points.length);
+    roads.attrs.push(roadAttrs);
+  }
+  return roads;
+}
+
+/** Spatial order (Morton / Z-order) of points, so neighbours in the graph sit near in memory. */
+function mortonOrder(lat: Float64Array, lon: Float64Array, ids: Uint32Array): Uint32Array {
+  let minLat = Infinity, maxLat = -Infinity, minLon = Infinity, maxLon = -Infinity;
+  for (const i of ids) {
+    minLat = Math.min(minLat, lat[i]); maxLat = Math.max(maxLat, lat[i]);
+    minLon = Math.min(minLon, lon[i]); maxLon = Math.max(maxLon, lon[i]);
+  }
+  const spread = (v: number) => {
+    v &= 0xffff;
+    v = (v | (v << 8)) & 0x00ff00ff;
+    v = (v | (v << 4)) & 0x0f0f0f0f;
+    v = (v | (v << 2)) & 0x33333333;
+    v = (v | (v << 1)) & 0x55555555;
+    return v >>> 0;
+  };
+  const sLat = maxLat > minLat ? 65535 / (maxLat - minLat) : 0;
+  const sLon = maxLon > minLon ? 65535 / (maxLon - minLon) : 0;
+  const keys = new Float64Array(ids.length);
+  for (let k = 0; k < ids.length; k++) {
+    const i = ids[k];
+    keys[k] = (spread((lon[i] - minLon) * sLon) | (spread((lat[i] - minLat) * sLat) << 1)) >>> 0;
+  }
+  const order = Array.from(ids.keys()).sort((a, b) => keys[a] - keys[b] || ids[a] - ids[b]);
+  return Uint32Array.from(order, (k) => ids[k]);
+}
+
+/** Turns roads over builder points into the CSR arrays of a RoadGraph. */
+function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, meta: GraphMeta): RoadGraph {
+  const roadCount = roads.attrs.length;
+  const pts = roads.points.toArray();
+
+  // Nodes: the distinct road ends, in spatial order.
+  const nodeOfPoint = new Int32Array(pointLat.length).fill(-1);
+  const endPoints: number[] = [];
+  for (let r = 0; r < roadCount; r++) {
+    for (const p of [pts[roads.start[r]], pts[roads.start[r + 1] - 1]]) {
+      if (nodeOfPoint[p] === -1) {
+        nodeOfPoint[p] = 0;
+        endPoints.push(p);
+      }
+    }
+  }
+  const ordered = mortonOrder(pointLat, pointLon, Uint32Array.from(endPoints));
+  const nodeCount = ordered.length;
+  const nodeLat = new Float64Array(nodeCount);
+  const nodeLon = new Float64Array(nodeCount);
+  ordered.forEach((p, i) => {
+    nodeOfPoint[p] = i;
+    nodeLat[i] = pointLat[p];
+    nodeLon[i] = pointLon[p];
+  });
+
+  const roadFrom = new Uint32Array(roadCount);
+  const roadTo = new Uint32Array(roadCount);
+  const roadShapeStart = new Uint32Array(roadCount + 1);
+  const shapeLat = new Float64Array(pts.length);
+  const shapeLon = new Float64Array(pts.length);
+  const roadLength = new Float64Array(roadCount);
+  const roadSpeedKmh = new Float32Array(roadCount);
+  const roadFlags = new Uint8Array(roadCount);
+  const roadClass = new Uint8Array(roadCount);
+  let edgeCount = 0;
+  for (let r = 0; r < roadCount; r++) {
+    const a = roads.start[r];
+    const b = roads.start[r + 1];
+    roadShapeStart[r] = a;
+    let length = 0;
+    for (let i = a; i < b; i++) {
+      shapeLat[i] = pointLat[pts[i]];
+      shapeLon[i] = pointLon[pts[i]];
+      if (i > a) length += haversineMetres(shapeLat[i - 1], shapeLon[i - 1], shapeLat[i], shapeLon[i]);
+    }
+    const attrs = roads.attrs[r];
+    roadFrom[r] = nodeOfPoint[pts[a]];
+    roadTo[r] = nodeOfPoint[pts[b - 1]];
+    roadLength[r] = length;
+    roadSpeedKmh[r] = attrs.speedKmh;
+    roadFlags[r] = attrs.flags;
+    roadClass[r] = attrs.highwayClass;
+    if (attrs.flags & RoadFlag.FORWARD) edgeCount++;
+    if (attrs.flags & RoadFlag.BACKWARD) edgeCount++;
+  }
+  roadShapeStart[roadCount] = pts.length;
+
+  // Directed edges, then counting sort by tail into CSR order.
+  const tails = new Uint32Array(edgeCount);
+  const heads = new Uint32Array(edgeCount);
+  const eRoad = new Uint32Array(edgeCount);
+  const eRev = new Uint8Array(edgeCount);
+  let k = 0;
+  for (let r = 0; r < roadCount; r++) {
+    if (roadFlags[r] & RoadFlag.FORWARD) {
+      tails[k] = roadFrom[r]; heads[k] = roadTo[r]; eRoad[k] = r; eRev[k] = 0; k++;
+    }
+    if (roadFlags[r] & RoadFlag.BACKWARD) {
+      tails[k] = roadTo[r]; heads[k] = roadFrom[r]; eRoad[k] = r; eRev[k] = 1; k++;
+    }
+  }
+  const firstOut = new Uint32Array(nodeCount + 1);
+  for (let e = 0; e < edgeCount; e++) firstOut[tails[e] + 1]++;
+  for (let u = 0; u < nodeCount; u++) firstOut[u + 1] += firstOut[u];
+  const fill = firstOut.slice(0, nodeCount);
+  const edgeTail = new Uint32Array(edgeCount);
+  const edgeHead = new Uint32Array(edgeCount);
+  const edgeRoad = new Uint32Array(edgeCount);
+  const edgeReversed = new Uint8Array(edgeCount);
+  const edgeDistance = new Float64Array(edgeCount);
+  const edgeDuration = new Float64Array(edgeCount);
+  for (let e = 0; e < edgeCount; e++) {
+    const slot = fill[tails[e]]++;
+    const r = eRoad[e];
+    edgeTail[slot] = tails[e];
+    edgeHead[slot] = heads[e];
+    edgeRoad[slot] = r;
+    edgeReversed[slot] = eRev[e];
+    edgeDistance[slot] = roadLength[r];
+    edgeDuration[slot] = roadLength[r] / (roadSpeedKmh[r] / 3.6);
+  }
+  const firstIn = new Uint32Array(nodeCount + 1);
+  for (let e = 0; e < edgeCount; e++) firstIn[edgeHead[e] + 1]++;
+  for (let v = 0; v < nodeCount; v++) firstIn[v + 1] += firstIn[v];
+  const fillIn = firstIn.slice(0, nodeCount);
+  const inEdge = new Uint32Array(edgeCount);
+  for (let e = 0; e < edgeCount; e++) inEdge[fillIn[edgeHead[e]]++] = e;
+
+  return new RoadGraph(
+    {
+      nodeLat, nodeLon, firstOut, edgeTail, edgeHead, edgeRoad, edgeReversed, edgeDistance, edgeDuration,
+      firstIn, inEdge, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
+      roadFlags, roadClass,
+    },
+    meta,
+  );
+}

@@ -1,0 +1,144 @@
+import { cosLatitude } from '../geo/haversine.js';
+
+/** Facts about where a graph came from, stored in its file. */
+export interface GraphMeta {
+  /** Human-readable source, e.g. the input file name. */
+  source: string;
+  /** Licence / attribution text that must travel with data derived from the source. */
+  attribution: string;
+  /** Profile used to build the graph. */
+  profile: string;
+  /** ISO time of the build. */
+  builtAt: string;
+}
+
+/**
+ * The typed arrays of a road graph. Nodes are junctions; a road is one piece of road geometry
+ * between two junctions (degree-2 chains are collapsed into it); an edge is one direction of
+ * travel along a road. Adjacency is CSR: the out-edges of node u are firstOut[u] .. firstOut[u+1]-1.
+ */
+export interface RoadGraphArrays {
+  /** Node latitude / longitude in degrees. */
+  nodeLat: Float64Array;
+  nodeLon: Float64Array;
+  /** Forward CSR: out-edges of u are [firstOut[u], firstOut[u+1]). Length nodeCount + 1. */
+  firstOut: Uint32Array;
+  /** Per edge: its tail node, head node, road, and 1 when it runs against the road's shape. */
+  edgeTail: Uint32Array;
+  edgeHead: Uint32Array;
+  edgeRoad: Uint32Array;
+  edgeReversed: Uint8Array;
+  /** Per edge: length in metres and travel time in seconds. */
+  edgeDistance: Float64Array;
+  edgeDuration: Float64Array;
+  /** Reverse CSR: in-edges of v are inEdge[firstIn[v]] .. inEdge[firstIn[v+1]-1] (forward edge ids). */
+  firstIn: Uint32Array;
+  inEdge: Uint32Array;
+  /** Per road: end nodes (shape runs from roadFrom to roadTo) and shape points. */
+  roadFrom: Uint32Array;
+  roadTo: Uint32Array;
+  /** Shape of road r is shapeLat/shapeLon[roadShapeStart[r] .. roadShapeStart[r+1]-1], ends included. */
+  roadShapeStart: Uint32Array;
+  shapeLat: Float64Array;
+  shapeLon: Float64Array;
+  /** Per road: length in metres, speed in km/h, RoadFlag bits, highway class index. */
+  roadLength: Float64Array;
+  roadSpeedKmh: Float32Array;
+  roadFlags: Uint8Array;
+  roadClass: Uint8Array;
+}
+
+/** Which cost a search minimises. */
+export type Metric = 'distance' | 'duration';
+
+/**
+ * An immutable road graph. Per-request state (search arrays, blocked masks) lives elsewhere,
+ * so one graph can serve concurrent requests.
+ */
+export class RoadGraph implements RoadGraphArrays {
+  readonly nodeLat!: Float64Array;
+  readonly nodeLon!: Float64Array;
+  readonly firstOut!: Uint32Array;
+  readonly edgeTail!: Uint32Array;
+  readonly edgeHead!: Uint32Array;
+  readonly edgeRoad!: Uint32Array;
+  readonly edgeReversed!: Uint8Array;
+  readonly edgeDistance!: Float64Array;
+  readonly edgeDuration!: Float64Array;
+  readonly firstIn!: Uint32Array;
+  readonly inEdge!: Uint32Array;
+  readonly roadFrom!: Uint32Array;
+  readonly roadTo!: Uint32Array;
+  readonly roadShapeStart!: Uint32Array;
+  readonly shapeLat!: Float64Array;
+  readonly shapeLon!: Float64Array;
+  readonly roadLength!: Float64Array;
+  readonly roadSpeedKmh!: Float32Array;
+  readonly roadFlags!: Uint8Array;
+  readonly roadClass!: Uint8Array;
+
+  readonly meta: GraphMeta;
+  /** cos(latitude) per node, cached for the A* heuristic. */
+  readonly nodeCosLat: Float64Array;
+  /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
+  readonly maxSpeedMps: number;
+
+  constructor(arrays: RoadGraphArrays, meta: GraphMeta) {
+    Object.assign(this, arrays);
+    this.meta = meta;
+    const n = this.nodeLat.length;
+    this.nodeCosLat = new Float64Array(n);
+    for (let i = 0; i < n; i++) this.nodeCosLat[i] = cosLatitude(this.nodeLat[i]);
+    let maxSpeed = 0;
+    for (let e = 0; e < this.edgeDistance.length; e++) {
+      const t = this.edgeDuration[e];
+      if (t > 0) maxSpeed = Math.max(maxSpeed, this.edgeDistance[e] / t);
+    }
+    this.maxSpeedMps = maxSpeed > 0 ? maxSpeed : 1;
+  }
+
+  get nodeCount(): number {
+    return this.nodeLat.length;
+  }
+
+  get edgeCount(): number {
+    return this.edgeHead.length;
+  }
+
+  get roadCount(): number {
+    return this.roadFrom.length;
+  }
+
+  /** The per-edge cost array for a metric: metres for distance, seconds for duration. */
+  edgeCost(metric: Metric): Float64Array {
+    return metric === 'distance' ? this.edgeDistance : this.edgeDuration;
+  }
+
+  /** Total length of all roads in metres (each road counted once, whatever its directions). */
+  totalRoadLength(): number {
+    let sum = 0;
+    for (let r = 0; r < this.roadLength.length; r++) sum += this.roadLength[r];
+    return sum;
+  }
+
+  /** Bytes held by the graph's typed arrays. */
+  byteSize(): number {
+    let bytes = this.nodeCosLat.byteLength;
+    for (const key of ARRAY_KEYS) bytes += (this[key] as ArrayBufferView).byteLength;
+    return bytes;
+  }
+
+  /** The plain arrays, e.g. for saving. */
+  arrays(): RoadGraphArrays {
+    const out = {} as Record<string, ArrayBufferView>;
+    for (const key of ARRAY_KEYS) out[key] = this[key];
+    return out as unknown as RoadGraphArrays;
+  }
+}
+
+/** The array members of RoadGraphArrays, in file order. */
+export const ARRAY_KEYS = [
+  'nodeLat', 'nodeLon', 'firstOut', 'edgeTail', 'edgeHead', 'edgeRoad', 'edgeReversed',
+  'edgeDistance', 'edgeDuration', 'firstIn', 'inEdge', 'roadFrom', 'roadTo', 'roadShapeStart',
+  'shapeLat', 'shapeLon', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass',
+] as const satisfies readonly (keyof RoadGraphArrays)[];

@@ -1,0 +1,20 @@
+export { DetourError, ErrorCode } from './errors.js';
+export { haversineMetres, EARTH_RADIUS_M } from './geo/haversine.js';
+export { assertValidLatLon, parseLatLon, type LatLon } from './geo/coordinates.js';
+export { RoadGraph, type RoadGraphArrays, type GraphMeta, type Metric } from './graph/RoadGraph.js';
+export { GraphBuilder } from './graph/GraphBuilder.js';
+export { carRoadAttributes, parseMaxspeed, RoadFlag, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes } from './graph/carProfile.js';
+export { importOsm, OSM_ATTRIBUTION, type OsmImportOptions } from './graph/importOsm.js';
+export { importGeoJson } from './graph/importGeoJson.js';
+export { toNgraph, fromNgraph, type FromNgraphOptions } from './graph/ngraphBridge.js';
+export { saveGraph, loadGraph, encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphFile.js';
+export { openGraph, detectFormat, type InputFormat } from './graph/openGraph.js';
+export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
+export { AStarSearch } from './routing/AStarSearch.js';
+export { NgraphSearch } from './routing/NgraphSearch.js';
+export type { PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
+export {
+  Router, CALCULATION_MODES, metricOf,
+  type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
+} from './routing/Router.js';
+export { DEFAULT_GRAPH_PATH } from './defaultCity.js';

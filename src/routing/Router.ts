@@ -1,0 +1,184 @@
+import { DetourError, ErrorCode } from '../errors.js';
+import type { LatLon } from '../geo/coordinates.js';
+import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { SnapIndex, type Snap } from '../graph/SnapIndex.js';
+import { AStarSearch } from './AStarSearch.js';
+import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
+import { NgraphSearch } from './NgraphSearch.js';
+import type { PathSearch } from './PathSearch.js';
+
+/** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
+export type CalculationMode = 'THE_FASTEST' | 'THE_SHORTEST';
+export const CALCULATION_MODES: readonly CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
+
+export interface RouteRequest {
+  /** Ordered stops, at least two. */
+  points: LatLon[];
+  /** Default THE_FASTEST. */
+  calculationMode?: CalculationMode;
+  /** Per road, 1 when the road must not be used. */
+  blockedRoads?: Uint8Array;
+}
+
+export interface RouteLeg {
+  /** Metres. */
+  distance: number;
+  /** Seconds. */
+  duration: number;
+  /** km/h (0 for a zero-length leg). */
+  averageSpeed: number;
+  /** Road geometry from the snapped start to the snapped end. */
+  points: LatLon[];
+  /** Directed edge ids driven in full, in order. */
+  edges: number[];
+  from: Snap;
+  to: Snap;
+}
+
+export interface Route {
+  distance: number;
+  duration: number;
+  averageSpeed: number;
+  legs: RouteLeg[];
+}
+
+export interface RouterOptions {
+  /** 'astar' (own CSR search, default) or 'ngraph' (ngraph.path). */
+  engine?: 'astar' | 'ngraph' | PathSearch;
+  /** Largest snapping distance in metres (default 1,000). */
+  maxSnapDistance?: number;
+  /** Reuse a snap index built elsewhere. */
+  snapIndex?: SnapIndex;
+}
+
+export function metricOf(mode: CalculationMode): Metric {
+  return mode === 'THE_SHORTEST' ? 'distance' : 'duration';
+}
+
+/**
+ * Routes through ordered points on a RoadGraph: snaps each point to the nearest road, searches
+ * each leg, and returns distances, durations and the geometry along the roads.
+ */
+export class Router {
+  readonly graph: RoadGraph;
+  readonly snapIndex: SnapIndex;
+  readonly search: PathSearch;
+  private readonly maxSnapDistance?: number;
+
+  constructor(graph: RoadGraph, options: RouterOptions = {}) {
+    this.graph = graph;
+    this.snapIndex = options.snapIndex ?? new SnapIndex(graph);
+    const engine = options.engine ?? 'astar';
+    this.search = engine === 'astar' ? new AStarSearch(graph) : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
+    this.maxSnapDistance = options.maxSnapDistance;
+  }
+
+  /** Snaps a point; `label` names it in errors. */
+  snap(point: LatLon, label: string): Snap {
+    return this.snapIndex.snap(point?.latitude, point?.longitude, { maxDistance: this.maxSnapDistance, label });
+  }
+
+  route(request: RouteRequest): Route {
+    const mode = request.calculationMode ?? 'THE_FASTEST';
+    if (!CALCULATION_MODES.includes(mode)) {
+      throw new DetourError(ErrorCode.INVALID_MODE, `calculationMode must be one of ${CALCULATION_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+    }
+    const points = request.points;
+    if (!Array.isArray(points) || points.length < 2) {
+      throw new DetourError(ErrorCode.TOO_FEW_POINTS, `a route needs at least 2 points, got ${Array.isArray(points) ? points.length : 0}`);
+    }
+    const snaps = points.map((p, i) => this.snap(p, `points[${i}]`));
+    const legs: RouteLeg[] = [];
+    for (let i = 0; i + 1 < snaps.length; i++) {
+      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), request.blockedRoads, i));
+    }
+    const distance = legs.reduce((s, l) => s + l.distance, 0);
+    const duration = legs.reduce((s, l) => s + l.duration, 0);
+    return { distance, duration, averageSpeed: speedKmh(distance, duration), legs };
+  }
+
+  private leg(from: Snap, to: Snap, metric: Metric, blockedRoads: Uint8Array | undefined, index: number): RouteLeg {
+    const g = this.graph;
+    const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric);
+    const sources = sourceEndpoints(g, from, metric);
+    const targets = targetEndpoints(g, to, metric);
+    const found = this.search.find({
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads,
+    });
+    if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
+      const metres = Math.abs(to.offset - from.offset);
+      const duration = partialCost(g, from.road, metres, 'duration');
+      const points = [latLon(from), ...this.shapeBetween(from, to, direct.reversed), latLon(to)];
+      return { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
+    }
+    if (!found) {
+      throw new DetourError(
+        ErrorCode.ROUTE_NOT_FOUND,
+        `no route for leg ${index} (points[${index}] to points[${index + 1}]): the roads do not connect`,
+        { leg: index },
+      );
+    }
+    return this.assembleLeg(from, to, sources[found.source], targets[found.target], found.edges);
+  }
+
+  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[]): RouteLeg {
+    const g = this.graph;
+    const startMetres = source.reversed ? from.offset : g.roadLength[from.road] - from.offset;
+    const endMetres = target.reversed ? g.roadLength[to.road] - to.offset : to.offset;
+    let distance = startMetres + endMetres;
+    let duration = partialCost(g, from.road, startMetres, 'duration') + partialCost(g, to.road, endMetres, 'duration');
+    const points: LatLon[] = [latLon(from)];
+    // Start: from the snapped point to the end of its road in the direction of travel.
+    const fs = g.roadShapeStart[from.road];
+    const fe = g.roadShapeStart[from.road + 1] - 1;
+    if (source.reversed) for (let i = from.segment; i >= fs; i--) this.pushShapePoint(points, i);
+    else for (let i = from.segment + 1; i <= fe; i++) this.pushShapePoint(points, i);
+    for (const e of edges) {
+      distance += g.edgeDistance[e];
+      duration += g.edgeDuration[e];
+      const r = g.edgeRoad[e];
+      const a = g.roadShapeStart[r];
+      const b = g.roadShapeStart[r + 1] - 1;
+      if (g.edgeReversed[e]) for (let i = b; i >= a; i--) this.pushShapePoint(points, i);
+      else for (let i = a; i <= b; i++) this.pushShapePoint(points, i);
+    }
+    // End: from the road's end node to the snapped point.
+    const ts = g.roadShapeStart[to.road];
+    const te = g.roadShapeStart[to.road + 1] - 1;
+    if (target.reversed) for (let i = te; i > to.segment; i--) this.pushShapePoint(points, i);
+    else for (let i = ts; i <= to.segment; i++) this.pushShapePoint(points, i);
+    pushUnique(points, latLon(to));
+    return { distance, duration, averageSpeed: speedKmh(distance, duration), points, edges, from, to };
+  }
+
+  /** Shape points strictly between two snaps on one road, in the direction of travel. */
+  private shapeBetween(from: Snap, to: Snap, reversed: boolean): LatLon[] {
+    const out: LatLon[] = [];
+    if (!reversed) for (let i = from.segment + 1; i <= to.segment; i++) pushUnique(out, this.shapePoint(i));
+    else for (let i = from.segment; i > to.segment; i--) pushUnique(out, this.shapePoint(i));
+    return out;
+  }
+
+  private shapePoint(i: number): LatLon {
+    return { latitude: this.graph.shapeLat[i], longitude: this.graph.shapeLon[i] };
+  }
+
+  private pushShapePoint(points: LatLon[], i: number): void {
+    pushUnique(points, this.shapePoint(i));
+  }
+}
+
+function latLon(s: Snap): LatLon {
+  return { latitude: s.latitude, longitude: s.longitude };
+}
+
+/** Appends unless it repeats the last point (joins between roads, snaps on a vertex). */
+function pushUnique(points: LatLon[], p: LatLon): void {
+  const last = points[points.length - 1];
+  if (!last || last.latitude !== p.latitude || last.longitude !== p.longitude) points.push(p);
+}
+
+/** km/h from metres and seconds; 0 when no time passes. */
+function speedKmh(metres: number, seconds: number): number {
+  return seconds > 0 ? (metres / seconds) * 3.6 : 0;
+}
