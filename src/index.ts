@@ -10,7 +10,8 @@ export { toNgraph, fromNgraph, type FromNgraphOptions } from './graph/ngraphBrid
 export { saveGraph, loadGraph, encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphFile.js';
 export { openGraph, detectFormat, type InputFormat } from './graph/openGraph.js';
 export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
-export { AStarSearch } from './routing/AStarSearch.js';
+export { AStarSearch, type AStarOptions } from './routing/AStarSearch.js';
+export { Landmarks } from './routing/Landmarks.js';
 export { NgraphSearch } from './routing/NgraphSearch.js';
 export type { PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {

@@ -261,8 +261,10 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
   const roadFrom = new Uint32Array(roadCount);
   const roadTo = new Uint32Array(roadCount);
   const roadShapeStart = new Uint32Array(roadCount + 1);
-  const shapeLat = new Float64Array(pts.length);
-  const shapeLon = new Float64Array(pts.length);
+  // Interior points only: the ends are nodes already.
+  const shapeLat = new Float64Array(pts.length - 2 * roadCount);
+  const shapeLon = new Float64Array(pts.length - 2 * roadCount);
+  let shapeCount = 0;
   const roadLength = new Float64Array(roadCount);
   const roadSpeedKmh = new Float32Array(roadCount);
   const roadFlags = new Uint8Array(roadCount);
@@ -271,12 +273,17 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
   for (let r = 0; r < roadCount; r++) {
     const a = roads.start[r];
     const b = roads.start[r + 1];
-    roadShapeStart[r] = a;
+    roadShapeStart[r] = shapeCount;
     let length = 0;
-    for (let i = a; i < b; i++) {
-      shapeLat[i] = pointLat[pts[i]];
-      shapeLon[i] = pointLon[pts[i]];
-      if (i > a) length += haversineMetres(shapeLat[i - 1], shapeLon[i - 1], shapeLat[i], shapeLon[i]);
+    for (let i = a + 1; i < b; i++) {
+      const p = pts[i - 1];
+      const q = pts[i];
+      length += haversineMetres(pointLat[p], pointLon[p], pointLat[q], pointLon[q]);
+      if (i < b - 1) {
+        shapeLat[shapeCount] = pointLat[q];
+        shapeLon[shapeCount] = pointLon[q];
+        shapeCount++;
+      }
     }
     const attrs = roads.attrs[r];
     roadFrom[r] = nodeOfPoint[pts[a]];
@@ -288,7 +295,7 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
     if (attrs.flags & RoadFlag.FORWARD) edgeCount++;
     if (attrs.flags & RoadFlag.BACKWARD) edgeCount++;
   }
-  roadShapeStart[roadCount] = pts.length;
+  roadShapeStart[roadCount] = shapeCount;
 
   // Directed edges, then counting sort by tail into CSR order.
   const tails = new Uint32Array(edgeCount);

@@ -1,4 +1,4 @@
-import { cosLatitude } from '../geo/haversine.js';
+import { unitVectors } from '../geo/chord.js';
 
 /** Facts about where a graph came from, stored in its file. */
 export interface GraphMeta {
@@ -37,7 +37,10 @@ export interface RoadGraphArrays {
   /** Per road: end nodes (shape runs from roadFrom to roadTo) and shape points. */
   roadFrom: Uint32Array;
   roadTo: Uint32Array;
-  /** Shape of road r is shapeLat/shapeLon[roadShapeStart[r] .. roadShapeStart[r+1]-1], ends included. */
+  /**
+   * Interior shape points of road r: shapeLat/shapeLon[roadShapeStart[r] .. roadShapeStart[r+1]-1].
+   * The ends are the nodes roadFrom/roadTo and are not repeated here; use roadPointLat/Lon.
+   */
   roadShapeStart: Uint32Array;
   shapeLat: Float64Array;
   shapeLon: Float64Array;
@@ -78,17 +81,15 @@ export class RoadGraph implements RoadGraphArrays {
   readonly roadClass!: Uint8Array;
 
   readonly meta: GraphMeta;
-  /** cos(latitude) per node, cached for the A* heuristic. */
-  readonly nodeCosLat: Float64Array;
+  /** Unit vectors (x, y, z) per node, for the A* chord heuristic; derived, not stored in files. */
+  readonly nodeXYZ: Float64Array;
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
   readonly maxSpeedMps: number;
 
   constructor(arrays: RoadGraphArrays, meta: GraphMeta) {
     Object.assign(this, arrays);
     this.meta = meta;
-    const n = this.nodeLat.length;
-    this.nodeCosLat = new Float64Array(n);
-    for (let i = 0; i < n; i++) this.nodeCosLat[i] = cosLatitude(this.nodeLat[i]);
+    this.nodeXYZ = unitVectors(this.nodeLat, this.nodeLon);
     let maxSpeed = 0;
     for (let e = 0; e < this.edgeDistance.length; e++) {
       const t = this.edgeDuration[e];
@@ -109,6 +110,25 @@ export class RoadGraph implements RoadGraphArrays {
     return this.roadFrom.length;
   }
 
+  /** Number of points of road r's polyline, both end nodes included (at least 2). */
+  roadPointCount(r: number): number {
+    return this.roadShapeStart[r + 1] - this.roadShapeStart[r] + 2;
+  }
+
+  /** Latitude of point k of road r's polyline (k = 0: node roadFrom; k = count - 1: node roadTo). */
+  roadPointLat(r: number, k: number): number {
+    if (k === 0) return this.nodeLat[this.roadFrom[r]];
+    const i = this.roadShapeStart[r] + k - 1;
+    return i < this.roadShapeStart[r + 1] ? this.shapeLat[i] : this.nodeLat[this.roadTo[r]];
+  }
+
+  /** Longitude of point k of road r's polyline. */
+  roadPointLon(r: number, k: number): number {
+    if (k === 0) return this.nodeLon[this.roadFrom[r]];
+    const i = this.roadShapeStart[r] + k - 1;
+    return i < this.roadShapeStart[r + 1] ? this.shapeLon[i] : this.nodeLon[this.roadTo[r]];
+  }
+
   /** The per-edge cost array for a metric: metres for distance, seconds for duration. */
   edgeCost(metric: Metric): Float64Array {
     return metric === 'distance' ? this.edgeDistance : this.edgeDuration;
@@ -123,7 +143,7 @@ export class RoadGraph implements RoadGraphArrays {
 
   /** Bytes held by the graph's typed arrays. */
   byteSize(): number {
-    let bytes = this.nodeCosLat.byteLength;
+    let bytes = this.nodeXYZ.byteLength;
     for (const key of ARRAY_KEYS) bytes += (this[key] as ArrayBufferView).byteLength;
     return bytes;
   }

@@ -8,7 +8,7 @@ import type { RoadGraph } from './RoadGraph.js';
 export interface Snap {
   /** Road id. */
   road: number;
-  /** Global shape index of the segment's first point (the segment runs to index + 1). */
+  /** Segment k of the road's polyline (from point k to point k + 1, see RoadGraph.roadPointLat). */
   segment: number;
   /** Fraction along the segment, 0..1. */
   t: number;
@@ -38,26 +38,28 @@ export const DEFAULT_MAX_SNAP_DISTANCE_M = 1000;
  */
 export class SnapIndex {
   private readonly index: Flatbush;
-  private readonly segmentPoint: Uint32Array;
+  /** Per indexed segment: its road, and its index within the road's polyline. */
   private readonly segmentRoad: Uint32Array;
+  private readonly segmentOfRoad: Uint32Array;
 
   constructor(private readonly graph: RoadGraph) {
-    const { roadShapeStart, shapeLat, shapeLon } = graph;
     const roads = graph.roadCount;
-    const count = shapeLat.length - roads;
-    this.segmentPoint = new Uint32Array(count);
+    const count = graph.shapeLat.length + roads; // each road has (interior points + 1) segments
     this.segmentRoad = new Uint32Array(count);
+    this.segmentOfRoad = new Uint32Array(count);
     this.index = new Flatbush(Math.max(1, count));
     let k = 0;
     for (let r = 0; r < roads; r++) {
-      for (let i = roadShapeStart[r]; i < roadShapeStart[r + 1] - 1; i++) {
-        this.segmentPoint[k] = i;
+      const n = graph.roadPointCount(r);
+      let lat0 = graph.roadPointLat(r, 0), lon0 = graph.roadPointLon(r, 0);
+      for (let i = 0; i + 1 < n; i++) {
+        const lat1 = graph.roadPointLat(r, i + 1), lon1 = graph.roadPointLon(r, i + 1);
         this.segmentRoad[k] = r;
+        this.segmentOfRoad[k] = i;
         k++;
-        this.index.add(
-          Math.min(shapeLon[i], shapeLon[i + 1]), Math.min(shapeLat[i], shapeLat[i + 1]),
-          Math.max(shapeLon[i], shapeLon[i + 1]), Math.max(shapeLat[i], shapeLat[i + 1]),
-        );
+        this.index.add(Math.min(lon0, lon1), Math.min(lat0, lat1), Math.max(lon0, lon1), Math.max(lat0, lat1));
+        lat0 = lat1;
+        lon0 = lon1;
       }
     }
     if (count === 0) this.index.add(0, 0, 0, 0);
@@ -90,22 +92,24 @@ export class SnapIndex {
     const cosEdge = Math.max(1e-6, cosLatitude(Math.min(89.999, Math.abs(lat) + dLat)));
     const dLon = dLat / cosEdge;
     const candidates = this.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
-    const { shapeLat, shapeLon } = this.graph;
+    const g = this.graph;
     const kx = cosLatitude(lat);
     let best: Snap | null = null;
     for (const k of candidates) {
       const road = this.segmentRoad[k];
       if (accept && !accept(road)) continue;
-      const i = this.segmentPoint[k];
+      const i = this.segmentOfRoad[k];
+      const aLat = g.roadPointLat(road, i), aLon = g.roadPointLon(road, i);
+      const bLat = g.roadPointLat(road, i + 1), bLon = g.roadPointLon(road, i + 1);
       // Project in a local equirectangular frame centred on the query point.
-      const ax = (shapeLon[i] - lon) * kx, ay = shapeLat[i] - lat;
-      const bx = (shapeLon[i + 1] - lon) * kx, by = shapeLat[i + 1] - lat;
+      const ax = (aLon - lon) * kx, ay = aLat - lat;
+      const bx = (bLon - lon) * kx, by = bLat - lat;
       const dx = bx - ax, dy = by - ay;
       const len2 = dx * dx + dy * dy;
       let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
       t = t < 0 ? 0 : t > 1 ? 1 : t;
-      const sLat = shapeLat[i] + t * (shapeLat[i + 1] - shapeLat[i]);
-      const sLon = shapeLon[i] + t * (shapeLon[i + 1] - shapeLon[i]);
+      const sLat = aLat + t * (bLat - aLat);
+      const sLon = aLon + t * (bLon - aLon);
       const distance = haversineMetres(lat, lon, sLat, sLon);
       if (!best || distance < best.distance) {
         best = { road, segment: i, t, latitude: sLat, longitude: sLon, offset: 0, distance };
@@ -115,14 +119,18 @@ export class SnapIndex {
     return best;
   }
 
-  /** Metres along road r from its first shape point to fraction t of segment i. */
+  /** Metres along a road from its first point to fraction t of its segment `segment`. */
   offsetAlongRoad(road: number, segment: number, t: number): number {
-    const { shapeLat, shapeLon, roadShapeStart } = this.graph;
+    const g = this.graph;
+    // Summed in the same order as the road length, so the last point's offset equals it exactly.
     let offset = 0;
-    for (let j = roadShapeStart[road]; j < segment; j++) {
-      offset += haversineMetres(shapeLat[j], shapeLon[j], shapeLat[j + 1], shapeLon[j + 1]);
+    for (let j = 0; j < segment; j++) {
+      offset += haversineMetres(g.roadPointLat(road, j), g.roadPointLon(road, j), g.roadPointLat(road, j + 1), g.roadPointLon(road, j + 1));
     }
-    const seg = haversineMetres(shapeLat[segment], shapeLon[segment], shapeLat[segment + 1], shapeLon[segment + 1]);
-    return Math.min(offset + t * seg, this.graph.roadLength[road]);
+    const seg = haversineMetres(
+      g.roadPointLat(road, segment), g.roadPointLon(road, segment),
+      g.roadPointLat(road, segment + 1), g.roadPointLon(road, segment + 1),
+    );
+    return Math.min(offset + t * seg, g.roadLength[road]);
   }
 }

@@ -67,7 +67,8 @@ export function decodeGraph(input: Uint8Array, source = 'graph'): RoadGraph {
   if (magic !== GRAPH_MAGIC) throw corrupt(source, 'wrong magic bytes (is it a graph file built by detour import?)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
-  if (version !== GRAPH_FORMAT_VERSION) {
+  // A small number is a real other version; anything else is damage, reported as corruption below.
+  if (version !== GRAPH_FORMAT_VERSION && version < 256) {
     throw new DetourError(
       ErrorCode.GRAPH_VERSION,
       `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION}. Re-import it with detour import.`,

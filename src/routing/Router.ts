@@ -18,6 +18,8 @@ export interface RouteRequest {
   calculationMode?: CalculationMode;
   /** Per road, 1 when the road must not be used. */
   blockedRoads?: Uint8Array;
+  /** Names for the points in errors (default "points[i]"). */
+  pointLabels?: string[];
 }
 
 export interface RouteLeg {
@@ -49,6 +51,8 @@ export interface RouterOptions {
   maxSnapDistance?: number;
   /** Reuse a snap index built elsewhere. */
   snapIndex?: SnapIndex;
+  /** ALT landmarks for the own A* engine (default 8; 0 = straight-line heuristic only). */
+  landmarks?: number;
 }
 
 export function metricOf(mode: CalculationMode): Metric {
@@ -69,7 +73,7 @@ export class Router {
     this.graph = graph;
     this.snapIndex = options.snapIndex ?? new SnapIndex(graph);
     const engine = options.engine ?? 'astar';
-    this.search = engine === 'astar' ? new AStarSearch(graph) : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
+    this.search = engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks }) : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
   }
 
@@ -87,17 +91,20 @@ export class Router {
     if (!Array.isArray(points) || points.length < 2) {
       throw new DetourError(ErrorCode.TOO_FEW_POINTS, `a route needs at least 2 points, got ${Array.isArray(points) ? points.length : 0}`);
     }
-    const snaps = points.map((p, i) => this.snap(p, `points[${i}]`));
+    const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
+    const snaps = points.map((p, i) => this.snap(p, labels[i]));
     const legs: RouteLeg[] = [];
     for (let i = 0; i + 1 < snaps.length; i++) {
-      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), request.blockedRoads, i));
+      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), request.blockedRoads, i, labels));
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
     return { distance, duration, averageSpeed: speedKmh(distance, duration), legs };
   }
 
-  private leg(from: Snap, to: Snap, metric: Metric, blockedRoads: Uint8Array | undefined, index: number): RouteLeg {
+  private leg(
+    from: Snap, to: Snap, metric: Metric, blockedRoads: Uint8Array | undefined, index: number, labels: string[],
+  ): RouteLeg {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric);
     const sources = sourceEndpoints(g, from, metric);
@@ -108,13 +115,15 @@ export class Router {
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
       const duration = partialCost(g, from.road, metres, 'duration');
-      const points = [latLon(from), ...this.shapeBetween(from, to, direct.reversed), latLon(to)];
+      const points = [latLon(from)];
+      for (const p of this.shapeBetween(from, to, direct.reversed)) pushUnique(points, p);
+      pushUnique(points, latLon(to));
       return { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
     }
     if (!found) {
       throw new DetourError(
         ErrorCode.ROUTE_NOT_FOUND,
-        `no route for leg ${index} (points[${index}] to points[${index + 1}]): the roads do not connect`,
+        `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}): no road connects them in the allowed directions`,
         { leg: index },
       );
     }
@@ -129,24 +138,21 @@ export class Router {
     let duration = partialCost(g, from.road, startMetres, 'duration') + partialCost(g, to.road, endMetres, 'duration');
     const points: LatLon[] = [latLon(from)];
     // Start: from the snapped point to the end of its road in the direction of travel.
-    const fs = g.roadShapeStart[from.road];
-    const fe = g.roadShapeStart[from.road + 1] - 1;
-    if (source.reversed) for (let i = from.segment; i >= fs; i--) this.pushShapePoint(points, i);
-    else for (let i = from.segment + 1; i <= fe; i++) this.pushShapePoint(points, i);
+    const fe = g.roadPointCount(from.road) - 1;
+    if (source.reversed) for (let k = from.segment; k >= 0; k--) this.pushRoadPoint(points, from.road, k);
+    else for (let k = from.segment + 1; k <= fe; k++) this.pushRoadPoint(points, from.road, k);
     for (const e of edges) {
       distance += g.edgeDistance[e];
       duration += g.edgeDuration[e];
       const r = g.edgeRoad[e];
-      const a = g.roadShapeStart[r];
-      const b = g.roadShapeStart[r + 1] - 1;
-      if (g.edgeReversed[e]) for (let i = b; i >= a; i--) this.pushShapePoint(points, i);
-      else for (let i = a; i <= b; i++) this.pushShapePoint(points, i);
+      const last = g.roadPointCount(r) - 1;
+      if (g.edgeReversed[e]) for (let k = last; k >= 0; k--) this.pushRoadPoint(points, r, k);
+      else for (let k = 0; k <= last; k++) this.pushRoadPoint(points, r, k);
     }
     // End: from the road's end node to the snapped point.
-    const ts = g.roadShapeStart[to.road];
-    const te = g.roadShapeStart[to.road + 1] - 1;
-    if (target.reversed) for (let i = te; i > to.segment; i--) this.pushShapePoint(points, i);
-    else for (let i = ts; i <= to.segment; i++) this.pushShapePoint(points, i);
+    const te = g.roadPointCount(to.road) - 1;
+    if (target.reversed) for (let k = te; k > to.segment; k--) this.pushRoadPoint(points, to.road, k);
+    else for (let k = 0; k <= to.segment; k++) this.pushRoadPoint(points, to.road, k);
     pushUnique(points, latLon(to));
     return { distance, duration, averageSpeed: speedKmh(distance, duration), points, edges, from, to };
   }
@@ -154,17 +160,13 @@ export class Router {
   /** Shape points strictly between two snaps on one road, in the direction of travel. */
   private shapeBetween(from: Snap, to: Snap, reversed: boolean): LatLon[] {
     const out: LatLon[] = [];
-    if (!reversed) for (let i = from.segment + 1; i <= to.segment; i++) pushUnique(out, this.shapePoint(i));
-    else for (let i = from.segment; i > to.segment; i--) pushUnique(out, this.shapePoint(i));
+    if (!reversed) for (let k = from.segment + 1; k <= to.segment; k++) this.pushRoadPoint(out, from.road, k);
+    else for (let k = from.segment; k > to.segment; k--) this.pushRoadPoint(out, from.road, k);
     return out;
   }
 
-  private shapePoint(i: number): LatLon {
-    return { latitude: this.graph.shapeLat[i], longitude: this.graph.shapeLon[i] };
-  }
-
-  private pushShapePoint(points: LatLon[], i: number): void {
-    pushUnique(points, this.shapePoint(i));
+  private pushRoadPoint(points: LatLon[], road: number, k: number): void {
+    pushUnique(points, { latitude: this.graph.roadPointLat(road, k), longitude: this.graph.roadPointLon(road, k) });
   }
 }
 

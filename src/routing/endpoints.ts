@@ -19,8 +19,21 @@ export function partialCost(graph: RoadGraph, road: number, metres: number, metr
   return metric === 'distance' ? metres : metres / (graph.roadSpeedKmh[road] / 3.6);
 }
 
+/**
+ * A snap exactly on a road's end is at that junction: a route may leave or reach it by any road
+ * there, whatever the snapped road's direction. Returns that node, or null.
+ */
+function junctionAt(graph: RoadGraph, snap: Snap): { node: number; reversed: boolean } | null {
+  const r = snap.road;
+  if (snap.segment === 0 && snap.t === 0) return { node: graph.roadFrom[r], reversed: true };
+  if (snap.segment === graph.roadPointCount(r) - 2 && snap.t === 1) return { node: graph.roadTo[r], reversed: false };
+  return null;
+}
+
 /** The nodes a route may leave a snapped start point towards, with the cost to reach each. */
 export function sourceEndpoints(graph: RoadGraph, snap: Snap, metric: Metric): Endpoint[] {
+  const at = junctionAt(graph, snap);
+  if (at) return [{ node: at.node, cost: 0, reversed: at.reversed }];
   const r = snap.road;
   const flags = graph.roadFlags[r];
   const out: Endpoint[] = [];
@@ -35,6 +48,8 @@ export function sourceEndpoints(graph: RoadGraph, snap: Snap, metric: Metric): E
 
 /** The nodes a route may arrive at a snapped end point from, with the cost from each to the point. */
 export function targetEndpoints(graph: RoadGraph, snap: Snap, metric: Metric): Endpoint[] {
+  const at = junctionAt(graph, snap);
+  if (at) return [{ node: at.node, cost: 0, reversed: !at.reversed }];
   const r = snap.road;
   const flags = graph.roadFlags[r];
   const out: Endpoint[] = [];

@@ -1,0 +1,24 @@
+/**
+ * detour benchmarks: `npm run bench` (writes bench/RESULTS.md).
+ * Every figure is set beside a peer measured in the same process on the same data, as a ratio.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { routingBench } from './routingBench.js';
+
+const sections: string[] = [];
+const started = new Date();
+sections.push(await routingBench());
+
+const header = [
+  '# detour benchmark results',
+  '',
+  `Produced by \`npm run bench\` (\`node --import tsx --expose-gc bench/index.ts\`) on ${started.toISOString().slice(0, 10)},`,
+  `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores).`,
+  'Ratios compare runs in the same process on the same graph and inputs; absolute times vary by machine.',
+  '',
+];
+const out = [...header, ...sections].join('\n');
+writeFileSync(fileURLToPath(new URL('./RESULTS.md', import.meta.url)), out);
+console.log(out);

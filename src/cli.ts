@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+import { statSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { DetourError } from './errors.js';
+import { parseLatLon, type LatLon } from './geo/coordinates.js';
+import { DEFAULT_GRAPH_PATH } from './defaultCity.js';
+import { saveGraph } from './graph/graphFile.js';
+import { openGraph } from './graph/openGraph.js';
+import type { RoadGraph } from './graph/RoadGraph.js';
+import { Router, type CalculationMode } from './routing/Router.js';
+import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
+
+const PROGRESS_MIN_BYTES = 2 * 1024 * 1024;
+
+function latLonArg(label: string) {
+  return (value: string): LatLon => {
+    try {
+      return parseLatLon(value, label);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };
+}
+
+function collect<T>(parse: (v: string) => T) {
+  return (value: string, previous: T[] = []) => [...previous, parse(value)];
+}
+
+/** Opens a graph input, with a progress bar on a terminal for large inputs. */
+async function openWithProgress(path: string): Promise<RoadGraph> {
+  let bar: cliProgress.SingleBar | undefined;
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    // openGraph reports the missing file with its own error code
+  }
+  if (process.stderr.isTTY && size >= PROGRESS_MIN_BYTES) {
+    bar = new cliProgress.SingleBar(
+      { format: 'pass {pass} [{bar}] {percentage}% | {value}/{total} MB', stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(Math.ceil(size / 1e6), 0, { pass: 1 });
+  }
+  try {
+    return await openGraph(path, {
+      onProgress: bar ? (read, _total, pass) => bar!.update(Math.round(read / 1e6), { pass }) : undefined,
+    });
+  } finally {
+    bar?.stop();
+  }
+}
+
+const MODES: Record<string, CalculationMode> = { fastest: 'THE_FASTEST', shortest: 'THE_SHORTEST' };
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('detour')
+    .description('Routing engine for restriction zones: import OpenStreetMap roads, route around areas.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride(); // before the subcommands, which inherit it: main() decides exit codes
+
+  program
+    .command('import')
+    .description('import .osm.pbf, .osm, .osm.gz or GeoJSON roads into a detour graph file')
+    .argument('<input>', 'input file (format detected from its content)')
+    .requiredOption('-o, --output <graph>', 'graph file to write')
+    .action(async (input: string, opts: { output: string }) => {
+      const started = performance.now();
+      const graph = await openWithProgress(input);
+      saveGraph(graph, opts.output);
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `${opts.output}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges, ${graph.roadCount} roads, ` +
+          `${(graph.totalRoadLength() / 1000).toFixed(1)} km of road, built in ${seconds.toFixed(2)} s`,
+      );
+      if (graph.meta.attribution) console.log(`data: ${graph.meta.attribution}`);
+    });
+
+  program
+    .command('route')
+    .description('compute a route through ordered points (prints JSON or GeoJSON)')
+    .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input', DEFAULT_GRAPH_PATH)
+    .requiredOption('--from <lat,lon>', 'start point', latLonArg('--from'))
+    .requiredOption('--to <lat,lon>', 'end point', latLonArg('--to'))
+    .option('--via <lat,lon>', 'intermediate stop (repeatable, in order)', collect(latLonArg('--via')), [])
+    .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'geojson']).default('json'))
+    .option('--with-stops', 'GeoJSON: add the snapped stops as Point features (a FeatureCollection)')
+    .addOption(new Option('--engine <engine>', 'search engine').choices(['astar', 'ngraph']).default('astar'))
+    .option('--max-snap <metres>', 'largest distance from a point to a road', (v) => {
+      const n = Number(v);
+      if (!(n > 0)) throw new InvalidArgumentError('must be a positive number of metres');
+      return n;
+    }, 1000)
+    .action(async (opts) => {
+      const graph = await openWithProgress(opts.graph);
+      const router = new Router(graph, { engine: opts.engine, maxSnapDistance: opts.maxSnap });
+      const mode = MODES[opts.mode];
+      const points = [opts.from, ...opts.via, opts.to];
+      const labels = ['--from', ...opts.via.map((_: LatLon, i: number) => `--via #${i + 1}`), '--to'];
+      const route = router.route({ points, pointLabels: labels, calculationMode: mode });
+      const out =
+        opts.format === 'geojson'
+          ? opts.withStops ? routeWithStops(route, mode) : routeToGeoJson(route, mode)
+          : routeToJson(route, mode);
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    });
+
+  program
+    .command('demo')
+    .description('route across the bundled default city (Gothenburg) and print a summary')
+    .option('-g, --graph <graph>', 'graph file', DEFAULT_GRAPH_PATH)
+    .action(async (opts: { graph: string }) => {
+      const graph = await openWithProgress(opts.graph);
+      const router = new Router(graph);
+      // Gothenburg central station to Liseberg amusement park, then to Slottsskogen park.
+      const stops = [
+        { latitude: 57.70887, longitude: 11.97456 },
+        { latitude: 57.69514, longitude: 11.99253 },
+        { latitude: 57.68431, longitude: 11.94347 },
+      ];
+      console.log(`detour demo on ${graph.meta.source}`);
+      console.log(`graph: ${graph.nodeCount} nodes, ${graph.edgeCount} edges; data ${graph.meta.attribution}`);
+      for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+        const started = performance.now();
+        const route = router.route({ points: stops, calculationMode: mode });
+        const ms = performance.now() - started;
+        console.log(
+          `${mode}: ${(route.distance / 1000).toFixed(2)} km, ${(route.duration / 60).toFixed(1)} min, ` +
+            `${route.averageSpeed.toFixed(1)} km/h, ${route.legs.length} legs, ` +
+            `${route.legs.reduce((s, l) => s + l.points.length, 0)} points (${ms.toFixed(1)} ms)`,
+        );
+      }
+      const args = stops.map((s, i) => `${i === 0 ? '--from' : i === stops.length - 1 ? '--to' : '--via'} ${s.latitude},${s.longitude}`);
+      console.log(`see it on a map: npx detour route ${args.join(' ')} --format geojson > route.geojson`);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof DetourError) {
+      process.stderr.write(`detour: ${err.code}: ${err.message}\n`);
+      return 1;
+    }
+    const code = (err as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return 0;
+    if (typeof code === 'string' && code.startsWith('commander.')) return 2; // commander printed the usage error
+    process.stderr.write(`detour: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    return 70;
+  }
+}
+
+const isMain = process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
+if (isMain) process.exitCode = await main(process.argv);

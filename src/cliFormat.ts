@@ -1,0 +1,61 @@
+import { featureCollection, lineString, point } from '@turf/helpers';
+import type { Feature, LineString, Point } from 'geojson';
+import type { LatLon } from './geo/coordinates.js';
+import type { Route } from './routing/Router.js';
+
+const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+const roundPoint = (p: LatLon): LatLon => ({ latitude: round(p.latitude, 7), longitude: round(p.longitude, 7) });
+
+/** The CLI's JSON view of a route: metres, seconds, km/h, points as {latitude, longitude}. */
+export function routeToJson(route: Route, mode: string) {
+  return {
+    calculationMode: mode,
+    distance: round(route.distance, 1),
+    duration: round(route.duration, 1),
+    averageSpeed: round(route.averageSpeed, 1),
+    legs: route.legs.map((leg) => ({
+      from: { ...roundPoint(leg.from), snapDistance: round(leg.from.distance, 1) },
+      to: { ...roundPoint(leg.to), snapDistance: round(leg.to.distance, 1) },
+      distance: round(leg.distance, 1),
+      duration: round(leg.duration, 1),
+      averageSpeed: round(leg.averageSpeed, 1),
+      points: leg.points.map(roundPoint),
+    })),
+  };
+}
+
+/** All legs' points joined into one [longitude, latitude] line (GeoJSON order). */
+export function routeCoordinates(route: Route): number[][] {
+  const coords: number[][] = [];
+  for (const leg of route.legs) {
+    for (const p of leg.points) {
+      const c = [round(p.longitude, 7), round(p.latitude, 7)];
+      const last = coords[coords.length - 1];
+      if (!last || last[0] !== c[0] || last[1] !== c[1]) coords.push(c);
+    }
+  }
+  // A LineString needs two positions; a zero-length route repeats its one point.
+  if (coords.length === 1) coords.push([...coords[0]]);
+  return coords;
+}
+
+/** The route as a GeoJSON Feature<LineString> (opens as is in geojson.io, MapLibre, Leaflet). */
+export function routeToGeoJson(route: Route, mode: string): Feature<LineString> {
+  return lineString(routeCoordinates(route), {
+    calculationMode: mode,
+    distance: round(route.distance, 1),
+    duration: round(route.duration, 1),
+    averageSpeed: round(route.averageSpeed, 1),
+    legs: route.legs.map((l) => ({ distance: round(l.distance, 1), duration: round(l.duration, 1) })),
+    stroke: '#d62728',
+    'stroke-width': 4,
+  });
+}
+
+/** Route plus its stops as points, for `--format geojson --with-stops`. */
+export function routeWithStops(route: Route, mode: string) {
+  const stops = [route.legs[0].from, ...route.legs.map((l) => l.to)].map((s, i) =>
+    point([round(s.longitude, 7), round(s.latitude, 7)], { stop: i }),
+  );
+  return featureCollection<LineString | Point>([routeToGeoJson(route, mode), ...stops]);
+}

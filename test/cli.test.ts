@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadGraph } from '../src/index.js';
+import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'detour-cli-'));
+const graphPath = join(dir, 'gbg.detour');
+
+function detour(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('import writes a graph file and prints a summary with the attribution source', () => {
+  const r = detour('import', GOTHENBURG_GEOJSON, '-o', graphPath);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /\d+ nodes, \d+ edges, \d+ roads, [\d.]+ km of road, built in [\d.]+ s/);
+  assert.ok(existsSync(graphPath));
+  assert.ok(loadGraph(graphPath).nodeCount > 1000);
+});
+
+test('route prints JSON with distance, duration and coordinates', () => {
+  const r = detour('route', '--graph', graphPath, '--from', '57.70887,11.97456', '--to', '57.69514,11.99253', '--mode', 'shortest');
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.calculationMode, 'THE_SHORTEST');
+  assert.ok(out.distance > 1000 && out.distance < 10000, String(out.distance));
+  assert.ok(out.duration > 0);
+  assert.ok(out.legs[0].points.length > 2);
+  assert.ok(Number.isFinite(out.legs[0].points[0].latitude));
+});
+
+test('route --format geojson is a Feature<LineString> in [longitude, latitude] order; --via adds legs', () => {
+  const r = detour('route', '--graph', graphPath, '--from', '57.70887,11.97456', '--via', '57.69514,11.99253',
+    '--to', '57.68431,11.94347', '--format', 'geojson');
+  assert.equal(r.code, 0, r.stderr);
+  const f = JSON.parse(r.stdout);
+  assert.equal(f.type, 'Feature');
+  assert.equal(f.geometry.type, 'LineString');
+  assert.equal(f.properties.legs.length, 2);
+  const [lon, lat] = f.geometry.coordinates[0];
+  assert.ok(Math.abs(lon - 11.97) < 0.01 && Math.abs(lat - 57.71) < 0.01);
+  const stops = JSON.parse(detour('route', '--graph', graphPath, '--from', '57.70887,11.97456', '--to', '57.69514,11.99253',
+    '--format', 'geojson', '--with-stops').stdout);
+  assert.equal(stops.type, 'FeatureCollection');
+  assert.equal(stops.features.length, 3);
+});
+
+test('errors go to stderr with a code and a non-zero exit', () => {
+  const sea = detour('route', '--graph', graphPath, '--from', '57.70887,11.97456', '--to', '0,0');
+  assert.equal(sea.code, 1);
+  assert.equal(sea.stdout, '');
+  assert.match(sea.stderr, /POINT_NOT_ROUTABLE: --to \(0, 0\) is more than 1000 m from any road/);
+  const nan = detour('route', '--graph', graphPath, '--from', 'NaN,1', '--to', '0,0');
+  assert.equal(nan.code, 2);
+  assert.match(nan.stderr, /--from: latitude must be a finite number/);
+  const range = detour('route', '--graph', graphPath, '--from', '57.7,11.9', '--to', '95,0');
+  assert.match(range.stderr, /--to: latitude must be a finite number in \[-90, 90\]/);
+  const missing = detour('route', '--graph', join(dir, 'none.detour'), '--from', '57.7,11.9', '--to', '57.7,11.95');
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /FILE_NOT_FOUND/);
+  const corrupt = join(dir, 'corrupt.detour');
+  writeFileSync(corrupt, 'DETOURGR garbage garbage garbage');
+  assert.match(detour('route', '--graph', corrupt, '--from', '57.7,11.9', '--to', '57.7,11.95').stderr, /GRAPH_CORRUPT/);
+  const unknown = join(dir, 'x.bin');
+  writeFileSync(unknown, Buffer.from([0, 1, 2, 3, 4, 5]));
+  assert.match(detour('import', unknown, '-o', join(dir, 'y.detour')).stderr, /UNKNOWN_FORMAT/);
+  const badMode = detour('route', '--graph', graphPath, '--from', '57.7,11.9', '--to', '57.7,11.95', '--mode', 'quickest');
+  assert.equal(badMode.code, 2);
+  assert.match(badMode.stderr, /quickest.*invalid|Allowed choices/);
+});
+
+test('--help lists the commands, and each command has its own help', () => {
+  const help = detour('--help');
+  assert.equal(help.code, 0);
+  for (const c of ['import', 'route', 'demo']) assert.match(help.stdout, new RegExp(`\\b${c}\\b`));
+  const routeHelp = detour('route', '--help');
+  assert.equal(routeHelp.code, 0);
+  assert.match(routeHelp.stdout, /--via/);
+});

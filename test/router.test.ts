@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { haversineMetres, importGeoJson, Router, DetourError, type LatLon } from '../src/index.js';
+import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+
+const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const router = new Router(graph);
+const CENTRAL = { latitude: 57.70887, longitude: 11.97456 };
+const LISEBERG = { latitude: 57.69514, longitude: 11.99253 };
+const SLOTTSSKOGEN = { latitude: 57.68431, longitude: 11.94347 };
+
+const pathLength = (points: LatLon[]) =>
+  points.slice(1).reduce((s, p, i) => s + haversineMetres(points[i].latitude, points[i].longitude, p.latitude, p.longitude), 0);
+
+test('a leg starts and ends at the snapped positions and its geometry is as long as its distance', () => {
+  const rand = seededRandom(11);
+  let checked = 0;
+  for (let i = 0; i < 100; i++) {
+    const a = { latitude: 57.66 + rand() * 0.08, longitude: 11.90 + rand() * 0.16 };
+    const b = { latitude: 57.66 + rand() * 0.08, longitude: 11.90 + rand() * 0.16 };
+    for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      let route;
+      try {
+        route = router.route({ points: [a, b], calculationMode });
+      } catch (err) {
+        assert.ok(['ROUTE_NOT_FOUND', 'POINT_NOT_ROUTABLE'].includes((err as DetourError).code), String(err));
+        continue;
+      }
+      const leg = route.legs[0];
+      assert.deepEqual(leg.points[0], { latitude: leg.from.latitude, longitude: leg.from.longitude });
+      assert.deepEqual(leg.points.at(-1), { latitude: leg.to.latitude, longitude: leg.to.longitude });
+      const geometric = pathLength(leg.points);
+      assert.ok(Math.abs(geometric - leg.distance) <= 1e-6 * leg.distance + 0.01, `route ${i}: geometry ${geometric} m vs distance ${leg.distance} m`);
+      assert.ok(leg.duration > 0 || leg.distance === 0);
+      checked++;
+    }
+  }
+  assert.ok(checked > 100, `only ${checked} routes checked`);
+});
+
+test('THE_SHORTEST is never longer, THE_FASTEST never slower, than the other', () => {
+  const pts = [CENTRAL, LISEBERG];
+  const fast = router.route({ points: pts, calculationMode: 'THE_FASTEST' });
+  const short = router.route({ points: pts, calculationMode: 'THE_SHORTEST' });
+  assert.ok(short.distance <= fast.distance + 1e-9);
+  assert.ok(fast.duration <= short.duration + 1e-9);
+  assert.equal(router.route({ points: pts }).duration, fast.duration, 'THE_FASTEST is the default');
+});
+
+test('via points make legs whose sums are the totals; each leg equals the route of its own pair', () => {
+  const route = router.route({ points: [CENTRAL, LISEBERG, SLOTTSSKOGEN] });
+  assert.equal(route.legs.length, 2);
+  assert.ok(Math.abs(route.distance - route.legs[0].distance - route.legs[1].distance) < 1e-9);
+  assert.ok(Math.abs(route.duration - route.legs[0].duration - route.legs[1].duration) < 1e-9);
+  const second = router.route({ points: [LISEBERG, SLOTTSSKOGEN] });
+  assert.ok(Math.abs(second.duration - route.legs[1].duration) < 1e-9);
+  assert.ok(Math.abs(route.averageSpeed - (route.distance / route.duration) * 3.6) < 1e-9);
+});
+
+test('the same point twice is a zero-length leg, not an error', () => {
+  const route = router.route({ points: [CENTRAL, CENTRAL] });
+  assert.equal(route.distance, 0);
+  assert.equal(route.duration, 0);
+  assert.equal(route.averageSpeed, 0);
+});
+
+test('the ngraph engine gives the same routes through the Router', () => {
+  const ng = new Router(graph, { engine: 'ngraph', snapIndex: router.snapIndex });
+  for (const pts of [[CENTRAL, LISEBERG], [SLOTTSSKOGEN, CENTRAL, LISEBERG]]) {
+    for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      const a = router.route({ points: pts, calculationMode });
+      const b = ng.route({ points: pts, calculationMode });
+      assert.ok(Math.abs(a.distance - b.distance) < 1e-6 && Math.abs(a.duration - b.duration) < 1e-6);
+    }
+  }
+});
+
+test('bad requests: clear errors naming the field', () => {
+  const code = (fn: () => unknown, c: string, re: RegExp) =>
+    assert.throws(fn, (e: DetourError) => e.code === c && re.test(e.message));
+  code(() => router.route({ points: [CENTRAL] }), 'TOO_FEW_POINTS', /at least 2 points, got 1/);
+  code(() => router.route({ points: [] }), 'TOO_FEW_POINTS', /got 0/);
+  code(() => router.route({ points: null as never }), 'TOO_FEW_POINTS', /got 0/);
+  code(() => router.route({ points: [CENTRAL, LISEBERG], calculationMode: 'FASTEST' as never }), 'INVALID_MODE', /THE_FASTEST, THE_SHORTEST/);
+  code(() => router.route({ points: [CENTRAL, { latitude: NaN, longitude: 11.9 }] }), 'INVALID_COORDINATE', /points\[1\]: latitude/);
+  code(() => router.route({ points: [CENTRAL, { latitude: 57.7, longitude: 200 }] }), 'INVALID_COORDINATE', /points\[1\]: longitude/);
+  code(() => router.route({ points: [null as never, CENTRAL] }), 'INVALID_COORDINATE', /points\[0\]/);
+  code(() => router.route({ points: [CENTRAL, { latitude: 0, longitude: 0 }] }), 'POINT_NOT_ROUTABLE', /points\[1\]/);
+});
+
+test('no route between disconnected roads names the leg', () => {
+  // Block every road around the destination: its leg cannot be driven.
+  const to = router.snap(LISEBERG, 'to');
+  const blocked = new Uint8Array(graph.roadCount);
+  const node = graph.roadFrom[to.road];
+  for (let e = graph.firstIn[node]; e < graph.firstIn[node + 1]; e++) blocked[graph.edgeRoad[graph.inEdge[e]]] = 1;
+  const other = graph.roadTo[to.road];
+  for (let e = graph.firstIn[other]; e < graph.firstIn[other + 1]; e++) blocked[graph.edgeRoad[graph.inEdge[e]]] = 1;
+  blocked[to.road] = 0;
+  assert.throws(
+    () => router.route({ points: [SLOTTSSKOGEN, CENTRAL, LISEBERG], blockedRoads: blocked }),
+    (e: DetourError) => e.code === 'ROUTE_NOT_FOUND' && /leg 1 \(points\[1\] to points\[2\]\)/.test(e.message),
+  );
+});

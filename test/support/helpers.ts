@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import TinyQueue from 'tinyqueue';
+import type { RoadGraph, Metric } from '../../src/index.js';
+
+/** The shared OSM extracts (../shared/data/osm beside the repository). */
+export const SHARED_OSM = fileURLToPath(new URL('../../../shared/data/osm/', import.meta.url));
+
+/** Returns the path of a shared extract, or a skip reason naming it. */
+export function sharedExtract(name: string): { path: string; skip: false } | { path: string; skip: string } {
+  const path = SHARED_OSM + name;
+  if (existsSync(path)) return { path, skip: false };
+  const reason = `shared extract ${path} not found (tests on real OSM extracts need ../shared/data/osm)`;
+  console.log(`# skip: ${reason}`);
+  return { path, skip: reason };
+}
+
+/** The Gothenburg GeoJSON shipped in geojson-path-finder@2.1.0. */
+export const GOTHENBURG_GEOJSON = createRequire(import.meta.url).resolve('geojson-path-finder/test/large-network.json');
+
+/** mulberry32: a small seeded PRNG so a failing random case can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Start {
+  node: number;
+  cost: number;
+}
+
+/**
+ * Plain Dijkstra over the graph's edge list (tinyqueue, no heuristic, no reuse): the oracle.
+ * Returns the cheapest cost from any start to any goal (goal cost added), Infinity if none.
+ */
+export function dijkstra(
+  graph: RoadGraph, starts: Start[], goals: Start[], metric: Metric, blockedRoads?: Uint8Array,
+): number {
+  const weight = metric === 'distance' ? graph.edgeDistance : graph.edgeDuration;
+  const dist = new Map<number, number>();
+  const queue = new TinyQueue<[number, number]>([], (a, b) => a[0] - b[0]);
+  for (const s of starts) {
+    if (s.cost < (dist.get(s.node) ?? Infinity)) {
+      dist.set(s.node, s.cost);
+      queue.push([s.cost, s.node]);
+    }
+  }
+  const done = new Set<number>();
+  while (queue.length) {
+    const [d, u] = queue.pop()!;
+    if (done.has(u)) continue;
+    done.add(u);
+    for (let e = graph.firstOut[u]; e < graph.firstOut[u + 1]; e++) {
+      if (blockedRoads && blockedRoads[graph.edgeRoad[e]]) continue;
+      const v = graph.edgeHead[e];
+      const nd = d + weight[e];
+      if (nd < (dist.get(v) ?? Infinity)) {
+        dist.set(v, nd);
+        queue.push([nd, v]);
+      }
+    }
+  }
+  let best = Infinity;
+  for (const g of goals) best = Math.min(best, (dist.get(g.node) ?? Infinity) + g.cost);
+  return best;
+}
+
+/** Relative closeness for costs summed in different orders. */
+export function close(a: number, b: number, rel = 1e-9): boolean {
+  if (a === b) return true;
+  return Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
+}
