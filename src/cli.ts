@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { DetourError } from './errors.js';
@@ -160,5 +161,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const isMain = process.argv[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href;
-if (isMain) process.exitCode = await main(process.argv);
+/** True when this file is the program (run directly, through a bin symlink, or via npx). */
+function isMainModule(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1]);
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) process.exitCode = await main(process.argv);

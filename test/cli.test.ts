@@ -77,6 +77,9 @@ test('errors go to stderr with a code and a non-zero exit', () => {
 });
 
 test('--help lists the commands, and each command has its own help', () => {
+  // Through the bin symlink, as npx runs it: the CLI must still see itself as the program.
+  const viaBin = spawnSync(join(fileURLToPath(new URL('../node_modules/.bin/detour', import.meta.url))), ['--help'], { encoding: 'utf8' });
+  assert.match(viaBin.stdout, /Usage: detour/, viaBin.stderr);
   const help = detour('--help');
   assert.equal(help.code, 0);
   for (const c of ['import', 'route', 'demo']) assert.match(help.stdout, new RegExp(`\\b${c}\\b`));
