@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
+import booleanIntersects from '@turf/boolean-intersects';
+import { lineString, multiPolygon, point, polygon } from '@turf/helpers';
+import { GeometryKernels } from '../src/geo/GeometryKernels.js';
+import {
+  PreparedPolygon, pointInPolygonReference, segmentTouchesPolygonReference, type Ring,
+} from '../src/geo/PreparedPolygon.js';
+import { DetourError } from '../src/index.js';
+import { seededRandom } from './support/helpers.js';
+
+const kernels = GeometryKernels.load();
+
+/** A star-shaped ring of n vertices around (cx, cy): noisy radius, so edges go every way. */
+function starRing(n: number, cx: number, cy: number, r: number, rand: () => number): number[][] {
+  const ring: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const a = (2 * Math.PI * i) / n;
+    const rr = r * (0.4 + 0.6 * rand());
+    ring.push([cx + rr * Math.cos(a), cy + rr * Math.sin(a)]);
+  }
+  ring.push([...ring[0]]);
+  return ring;
+}
+
+function randomPoints(count: number, minX: number, minY: number, maxX: number, maxY: number, rand: () => number) {
+  const pts = new Float64Array(count * 2);
+  for (let i = 0; i < count; i++) {
+    pts[2 * i] = minX + rand() * (maxX - minX);
+    pts[2 * i + 1] = minY + rand() * (maxY - minY);
+  }
+  return pts;
+}
+
+/** WASM, JS reference and turf must agree on every point. */
+function agreeOnPoints(rings: number[][][], turfShape: ReturnType<typeof polygon> | ReturnType<typeof multiPolygon>, pts: Float64Array, label: string) {
+  const prepared = new PreparedPolygon(rings as Ring[]);
+  const wasm = kernels.withPolygon(prepared, (b) => b.classifyPoints(pts));
+  let inside = 0;
+  for (let i = 0; i < pts.length / 2; i++) {
+    const x = pts[2 * i], y = pts[2 * i + 1];
+    const ref = pointInPolygonReference(prepared, x, y);
+    const turf = booleanPointInPolygon(point([x, y]), turfShape as Parameters<typeof booleanPointInPolygon>[1]);
+    if (wasm[i] !== Number(ref) || ref !== turf) {
+      assert.fail(`${label}: point (${x}, ${y}): wasm ${wasm[i]}, reference ${ref}, turf ${turf}`);
+    }
+    inside += wasm[i];
+  }
+  return inside;
+}
+
+test('random star polygons of 32, 1,000 and 10,000 vertices: WASM = JS reference = turf (300,000 points)', () => {
+  const rand = seededRandom(5);
+  for (const n of [32, 1000, 10000]) {
+    const ring = starRing(n, 11.97, 57.7, 0.05, rand);
+    const pts = randomPoints(100_000, 11.90, 57.63, 12.04, 57.77, rand);
+    const inside = agreeOnPoints([ring], polygon([ring]), pts, `${n} vertices`);
+    assert.ok(inside > 10_000 && inside < 90_000, `${n}: ${inside} inside is not a mix`);
+  }
+});
+
+test('holes and many rings (a multipolygon): even-odd matches turf', () => {
+  const rand = seededRandom(8);
+  const parts: number[][][][] = [];
+  for (let i = 0; i < 20; i++) {
+    const cx = (i % 5) * 10, cy = Math.floor(i / 5) * 10;
+    const outer = [[cx, cy], [cx + 8, cy], [cx + 8, cy + 8], [cx, cy + 8], [cx, cy]];
+    const hole = starRing(12, cx + 4, cy + 4, 2, rand).reverse();
+    parts.push([outer, hole]);
+  }
+  const pts = randomPoints(50_000, -2, -2, 52, 42, rand);
+  agreeOnPoints(parts.flat(), multiPolygon(parts), pts, 'multipolygon with holes');
+});
+
+test('degenerate cases: vertices, points on edges, collinear runs, duplicate vertices, thin and huge polygons', () => {
+  // Collinear runs and a duplicate vertex on integer coordinates (exact arithmetic).
+  const comb = [[0, 0], [2, 0], [4, 0], [4, 0], [6, 0], [6, 3], [5, 3], [5, 1], [4, 1], [4, 3], [2, 3], [2, 1], [1, 1], [1, 3], [0, 3], [0, 0]];
+  const turfComb = polygon([comb.filter((p, i) => i === 0 || p[0] !== comb[i - 1][0] || p[1] !== comb[i - 1][1])]);
+  const special: number[] = [];
+  for (let x = -1; x <= 7; x += 0.5) for (let y = -1; y <= 4; y += 0.5) special.push(x, y);
+  agreeOnPoints([comb], turfComb, Float64Array.from(special), 'comb');
+  const prepared = new PreparedPolygon([comb as Ring]);
+  const onBoundary = kernels.withPolygon(prepared, (b) => b.classifyPoints(Float64Array.from([0, 0, 3, 0, 6, 1.5, 4.5, 1, 5, 2, 1.5, 1])));
+  assert.deepEqual(Array.from(onBoundary), [1, 1, 1, 1, 1, 1], 'vertices and edge points are inside');
+  // A very thin sliver and a continent-sized polygon.
+  const sliver = [[0, 0], [10, 0.000001], [10, 0.000002], [0, 0]];
+  const rand = seededRandom(9);
+  agreeOnPoints([sliver], polygon([sliver]), randomPoints(20_000, -1, -0.00001, 11, 0.00001, rand), 'sliver');
+  const huge = [[-170, -80], [170, -80], [170, 80], [-170, 80], [-170, -80]];
+  agreeOnPoints([huge], polygon([huge]), randomPoints(20_000, -180, -90, 180, 90, rand), 'huge');
+  // Outside the bbox, NaN: outside, no crash.
+  const out = kernels.withPolygon(prepared, (b) => b.classifyPoints(Float64Array.from([NaN, 1, 1, NaN, 100, 100])));
+  assert.deepEqual(Array.from(out), [0, 0, 0]);
+});
+
+test('segments: WASM = JS reference = turf booleanIntersects, on random and degenerate segments', () => {
+  const rand = seededRandom(12);
+  for (const n of [32, 1000]) {
+    const ring = starRing(n, 0, 0, 1, rand);
+    const hole = starRing(16, 0, 0, 0.2, rand).reverse();
+    const prepared = new PreparedPolygon([ring, hole] as Ring[]);
+    const shape = polygon([ring, hole]);
+    const count = 5000;
+    const segs = new Float64Array(count * 4);
+    for (let i = 0; i < count; i++) {
+      const x = (rand() - 0.5) * 2.6, y = (rand() - 0.5) * 2.6;
+      const len = rand() < 0.5 ? 0.05 : 1;
+      segs.set([x, y, x + (rand() - 0.5) * len, y + (rand() - 0.5) * len], 4 * i);
+    }
+    const wasm = kernels.withPolygon(prepared, (b) => b.classifySegments(segs));
+    let hits = 0;
+    for (let i = 0; i < count; i++) {
+      const [ax, ay, bx, by] = segs.subarray(4 * i, 4 * i + 4);
+      const ref = segmentTouchesPolygonReference(prepared, ax, ay, bx, by);
+      const turf = booleanIntersects(lineString([[ax, ay], [bx, by]]), shape);
+      if (wasm[i] !== Number(ref) || ref !== turf) assert.fail(`${n}: segment ${i} [${ax},${ay} -> ${bx},${by}]: wasm ${wasm[i]}, reference ${ref}, turf ${turf}`);
+      hits += wasm[i];
+    }
+    assert.ok(hits > 500 && hits < 4500, `${hits} hits is not a mix`);
+  }
+  // Touching only at a vertex, lying along an edge, fully inside a hole, crossing two edges.
+  const sq = new PreparedPolygon([[[0, 0], [4, 0], [4, 4], [0, 4]], [[1, 1], [3, 1], [3, 3], [1, 3]]]);
+  const segs = Float64Array.from([4, 4, 6, 6, /* vertex */ 0, -1, 0, 5, /* along edge */ 1.5, 1.5, 2.5, 2.5, /* in hole */ -1, 2, 5, 2, /* across */ 5, 5, 6, 6]);
+  assert.deepEqual(Array.from(kernels.withPolygon(sq, (b) => b.classifySegments(segs))), [1, 1, 0, 1, 0]);
+});
+
+test('polylines: touching when any segment touches', () => {
+  const sq = new PreparedPolygon([[[0, 0], [4, 0], [4, 4], [0, 4]]]);
+  const pts = Float64Array.from([-2, -2, -1, -1, /* line 0 out */ -1, 2, -0.5, 2, 2, 2, /* line 1 enters */ 2, 2 /* line 2: a point inside */]);
+  const start = Int32Array.from([0, 2, 5, 6]);
+  assert.deepEqual(Array.from(kernels.withPolygon(sq, (b) => b.classifyPolylines(pts, start))), [0, 1, 1]);
+});
+
+test('a broken module or missing export is a clear WASM_UNAVAILABLE error', () => {
+  assert.throws(() => GeometryKernels.fromBytes(new Uint8Array([0, 97, 115, 109, 9, 9])), (e: DetourError) =>
+    e.code === 'WASM_UNAVAILABLE' && /npm run build/.test(e.message));
+  // A valid but empty module has none of the exports.
+  assert.throws(() => GeometryKernels.fromBytes(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), (e: DetourError) =>
+    e.code === 'WASM_UNAVAILABLE' && /missing/.test(e.message));
+});
