@@ -19,3 +19,16 @@ export {
   type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
 } from './routing/Router.js';
 export { DEFAULT_GRAPH_PATH } from './defaultCity.js';
+export { GeometryKernels, type BoundPolygon } from './geo/GeometryKernels.js';
+export { PreparedPolygon, pointInPolygonReference, segmentTouchesPolygonReference, type Ring } from './geo/PreparedPolygon.js';
+export { lengthInside } from './geo/lengthInside.js';
+export {
+  zoneStatus, zoneToInput, ZONE_LIMITS,
+  type Zone, type ZoneInput, type ZonePolygon, type ZoneStatus, type ZoneStatusName, type ZoneVertex,
+} from './zones/Zone.js';
+export { validateZone, ZoneValidationError, findSelfIntersection, type ValidationIssue } from './zones/validateZone.js';
+export { zoneFromGeoJson } from './zones/zoneFromGeoJson.js';
+export { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
+export { RoadIndex } from './zones/RoadIndex.js';
+export type { ZoneEntered } from './routing/Router.js';
+export type { Penalty } from './routing/PathSearch.js';

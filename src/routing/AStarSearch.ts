@@ -64,6 +64,9 @@ export class AStarSearch implements PathSearch {
     const { firstOut, edgeHead, edgeRoad, nodeXYZ } = g;
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
+    const penalised = query.penalty?.roads;
+    const perMetre = query.penalty?.costPerMetre ?? 0;
+    const edgeDistance = g.edgeDistance;
     const { cost, heuristic, parentEdge, seen, heap } = this;
     const targets = query.targets;
 
@@ -155,7 +158,8 @@ export class AStarSearch implements PathSearch {
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         if (blocked !== undefined && blocked[edgeRoad[e]] !== 0) continue;
         const v = edgeHead[e];
-        const cv = cu + weight[e];
+        let cv = cu + weight[e];
+        if (penalised !== undefined && penalised[edgeRoad[e]] !== 0) cv += perMetre * edgeDistance[e];
         if (seen[v] !== stamp) {
           seen[v] = stamp;
           heuristic[v] = estimate(v);

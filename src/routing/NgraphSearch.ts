@@ -24,17 +24,19 @@ export class NgraphSearch implements PathSearch {
     const g = this.graph;
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
+    const penalty = query.penalty;
+    const edgeCost = (e: number) => (penalty?.roads[g.edgeRoad[e]] ? weight[e] + penalty.costPerMetre * g.edgeDistance[e] : weight[e]);
     const scale = query.metric === 'distance' ? 1 : 1 / g.maxSpeedMps;
     const finder = ngraphPath.aStar<NgraphNodeData, number>(this.ngraph, {
       oriented: true,
-      distance: (_a, _b, link) => weight[link.data],
+      distance: (_a, _b, link) => edgeCost(link.data),
       heuristic: (a, b) => haversineMetres(a.data.lat, a.data.lon, b.data.lat, b.data.lon) * scale * (1 - 1e-9),
       blocked: blocked ? (_a, _b, link) => blocked[g.edgeRoad[link.data]] !== 0 : undefined,
     });
     let best: PathResult | null = null;
     query.sources.forEach((s, si) => {
       query.targets.forEach((t, ti) => {
-        const path = s.node === t.node ? { cost: 0, edges: [] } : this.nodePath(finder, s.node, t.node, query.metric, blocked);
+        const path = s.node === t.node ? { cost: 0, edges: [] } : this.nodePath(finder, s.node, t.node, edgeCost, blocked);
         if (!path) return;
         const cost = s.cost + path.cost + t.cost;
         if (!best || cost < best.cost) best = { cost, source: si, target: ti, edges: path.edges };
@@ -48,13 +50,12 @@ export class NgraphSearch implements PathSearch {
     finder: { find(from: number, to: number): Array<{ id: string | number }> },
     from: number,
     to: number,
-    metric: Metric,
+    weight: (edge: number) => number,
     blocked?: Uint8Array,
   ): { cost: number; edges: number[] } | null {
     const nodes = finder.find(from, to);
     if (nodes.length < 2) return null; // [] or [target]: unreachable
     nodes.reverse();
-    const weight = this.graph.edgeCost(metric);
     const edges: number[] = [];
     let cost = 0;
     for (let i = 0; i + 1 < nodes.length; i++) {
@@ -64,10 +65,10 @@ export class NgraphSearch implements PathSearch {
       for (const link of links) {
         if (link.fromId !== nodes[i].id || link.toId !== nodes[i + 1].id) continue;
         if (blocked && blocked[this.graph.edgeRoad[link.data]]) continue;
-        if (bestEdge < 0 || weight[link.data] < weight[bestEdge]) bestEdge = link.data;
+        if (bestEdge < 0 || weight(link.data) < weight(bestEdge)) bestEdge = link.data;
       }
       edges.push(bestEdge);
-      cost += weight[bestEdge];
+      cost += weight(bestEdge);
     }
     return { cost, edges };
   }

@@ -11,6 +11,14 @@ export interface PathQuery {
   targetLongitude: number;
   /** Per road, 1 when the road must not be used. */
   blockedRoads?: Uint8Array;
+  /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
+  penalty?: Penalty;
+}
+
+/** Soft avoidance: each metre on a penalised road adds `costPerMetre` to the path cost. */
+export interface Penalty {
+  roads: Uint8Array;
+  costPerMetre: number;
 }
 
 /** The cheapest path found: which endpoints, and the directed edges between their nodes. */

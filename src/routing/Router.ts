@@ -5,7 +5,15 @@ import { SnapIndex, type Snap } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { NgraphSearch } from './NgraphSearch.js';
-import type { PathSearch } from './PathSearch.js';
+import type { Penalty, PathSearch } from './PathSearch.js';
+import { lengthInside } from '../geo/lengthInside.js';
+import type { CalculatedZone } from '../zones/calculateZone.js';
+
+/**
+ * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
+ * enough that any metre saved inside zones outweighs any difference in time or distance outside.
+ */
+const ZONE_COST_PER_METRE = 1e6;
 
 /** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
 export type CalculationMode = 'THE_FASTEST' | 'THE_SHORTEST';
@@ -20,6 +28,15 @@ export interface RouteRequest {
   blockedRoads?: Uint8Array;
   /** Names for the points in errors (default "points[i]"). */
   pointLabels?: string[];
+  /** Restriction zones to avoid (their blocked roads combine). */
+  zones?: CalculatedZone[];
+}
+
+/** A zone a leg had to enter because a stop is inside it or reachable only through it. */
+export interface ZoneEntered {
+  name: string;
+  /** Metres of the leg's geometry inside the zone's polygons. */
+  metresInside: number;
 }
 
 export interface RouteLeg {
@@ -35,6 +52,8 @@ export interface RouteLeg {
   edges: number[];
   from: Snap;
   to: Snap;
+  /** Present when the leg had to enter restriction zones (a stop inside or behind one). */
+  zonesEntered?: ZoneEntered[];
 }
 
 export interface Route {
@@ -92,25 +111,78 @@ export class Router {
       throw new DetourError(ErrorCode.TOO_FEW_POINTS, `a route needs at least 2 points, got ${Array.isArray(points) ? points.length : 0}`);
     }
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
+    const zones = request.zones ?? [];
+    const blocked = this.combineBlocked(zones, request.blockedRoads);
     const snaps = points.map((p, i) => this.snap(p, labels[i]));
     const legs: RouteLeg[] = [];
     for (let i = 0; i + 1 < snaps.length; i++) {
-      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), request.blockedRoads, i, labels));
+      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), blocked, zones, i, labels));
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
     return { distance, duration, averageSpeed: speedKmh(distance, duration), legs };
   }
 
+  /** The union of the zones' blocked roads and an explicit mask; undefined when nothing is blocked. */
+  private combineBlocked(zones: CalculatedZone[], extra?: Uint8Array): Uint8Array | undefined {
+    for (const z of zones) {
+      if (z.status.name === 'IN_CALCULATION') {
+        throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
+      }
+      if (z.status.name === 'CALCULATION_ERROR' || z.blockedRoads.length !== this.graph.roadCount) {
+        throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
+      }
+    }
+    if (zones.length === 0) return extra;
+    const mask = new Uint8Array(this.graph.roadCount);
+    if (extra) mask.set(extra);
+    for (const z of zones) for (const r of z.roads) mask[r] = 1;
+    return mask;
+  }
+
+  /**
+   * One leg: first around every blocked road; when a stop lies on a blocked road or can only be
+   * reached through blocked roads, the route that drives the fewest metres on blocked roads (then
+   * the cheapest), reporting the zones entered.
+   */
   private leg(
-    from: Snap, to: Snap, metric: Metric, blockedRoads: Uint8Array | undefined, index: number, labels: string[],
+    from: Snap, to: Snap, metric: Metric, blocked: Uint8Array | undefined, zones: CalculatedZone[],
+    index: number, labels: string[],
   ): RouteLeg {
+    const stopInZone = blocked !== undefined && (blocked[from.road] === 1 || blocked[to.road] === 1);
+    let leg = stopInZone ? null : this.searchLeg(from, to, metric, blocked);
+    if (!leg && blocked) {
+      leg = this.searchLeg(from, to, metric, undefined, { roads: blocked, costPerMetre: ZONE_COST_PER_METRE });
+      if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
+    }
+    if (!leg) {
+      throw new DetourError(
+        ErrorCode.ROUTE_NOT_FOUND,
+        `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}): no road connects them in the allowed directions`,
+        { leg: index },
+      );
+    }
+    return leg;
+  }
+
+  private zonesEntered(leg: RouteLeg, zones: CalculatedZone[]): ZoneEntered[] {
+    const line = new Float64Array(leg.points.length * 2);
+    leg.points.forEach((p, i) => { line[2 * i] = p.longitude; line[2 * i + 1] = p.latitude; });
+    const out: ZoneEntered[] = [];
+    for (const z of zones) {
+      const metres = z.prepared.reduce((s, poly) => s + lengthInside(poly, line), 0);
+      if (metres > 0) out.push({ name: z.zone.name, metresInside: metres });
+    }
+    return out;
+  }
+
+  private searchLeg(from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty): RouteLeg | null {
     const g = this.graph;
-    const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric);
-    const sources = sourceEndpoints(g, from, metric);
-    const targets = targetEndpoints(g, to, metric);
+    const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
+    const sources = sourceEndpoints(g, from, metric, penalty);
+    const targets = targetEndpoints(g, to, metric, penalty);
     const found = this.search.find({
-      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads,
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, penalty,
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
@@ -120,13 +192,7 @@ export class Router {
       pushUnique(points, latLon(to));
       return { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
     }
-    if (!found) {
-      throw new DetourError(
-        ErrorCode.ROUTE_NOT_FOUND,
-        `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}): no road connects them in the allowed directions`,
-        { leg: index },
-      );
-    }
+    if (!found) return null;
     return this.assembleLeg(from, to, sources[found.source], targets[found.target], found.edges);
   }
 

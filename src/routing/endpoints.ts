@@ -1,6 +1,7 @@
 import { RoadFlag } from '../graph/carProfile.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap } from '../graph/SnapIndex.js';
+import type { Penalty } from './PathSearch.js';
 
 /**
  * Where a search starts or ends: a graph node plus the cost of the partial road between the
@@ -14,9 +15,10 @@ export interface Endpoint {
   reversed: boolean;
 }
 
-/** Cost of `metres` of road r under a metric (duration uses the road's own speed). */
-export function partialCost(graph: RoadGraph, road: number, metres: number, metric: Metric): number {
-  return metric === 'distance' ? metres : metres / (graph.roadSpeedKmh[road] / 3.6);
+/** Cost of `metres` of road r under a metric (duration uses the road's own speed), plus any penalty. */
+export function partialCost(graph: RoadGraph, road: number, metres: number, metric: Metric, penalty?: Penalty): number {
+  const base = metric === 'distance' ? metres : metres / (graph.roadSpeedKmh[road] / 3.6);
+  return penalty?.roads[road] ? base + penalty.costPerMetre * metres : base;
 }
 
 /**
@@ -31,33 +33,33 @@ function junctionAt(graph: RoadGraph, snap: Snap): { node: number; reversed: boo
 }
 
 /** The nodes a route may leave a snapped start point towards, with the cost to reach each. */
-export function sourceEndpoints(graph: RoadGraph, snap: Snap, metric: Metric): Endpoint[] {
+export function sourceEndpoints(graph: RoadGraph, snap: Snap, metric: Metric, penalty?: Penalty): Endpoint[] {
   const at = junctionAt(graph, snap);
   if (at) return [{ node: at.node, cost: 0, reversed: at.reversed }];
   const r = snap.road;
   const flags = graph.roadFlags[r];
   const out: Endpoint[] = [];
   if (flags & RoadFlag.FORWARD) {
-    out.push({ node: graph.roadTo[r], cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric), reversed: false });
+    out.push({ node: graph.roadTo[r], cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty), reversed: false });
   }
   if (flags & RoadFlag.BACKWARD) {
-    out.push({ node: graph.roadFrom[r], cost: partialCost(graph, r, snap.offset, metric), reversed: true });
+    out.push({ node: graph.roadFrom[r], cost: partialCost(graph, r, snap.offset, metric, penalty), reversed: true });
   }
   return out;
 }
 
 /** The nodes a route may arrive at a snapped end point from, with the cost from each to the point. */
-export function targetEndpoints(graph: RoadGraph, snap: Snap, metric: Metric): Endpoint[] {
+export function targetEndpoints(graph: RoadGraph, snap: Snap, metric: Metric, penalty?: Penalty): Endpoint[] {
   const at = junctionAt(graph, snap);
   if (at) return [{ node: at.node, cost: 0, reversed: !at.reversed }];
   const r = snap.road;
   const flags = graph.roadFlags[r];
   const out: Endpoint[] = [];
   if (flags & RoadFlag.FORWARD) {
-    out.push({ node: graph.roadFrom[r], cost: partialCost(graph, r, snap.offset, metric), reversed: false });
+    out.push({ node: graph.roadFrom[r], cost: partialCost(graph, r, snap.offset, metric, penalty), reversed: false });
   }
   if (flags & RoadFlag.BACKWARD) {
-    out.push({ node: graph.roadTo[r], cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric), reversed: true });
+    out.push({ node: graph.roadTo[r], cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty), reversed: true });
   }
   return out;
 }
@@ -67,16 +69,18 @@ export function targetEndpoints(graph: RoadGraph, snap: Snap, metric: Metric): E
  * Infinity when they are on different roads or the road's direction forbids it.
  * Returns the direction too (reversed = against the shape).
  */
-export function directCost(graph: RoadGraph, from: Snap, to: Snap, metric: Metric): { cost: number; reversed: boolean } {
+export function directCost(
+  graph: RoadGraph, from: Snap, to: Snap, metric: Metric, penalty?: Penalty,
+): { cost: number; reversed: boolean } {
   if (from.road !== to.road) return { cost: Infinity, reversed: false };
   if (to.offset === from.offset) return { cost: 0, reversed: false };
   const flags = graph.roadFlags[from.road];
   const ahead = to.offset >= from.offset;
   if (ahead && flags & RoadFlag.FORWARD) {
-    return { cost: partialCost(graph, from.road, to.offset - from.offset, metric), reversed: false };
+    return { cost: partialCost(graph, from.road, to.offset - from.offset, metric, penalty), reversed: false };
   }
   if (!ahead && flags & RoadFlag.BACKWARD) {
-    return { cost: partialCost(graph, from.road, from.offset - to.offset, metric), reversed: true };
+    return { cost: partialCost(graph, from.road, from.offset - to.offset, metric, penalty), reversed: true };
   }
   return { cost: Infinity, reversed: false };
 }
