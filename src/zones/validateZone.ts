@@ -157,15 +157,6 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
       return null;
     }
   }
-  let area2 = 0;
-  for (let i = 0; i < ring.length; i++) {
-    const j = (i + 1) % ring.length;
-    area2 += ring[i][0] * ring[j][1] - ring[j][0] * ring[i][1];
-  }
-  if (area2 === 0) {
-    issues.push({ path: at, message: 'has no area (all vertices lie on one line)' });
-    return null;
-  }
   const crossing = findSelfIntersection(ring);
   if (crossing) {
     const [a, b] = crossing;
@@ -174,6 +165,15 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
       path: at,
       message: `self-intersecting: segment ${a} (vertex ${a} to ${(a + 1) % n}) crosses segment ${b} (vertex ${b} to ${(b + 1) % n})`,
     });
+    return null;
+  }
+  let area2 = 0;
+  for (let i = 0; i < ring.length; i++) {
+    const j = (i + 1) % ring.length;
+    area2 += ring[i][0] * ring[j][1] - ring[j][0] * ring[i][1];
+  }
+  if (area2 === 0) {
+    issues.push({ path: at, message: 'has no area (all vertices lie on one line)' });
     return null;
   }
   return ring;

@@ -1,0 +1,190 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import booleanIntersects from '@turf/boolean-intersects';
+import { lineString, polygon } from '@turf/helpers';
+import {
+  calculateZone, importGeoJson, openGraph, Router, zoneFromGeoJson,
+  type CalculatedZone, type RoadGraph, type Zone,
+} from '../src/index.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { lengthInside as lengthInsideOf } from '../src/geo/lengthInside.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, seededRandom, sharedExtract } from './support/helpers.js';
+
+const METRES_PER_DEG = 111_195;
+
+/** A random star-shaped zone of about `radius` metres around a random road point; sometimes with a hole. */
+function randomZone(graph: RoadGraph, rand: () => number, name: string, radius: number): { zone: Zone; rings: number[][][] } {
+  const r = Math.floor(rand() * graph.roadCount);
+  const cy = graph.roadPointLat(r, 0), cx = graph.roadPointLon(r, 0);
+  const ry = radius / METRES_PER_DEG, rx = ry / Math.cos((cy * Math.PI) / 180);
+  const n = 8 + Math.floor(rand() * 40);
+  const outer: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const a = (2 * Math.PI * i) / n, k = 0.5 + 0.5 * rand();
+    outer.push([cx + rx * k * Math.cos(a), cy + ry * k * Math.sin(a)]);
+  }
+  outer.push([...outer[0]]);
+  const rings = [outer];
+  if (rand() < 0.4) {
+    const h = 0.2;
+    rings.push([[cx - rx * h, cy - ry * h], [cx - rx * h, cy + ry * h], [cx + rx * h, cy + ry * h], [cx + rx * h, cy - ry * h], [cx - rx * h, cy - ry * h]]);
+  }
+  return { zone: zoneFromGeoJson(name, { type: 'Polygon', coordinates: rings }), rings };
+}
+
+/** The oracle: turf decides, road by road, which roads touch the polygon. */
+function turfBlocked(graph: RoadGraph, rings: number[][][]): Set<number> {
+  const shape = polygon(rings);
+  const xs = rings[0].map((p) => p[0]), ys = rings[0].map((p) => p[1]);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const out = new Set<number>();
+  for (let r = 0; r < graph.roadCount; r++) {
+    const line: number[][] = [];
+    for (let k = 0; k < graph.roadPointCount(r); k++) line.push([graph.roadPointLon(r, k), graph.roadPointLat(r, k)]);
+    if (line.every((p) => p[0] < minX) || line.every((p) => p[0] > maxX) || line.every((p) => p[1] < minY) || line.every((p) => p[1] > maxY)) continue;
+    if (booleanIntersects(lineString(line), shape)) out.add(r);
+  }
+  return out;
+}
+
+async function networks(): Promise<Array<{ name: string; load?: () => Promise<RoadGraph>; skip: string | false }>> {
+  const list: Array<{ name: string; load?: () => Promise<RoadGraph>; skip: string | false }> = [
+    { name: 'Gothenburg', load: async () => importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8'))), skip: false },
+  ];
+  for (const f of ['monaco.osm.pbf', 'andorra.osm.pbf', 'campo-grande.osm.gz']) {
+    const data = sharedExtract(f);
+    list.push({ name: f, load: () => openGraph(data.path), skip: data.skip });
+  }
+  return list;
+}
+
+describe('zone calculation and zone-avoiding routes agree with turf and Dijkstra', async () => {
+  for (const net of await networks()) {
+    test(`${net.name}: blocked roads = turf booleanIntersects; routes = Dijkstra without them`, { skip: net.skip }, async () => {
+      const graph = await net.load!();
+      const rand = seededRandom(net.name.length * 7919);
+      const router = new Router(graph);
+      const ngraph = new Router(graph, { engine: 'ngraph', snapIndex: router.snapIndex });
+      let blockedSomething = 0, comparedRoutes = 0, fallbacks = 0;
+      for (let z = 0; z < 6; z++) {
+        // 1. The zone's blocked roads are exactly what turf says touches it.
+        const zones: CalculatedZone[] = [];
+        const mask = new Uint8Array(graph.roadCount);
+        for (let k = 0; k < 2; k++) {
+          const { zone, rings } = randomZone(graph, rand, `z${z}-${k}`, 150 + rand() * 1200);
+          const calculated = calculateZone(graph, zone);
+          const expected = turfBlocked(graph, rings);
+          assert.deepEqual([...calculated.roads], [...expected].sort((a, b) => a - b), `${zone.name}: blocked roads differ from turf`);
+          assert.equal(calculated.status.name, expected.size ? 'CALCULATED' : 'CALCULATED_WITHOUT_ROADS');
+          assert.ok(calculated.metresInside <= calculated.blockedLength + 1e-6);
+          if (expected.size) blockedSomething++;
+          for (const r of expected) mask[r] = 1;
+          zones.push(calculated);
+        }
+        // 2. Routes with both zones: same cost as Dijkstra over the roads turf left open.
+        for (let p = 0; p < 15; p++) {
+          const ra = Math.floor(rand() * graph.roadCount), rb = Math.floor(rand() * graph.roadCount);
+          const points = [
+            { latitude: graph.roadPointLat(ra, 1), longitude: graph.roadPointLon(ra, 1) },
+            { latitude: graph.roadPointLat(rb, 1), longitude: graph.roadPointLon(rb, 1) },
+          ];
+          const from = router.snap(points[0], 'a'), to = router.snap(points[1], 'b');
+          const stopInZone = mask[from.road] === 1 || mask[to.road] === 1;
+          const sources = sourceEndpoints(graph, from, 'duration'), targets = targetEndpoints(graph, to, 'duration');
+          const oracle = stopInZone ? Infinity : Math.min(dijkstra(graph, sources, targets, 'duration', mask), directCost(graph, from, to, 'duration').cost);
+          for (const r of [router, ngraph]) {
+            let route;
+            try {
+              route = r.route({ points, zones });
+            } catch (err) {
+              assert.equal((err as { code: string }).code, 'ROUTE_NOT_FOUND', String(err));
+              assert.equal(oracle, Infinity, `${r.search.name}: no route, but Dijkstra found ${oracle}`);
+              continue;
+            }
+            const leg = route.legs[0];
+            if (oracle < Infinity) {
+              comparedRoutes++;
+              assert.ok(close(route.duration, oracle, 1e-9), `${r.search.name}: ${route.duration} s vs Dijkstra ${oracle} s`);
+              assert.equal(leg.zonesEntered, undefined);
+              for (const e of leg.edges) assert.equal(mask[graph.edgeRoad[e]], 0, 'a blocked road was used');
+            } else {
+              // A stop inside a zone, or reachable only through one: served, and it says so.
+              fallbacks++;
+              assert.ok(leg.zonesEntered !== undefined, 'a route through zones must list them');
+              for (const entered of leg.zonesEntered) assert.ok(entered.metresInside > 0);
+            }
+          }
+        }
+      }
+      assert.ok(blockedSomething >= 6, `zones should block roads (${blockedSomething})`);
+      assert.ok(comparedRoutes >= 60, `too few routes compared (${comparedRoutes})`);
+
+    });
+  }
+});
+
+describe('avoidance rules', () => {
+  const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+  const router = new Router(graph);
+  const box = (name: string, lat: number, lon: number, dLat: number, dLon: number) =>
+    zoneFromGeoJson(name, { type: 'Polygon', coordinates: [[[lon - dLon, lat - dLat], [lon + dLon, lat - dLat], [lon + dLon, lat + dLat], [lon - dLon, lat + dLat], [lon - dLon, lat - dLat]]] });
+  const centre = calculateZone(graph, box('centre', 57.6995, 11.952, 0.003, 0.006));
+  const west = { latitude: 57.6995, longitude: 11.94 }, east = { latitude: 57.6995, longitude: 11.964 };
+
+  test('a route between points on opposite sides of a zone goes around it', () => {
+    const direct = router.route({ points: [west, east] });
+    const around = router.route({ points: [west, east], zones: [centre] });
+    assert.ok(direct.legs[0].edges.some((e) => centre.blockedRoads[graph.edgeRoad[e]]), 'the direct route crosses the zone');
+    assert.ok(around.legs[0].edges.every((e) => !centre.blockedRoads[graph.edgeRoad[e]]), 'the detour avoids it');
+    assert.ok(around.duration > direct.duration);
+    assert.equal(around.legs[0].zonesEntered, undefined);
+  });
+
+  test('zones combine: two zones block their union', () => {
+    const other = calculateZone(graph, box('other', 57.705, 11.975, 0.002, 0.004));
+    const both = router.route({ points: [west, east], zones: [centre, other] });
+    for (const e of both.legs[0].edges) assert.ok(!centre.blockedRoads[graph.edgeRoad[e]] && !other.blockedRoads[graph.edgeRoad[e]]);
+  });
+
+  test('a stop inside a zone is served, listing the zone and the metres driven inside it', () => {
+    const inside = { latitude: 57.6995, longitude: 11.952 };
+    const route = router.route({ points: [inside, east], zones: [centre] });
+    const entered = route.legs[0].zonesEntered!;
+    assert.equal(entered.length, 1);
+    assert.equal(entered[0].name, 'centre');
+    assert.ok(entered[0].metresInside > 0 && entered[0].metresInside < route.distance);
+    // Fewest metres inside first: no other exit drives less inside the zone than this one.
+    const unrestricted = router.route({ points: [inside, east] });
+    const line = new Float64Array(unrestricted.legs[0].points.flatMap((p) => [p.longitude, p.latitude]));
+    const insideUnrestricted = centre.prepared.reduce((s, poly) => s + lengthInsideOf(poly, line), 0);
+    assert.ok(entered[0].metresInside <= insideUnrestricted + 1e-6);
+  });
+
+  test('a zone whose calculation failed or is still running cannot be used silently', () => {
+    const failed = { ...centre, status: { name: 'CALCULATION_ERROR' as const, description: 'Error trying to calculate restriction zone: boom' }, blockedRoads: new Uint8Array(0) };
+    assert.throws(() => router.route({ points: [west, east], zones: [failed] }), (e: { code: string; message: string }) => e.code === 'ZONE_NOT_USABLE' && /centre.*boom/.test(e.message));
+    const running = { ...centre, status: { name: 'IN_CALCULATION' as const, description: 'Calculating roads inside geometries' } };
+    assert.throws(() => router.route({ points: [west, east], zones: [running] }), (e: { code: string }) => e.code === 'ZONE_NOT_READY');
+  });
+
+  test('a zone in the sea blocks nothing: CALCULATED_WITHOUT_ROADS', () => {
+    const sea = calculateZone(graph, box('sea', 57.60, 11.70, 0.01, 0.01));
+    assert.equal(sea.status.name, 'CALCULATED_WITHOUT_ROADS');
+    assert.equal(sea.status.description, 'No road found after calculation inside restriction zone');
+    assert.equal(sea.roads.length, 0);
+  });
+
+  test('roads inside a hole stay open', () => {
+    const outer = [[11.94, 57.69], [11.965, 57.69], [11.965, 57.71], [11.94, 57.71], [11.94, 57.69]];
+    const hole = [[11.945, 57.695], [11.945, 57.705], [11.96, 57.705], [11.96, 57.695], [11.945, 57.695]];
+    const donut = calculateZone(graph, zoneFromGeoJson('donut', { type: 'Polygon', coordinates: [outer, hole] }));
+    const solid = calculateZone(graph, zoneFromGeoJson('solid', { type: 'Polygon', coordinates: [outer] }));
+    assert.ok(donut.roads.length < solid.roads.length);
+    const deepInHole = [...solid.roads].filter((r) => !donut.blockedRoads[r]);
+    assert.ok(deepInHole.length > 10, 'roads well inside the hole are not blocked');
+  });
+});
+
+
+
