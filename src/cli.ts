@@ -11,6 +11,17 @@ import { openGraph } from './graph/openGraph.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
 import { Router, type CalculationMode } from './routing/Router.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
+import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
+import { loadZoneFile } from './zones/loadZoneFile.js';
+
+/** Loads and calculates --avoid zones, failing on one that cannot be calculated. */
+function avoidZones(graph: RoadGraph, files: string[]): CalculatedZone[] {
+  return files.map((file) => {
+    const z = calculateZone(graph, loadZoneFile(file));
+    if (z.status.name === 'CALCULATION_ERROR') throw new DetourError('ZONE_NOT_USABLE', `${file}: ${z.status.description}`);
+    return z;
+  });
+}
 
 const PROGRESS_MIN_BYTES = 2 * 1024 * 1024;
 
@@ -90,7 +101,8 @@ export function buildProgram(): Command {
     .option('--via <lat,lon>', 'intermediate stop (repeatable, in order)', collect(latLonArg('--via')), [])
     .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'geojson']).default('json'))
-    .option('--with-stops', 'GeoJSON: add the snapped stops as Point features (a FeatureCollection)')
+    .option('--avoid <zone-file>', 'restriction zone to avoid: GeoJSON Polygon/MultiPolygon/Feature/FeatureCollection or a zone JSON {name, geometries} (repeatable)', collect((v: string) => v), [])
+    .option('--with-stops', 'GeoJSON: a FeatureCollection with the snapped stops and the avoided zones too')
     .addOption(new Option('--engine <engine>', 'search engine').choices(['astar', 'ngraph']).default('astar'))
     .option('--max-snap <metres>', 'largest distance from a point to a road', (v) => {
       const n = Number(v);
@@ -103,12 +115,40 @@ export function buildProgram(): Command {
       const mode = MODES[opts.mode];
       const points = [opts.from, ...opts.via, opts.to];
       const labels = ['--from', ...opts.via.map((_: LatLon, i: number) => `--via #${i + 1}`), '--to'];
-      const route = router.route({ points, pointLabels: labels, calculationMode: mode });
+      const zones = avoidZones(graph, opts.avoid);
+      const route = router.route({ points, pointLabels: labels, calculationMode: mode, zones });
       const out =
         opts.format === 'geojson'
-          ? opts.withStops ? routeWithStops(route, mode) : routeToGeoJson(route, mode)
+          ? opts.withStops ? routeWithStops(route, mode, zones) : routeToGeoJson(route, mode)
           : routeToJson(route, mode);
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    });
+
+  const zone = program.command('zone').description('restriction zone tools');
+  zone
+    .command('calculate')
+    .description('calculate which roads a zone blocks: prints the status, blocked edges and km of road inside')
+    .argument('<zone-file>', 'zone JSON {name, geometries: [{vertices: [{latitude, longitude}]}]} or GeoJSON polygon(s)')
+    .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input', DEFAULT_GRAPH_PATH)
+    .option('--json', 'print JSON')
+    .action(async (file: string, opts: { graph: string; json?: boolean }) => {
+      const graph = await openWithProgress(opts.graph);
+      const z = calculateZone(graph, loadZoneFile(file));
+      const summary = {
+        name: z.zone.name,
+        status: z.status,
+        blockedEdges: z.edgeCount,
+        blockedRoads: z.roads.length,
+        kmOfRoadInside: Math.round(z.metresInside) / 1000,
+        kmOfBlockedRoads: Math.round(z.blockedLength) / 1000,
+        millis: Math.round(z.millis * 10) / 10,
+      };
+      if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      else {
+        console.log(`zone ${JSON.stringify(z.zone.name)}: ${z.status.name} (${z.status.description})`);
+        console.log(`blocked: ${z.edgeCount} edges on ${z.roads.length} roads, ${summary.kmOfRoadInside} km of road inside (${summary.kmOfBlockedRoads} km of road blocked whole), ${summary.millis} ms`);
+      }
+      if (z.status.name === 'CALCULATION_ERROR') process.exitCode = 1;
     });
 
   program

@@ -1,7 +1,8 @@
-import { featureCollection, lineString, point } from '@turf/helpers';
-import type { Feature, LineString, Point } from 'geojson';
+import { featureCollection, lineString, point, polygon } from '@turf/helpers';
+import type { Feature, LineString, Point, Polygon } from 'geojson';
 import type { LatLon } from './geo/coordinates.js';
 import type { Route } from './routing/Router.js';
+import type { CalculatedZone } from './zones/calculateZone.js';
 
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 const roundPoint = (p: LatLon): LatLon => ({ latitude: round(p.latitude, 7), longitude: round(p.longitude, 7) });
@@ -19,6 +20,7 @@ export function routeToJson(route: Route, mode: string) {
       distance: round(leg.distance, 1),
       duration: round(leg.duration, 1),
       averageSpeed: round(leg.averageSpeed, 1),
+      ...(leg.zonesEntered ? { zonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
       points: leg.points.map(roundPoint),
     })),
   };
@@ -46,16 +48,27 @@ export function routeToGeoJson(route: Route, mode: string): Feature<LineString> 
     distance: round(route.distance, 1),
     duration: round(route.duration, 1),
     averageSpeed: round(route.averageSpeed, 1),
-    legs: route.legs.map((l) => ({ distance: round(l.distance, 1), duration: round(l.duration, 1) })),
+    legs: route.legs.map((l) => ({
+      distance: round(l.distance, 1),
+      duration: round(l.duration, 1),
+      ...(l.zonesEntered ? { zonesEntered: l.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
+    })),
     stroke: '#d62728',
     'stroke-width': 4,
   });
 }
 
-/** Route plus its stops as points, for `--format geojson --with-stops`. */
-export function routeWithStops(route: Route, mode: string) {
+/** Route plus its stops and avoided zones, for `--format geojson --with-stops`. */
+export function routeWithStops(route: Route, mode: string, zones: CalculatedZone[] = []) {
   const stops = [route.legs[0].from, ...route.legs.map((l) => l.to)].map((s, i) =>
     point([round(s.longitude, 7), round(s.latitude, 7)], { stop: i }),
   );
-  return featureCollection<LineString | Point>([routeToGeoJson(route, mode), ...stops]);
+  const areas = zones.flatMap((z) =>
+    z.zone.polygons.map((p) =>
+      polygon(p.rings.map((r) => [...r, r[0]].map((c) => [c[0], c[1]])), {
+        zone: z.zone.name, geometry: p.name, status: z.status.name, fill: '#1f77b4', 'fill-opacity': 0.25,
+      }),
+    ),
+  );
+  return featureCollection<LineString | Point | Polygon>([routeToGeoJson(route, mode), ...stops, ...areas]);
 }

@@ -30,5 +30,6 @@ export { validateZone, ZoneValidationError, findSelfIntersection, type Validatio
 export { zoneFromGeoJson } from './zones/zoneFromGeoJson.js';
 export { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 export { RoadIndex } from './zones/RoadIndex.js';
+export { loadZoneFile } from './zones/loadZoneFile.js';
 export type { ZoneEntered } from './routing/Router.js';
 export type { Penalty } from './routing/PathSearch.js';

@@ -87,3 +87,44 @@ test('--help lists the commands, and each command has its own help', () => {
   assert.equal(routeHelp.code, 0);
   assert.match(routeHelp.stdout, /--via/);
 });
+
+test('route --avoid goes around a zone given as zone JSON or GeoJSON; zone calculate prints status, edges, km', () => {
+  const zoneJson = join(dir, 'zone.json');
+  writeFileSync(zoneJson, JSON.stringify({
+    name: 'centre',
+    geometries: [{ name: 'Haga', vertices: [
+      { latitude: 57.6965, longitude: 11.946 }, { latitude: 57.6965, longitude: 11.958 },
+      { latitude: 57.7025, longitude: 11.958 }, { latitude: 57.7025, longitude: 11.946 }] }],
+  }));
+  const zoneGeo = join(dir, 'zone.geojson');
+  writeFileSync(zoneGeo, JSON.stringify({ type: 'Feature', properties: { name: 'centre' }, geometry: { type: 'Polygon', coordinates: [[
+    [11.946, 57.6965], [11.958, 57.6965], [11.958, 57.7025], [11.946, 57.7025], [11.946, 57.6965]]] } }));
+  const args = ['route', '--graph', graphPath, '--from', '57.6995,11.94', '--to', '57.6995,11.964'];
+  const plain = JSON.parse(detour(...args).stdout);
+  const avoided = JSON.parse(detour(...args, '--avoid', zoneJson).stdout);
+  const avoidedGeo = JSON.parse(detour(...args, '--avoid', zoneGeo).stdout);
+  assert.ok(avoided.duration > plain.duration, 'the detour takes longer');
+  assert.equal(avoided.duration, avoidedGeo.duration, 'both zone formats block the same roads');
+  const inside = (p: { latitude: number; longitude: number }) => p.latitude > 57.6965 && p.latitude < 57.7025 && p.longitude > 11.946 && p.longitude < 11.958;
+  assert.ok(plain.legs[0].points.some(inside), 'the unrestricted route crosses the zone');
+  assert.ok(!avoided.legs[0].points.some(inside), 'the avoiding route never enters it');
+  const fromInside = JSON.parse(detour('route', '--graph', graphPath, '--from', '57.6995,11.952', '--to', '57.6995,11.964', '--avoid', zoneJson).stdout);
+  assert.equal(fromInside.legs[0].zonesEntered[0].name, 'centre');
+  const map = JSON.parse(detour(...args, '--avoid', zoneJson, '--format', 'geojson', '--with-stops').stdout);
+  assert.deepEqual(map.features.map((f: { geometry: { type: string } }) => f.geometry.type), ['LineString', 'Point', 'Point', 'Polygon']);
+
+  const calc = detour('zone', 'calculate', zoneJson, '--graph', graphPath);
+  assert.equal(calc.code, 0, calc.stderr);
+  assert.match(calc.stdout, /zone "centre": CALCULATED \(Roads inside restriction zone calculated\)/);
+  assert.match(calc.stdout, /blocked: \d+ edges on \d+ roads, [\d.]+ km of road inside/);
+  const json = JSON.parse(detour('zone', 'calculate', zoneGeo, '--graph', graphPath, '--json').stdout);
+  assert.equal(json.status.name, 'CALCULATED');
+  assert.ok(json.blockedEdges > 50 && json.kmOfRoadInside > 1);
+
+  const bad = join(dir, 'bad-zone.json');
+  writeFileSync(bad, JSON.stringify({ name: 'a/b', geometries: [{ vertices: [{ latitude: 0, longitude: 0 }] }] }));
+  const rejected = detour('zone', 'calculate', bad, '--graph', graphPath);
+  assert.equal(rejected.code, 1);
+  assert.match(rejected.stderr, /INVALID_ZONE: .*name: must not contain "\/".*geometries\[0\]\.vertices: needs at least 3 distinct vertices/);
+  assert.match(detour(...args, '--avoid', join(dir, 'missing.json')).stderr, /FILE_NOT_FOUND: zone file not found/);
+});
