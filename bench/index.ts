@@ -6,10 +6,13 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { routingBench } from './routingBench.js';
+import { zonesBench } from './zonesBench.js';
 
 const sections: string[] = [];
 const started = new Date();
-sections.push(await routingBench());
+const only = process.argv[2];
+if (!only || only === 'routing') sections.push(await routingBench());
+if (!only || only === 'zones') sections.push(await zonesBench());
 
 const header = [
   '# detour benchmark results',

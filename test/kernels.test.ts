@@ -139,3 +139,28 @@ test('a broken module or missing export is a clear WASM_UNAVAILABLE error', () =
   assert.throws(() => GeometryKernels.fromBytes(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), (e: DetourError) =>
     e.code === 'WASM_UNAVAILABLE' && /missing/.test(e.message));
 });
+
+test('lengthInside matches dense sampling with turf point-in-polygon on random lines and a polygon with a hole', async () => {
+  const { lengthInside } = await import('../src/geo/lengthInside.js');
+  const { haversineMetres } = await import('../src/index.js');
+  const rand = seededRandom(21);
+  const outer = starRing(40, 11.97, 57.7, 0.01, rand);
+  const hole = starRing(12, 11.97, 57.7, 0.003, rand).reverse();
+  const prepared = new PreparedPolygon([outer, hole] as Ring[]);
+  const shape = polygon([outer, hole]);
+  for (let l = 0; l < 20; l++) {
+    const line = new Float64Array(12);
+    for (let i = 0; i < 6; i++) { line[2 * i] = 11.955 + rand() * 0.03; line[2 * i + 1] = 57.69 + rand() * 0.02; }
+    let sampled = 0;
+    for (let i = 0; i + 3 < line.length; i += 2) {
+      const steps = 2000;
+      const seg = haversineMetres(line[i + 1], line[i], line[i + 3], line[i + 2]);
+      for (let s = 0; s < steps; s++) {
+        const t = (s + 0.5) / steps;
+        if (booleanPointInPolygon(point([line[i] + t * (line[i + 2] - line[i]), line[i + 1] + t * (line[i + 3] - line[i + 1])]), shape)) sampled += seg / steps;
+      }
+    }
+    const exact = lengthInside(prepared, line);
+    assert.ok(Math.abs(exact - sampled) <= 0.002 * 6000 + 1, `line ${l}: ${exact} m vs sampled ${sampled} m`);
+  }
+});

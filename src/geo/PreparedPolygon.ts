@@ -44,8 +44,8 @@ export class PreparedPolygon {
     this.minY = minY;
     this.maxX = maxX;
     this.maxY = maxY;
-    // About two edges per row keeps rows short without a large index.
-    const rows = vertexCount === 0 ? 1 : Math.max(1, Math.min(1 << 16, Math.ceil(vertexCount / 2)));
+    // About two edge ends per row, and at least 256 rows: short rows without a large index.
+    const rows = vertexCount === 0 ? 1 : Math.max(256, Math.min(1 << 16, Math.ceil(vertexCount / 2)));
     this.rows = rows;
     this.invRowHeight = maxY > minY ? rows / (maxY - minY) : 0;
     const rowOf = (y: number) => Math.min(rows - 1, Math.floor((y - minY) * this.invRowHeight));

@@ -1,34 +1,39 @@
 import { haversineMetres } from './haversine.js';
 import { pointInPolygonReference, type PreparedPolygon } from './PreparedPolygon.js';
 
+const cuts: number[] = [];
+
 /**
- * Metres of a polyline (interleaved lon, lat) that lie inside or on a polygon. Each segment is cut
- * where it meets polygon edges (found through the polygon's row index) and each piece is tested
- * at its midpoint. Lengths are haversine, pieces split by linear interpolation in degrees.
+ * Metres of a polyline that lie inside or on a polygon. The polyline is points[from .. to) of an
+ * interleaved lon, lat array (default: all of it). Each segment is cut where it meets polygon
+ * edges (found through the polygon's row index) and each piece is tested at its midpoint. Lengths
+ * are haversine; pieces are split by linear interpolation in degrees.
  */
-export function lengthInside(poly: PreparedPolygon, line: Float64Array): number {
+export function lengthInside(poly: PreparedPolygon, points: Float64Array, from = 0, to = points.length >> 1): number {
+  const { minX, maxX, minY, maxY, rows, invRowHeight, rowStart, rowEdges, next, xy } = poly;
   let total = 0;
-  const cuts: number[] = [];
-  for (let k = 0; k + 3 < line.length; k += 2) {
-    const ax = line[k], ay = line[k + 1], bx = line[k + 2], by = line[k + 3];
-    if (Math.max(ax, bx) < poly.minX || Math.min(ax, bx) > poly.maxX || Math.max(ay, by) < poly.minY || Math.min(ay, by) > poly.maxY) continue;
+  for (let k = 2 * from; k + 3 < 2 * to; k += 2) {
+    const ax = points[k], ay = points[k + 1], bx = points[k + 2], by = points[k + 3];
+    if ((ax > bx ? ax : bx) < minX || (ax < bx ? ax : bx) > maxX || (ay > by ? ay : by) < minY || (ay < by ? ay : by) > maxY) continue;
     cuts.length = 0;
-    cuts.push(0, 1);
-    const rowOf = (y: number) => Math.min(poly.rows - 1, Math.max(0, Math.floor((y - poly.minY) * poly.invRowHeight)));
-    const r0 = rowOf(Math.min(ay, by)), r1 = rowOf(Math.max(ay, by));
     const dx = bx - ax, dy = by - ay;
+    let r0 = Math.floor(((ay < by ? ay : by) - minY) * invRowHeight);
+    let r1 = Math.floor(((ay > by ? ay : by) - minY) * invRowHeight);
+    r0 = r0 < 0 ? 0 : r0 >= rows ? rows - 1 : r0;
+    r1 = r1 < 0 ? 0 : r1 >= rows ? rows - 1 : r1;
     for (let r = r0; r <= r1; r++) {
-      for (let q = poly.rowStart[r]; q < poly.rowStart[r + 1]; q++) {
-        const i = poly.rowEdges[q], j = poly.next[i];
-        const cx = poly.xy[2 * i], cy = poly.xy[2 * i + 1];
-        const ex = poly.xy[2 * j] - cx, ey = poly.xy[2 * j + 1] - cy;
+      for (let q = rowStart[r]; q < rowStart[r + 1]; q++) {
+        const i = rowEdges[q], j = next[i];
+        const cx = xy[2 * i], cy = xy[2 * i + 1];
+        const ex = xy[2 * j] - cx, ey = xy[2 * j + 1] - cy;
         const denom = dx * ey - dy * ex;
         if (denom === 0) {
-          // Parallel: collinear overlaps are handled by the midpoint tests between the edge's ends.
-          for (const [px, py] of [[cx, cy], [cx + ex, cy + ey]]) {
-            const t = Math.abs(dx) >= Math.abs(dy) ? (px - ax) / dx : (py - ay) / dy;
-            if (t > 0 && t < 1) cuts.push(t);
-          }
+          // Parallel: a collinear overlap starts or ends at the edge's ends.
+          const useX = Math.abs(dx) >= Math.abs(dy);
+          const t1 = useX ? (cx - ax) / dx : (cy - ay) / dy;
+          const t2 = useX ? (cx + ex - ax) / dx : (cy + ey - ay) / dy;
+          if (t1 > 0 && t1 < 1) cuts.push(t1);
+          if (t2 > 0 && t2 < 1) cuts.push(t2);
           continue;
         }
         const t = ((cx - ax) * ey - (cy - ay) * ex) / denom;
@@ -36,6 +41,12 @@ export function lengthInside(poly: PreparedPolygon, line: Float64Array): number 
         if (t > 0 && t < 1 && u >= 0 && u <= 1) cuts.push(t);
       }
     }
+    if (cuts.length === 0) {
+      // No boundary on the segment: wholly inside or wholly outside.
+      if (pointInPolygonReference(poly, ax + dx * 0.5, ay + dy * 0.5)) total += haversineMetres(ay, ax, by, bx);
+      continue;
+    }
+    cuts.push(0, 1);
     cuts.sort((p, q) => p - q);
     for (let c = 0; c + 1 < cuts.length; c++) {
       const t0 = cuts[c], t1 = cuts[c + 1];

@@ -26,6 +26,21 @@ export interface CalculatedZone {
   millis: number;
 }
 
+/** The roads' polylines in one interleaved lon, lat array; road i is points start[i] .. start[i + 1]. */
+function polylines(graph: RoadGraph, roads: number[]): { points: Float64Array; start: Int32Array } {
+  const start = new Int32Array(roads.length + 1);
+  for (let i = 0; i < roads.length; i++) start[i + 1] = start[i] + graph.roadPointCount(roads[i]);
+  const points = new Float64Array(start[roads.length] * 2);
+  for (let i = 0; i < roads.length; i++) {
+    const r = roads[i];
+    for (let k = 0, p = 2 * start[i]; k < start[i + 1] - start[i]; k++, p += 2) {
+      points[p] = graph.roadPointLon(r, k);
+      points[p + 1] = graph.roadPointLat(r, k);
+    }
+  }
+  return { points, start };
+}
+
 /**
  * Finds the roads a zone blocks: the rbush road index gives the roads whose box meets each
  * polygon's box, the WASM kernels keep those whose geometry lies inside, crosses or touches the
@@ -43,16 +58,12 @@ export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKe
     for (const poly of prepared) {
       const candidates = index.roadsInBox(poly.minX, poly.minY, poly.maxX, poly.maxY);
       if (candidates.length === 0) continue;
-      const lines = candidates.map((r) => index.polyline(r));
-      const start = new Int32Array(candidates.length + 1);
-      for (let i = 0; i < lines.length; i++) start[i + 1] = start[i] + lines[i].length / 2;
-      const points = new Float64Array(start[lines.length] * 2);
-      lines.forEach((l, i) => points.set(l, start[i] * 2));
+      const { points, start } = polylines(graph, candidates);
       const touching = k.withPolygon(poly, (bound) => bound.classifyPolylines(points, start));
       for (let i = 0; i < candidates.length; i++) {
         if (!touching[i]) continue;
         // A road in two overlapping polygons of one zone is measured in the first only.
-        if (!blockedRoads[candidates[i]]) metresInside += lengthInside(poly, lines[i]);
+        if (!blockedRoads[candidates[i]]) metresInside += lengthInside(poly, points, start[i], start[i + 1]);
         blockedRoads[candidates[i]] = 1;
       }
     }
