@@ -172,11 +172,14 @@ export async function routingBench(): Promise<string> {
     lines.push(`| detour A* (CSR, typed arrays, ALT 8 landmarks) | ${fmt(mOur)} | ${hz['detour A*'].toFixed(0)} | |`);
     lines.push(`| ngraph.path aStar (haversine) | ${fmt(mA)} | ${hz['ngraph.path aStar'].toFixed(0)} | ${(mA / mOur).toFixed(1)}x |`);
     lines.push(`| ngraph.path nba | ${fmt(mN)} | ${hz['ngraph.path nba'].toFixed(0)} | ${(mN / mOur).toFixed(1)}x |`);
-    lines.push('');
+    lines.push('', `Target (median at least 10x ngraph.path aStar, identical costs): ${mA / mOur >= 10 && mismatches === 0 ? 'met' : 'NOT met'}.`, '');
   }
   const ourTotal = ours.bytes + ourQueryState.bytes;
   const theirTotal = theirs.bytes + ngPoolBytes;
   lines.splice(memoryRow, 0,
-    `| memory ready to query: graph + landmarks + search state vs ngraph.graph + aStar pool | ${mb(ourTotal)} | ${mb(theirTotal)} | ${(ourTotal / theirTotal).toFixed(2)} of peer |`);
+    `| memory ready to query: graph + landmarks + search state vs ngraph.graph + aStar pool | ${mb(ourTotal)} | ${mb(theirTotal)} | ${(ourTotal / theirTotal).toFixed(2)} of peer |`,
+    '',
+    `Target (at most a third of the peer's memory): graph ${ours.bytes / theirs.bytes <= 1 / 3 ? 'met' : 'NOT met'}; ` +
+      `ready to query ${ourTotal / theirTotal <= 1 / 3 ? 'met' : 'NOT met'} (the 8 landmarks per metric cost ${mb(ourQueryState.bytes)} and buy the speed-up above).`);
   return lines.join('\n');
 }

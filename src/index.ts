@@ -33,3 +33,4 @@ export { RoadIndex } from './zones/RoadIndex.js';
 export { loadZoneFile } from './zones/loadZoneFile.js';
 export type { ZoneEntered } from './routing/Router.js';
 export type { Penalty } from './routing/PathSearch.js';
+export { ZoneCalculator, type ZoneCalculatorOptions } from './zones/ZoneCalculator.js';

@@ -188,3 +188,37 @@ describe('avoidance rules', () => {
 
 
 
+
+describe('ZoneCalculator: large zones on a worker thread', () => {
+  test('worker results equal the synchronous calculation, with IN_CALCULATION visible meanwhile', async () => {
+    const { ZoneCalculator } = await import('../src/index.js');
+    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const calculator = new ZoneCalculator(graph, { workerThreshold: 1000 });
+    try {
+      const ring: number[][] = [];
+      for (let i = 0; i < 64; i++) { const a = (2 * Math.PI * i) / 64; ring.push([11.97 + 0.05 * Math.cos(a), 57.705 + 0.025 * Math.sin(a)]); }
+      ring.push(ring[0]);
+      const big = zoneFromGeoJson('big', { type: 'Polygon', coordinates: [ring] });
+      assert.ok(calculator.candidateRoads(big) > 1000);
+      const pending = calculator.calculate(big);
+      assert.deepEqual(calculator.statusOf('big'), { name: 'IN_CALCULATION', description: 'Calculating roads inside geometries' });
+      const onWorker = await pending;
+      assert.equal(calculator.statusOf('big'), undefined);
+      const inline = calculateZone(graph, big);
+      assert.equal(onWorker.status.name, 'CALCULATED');
+      assert.deepEqual([...onWorker.roads], [...inline.roads]);
+      assert.equal(onWorker.metresInside, inline.metresInside);
+      // A small zone stays on the calling thread and is never IN_CALCULATION.
+      const small = zoneFromGeoJson('small', { type: 'Polygon', coordinates: [[[11.95, 57.70], [11.951, 57.70], [11.951, 57.701], [11.95, 57.70]]] });
+      const p = calculator.calculate(small);
+      assert.equal(calculator.statusOf('small'), undefined);
+      assert.ok((await p).status.name.startsWith('CALCULATED'));
+      // The worker's zone routes like the inline one.
+      const router = new Router(graph);
+      const pts = [{ latitude: 57.69, longitude: 11.90 }, { latitude: 57.72, longitude: 12.05 }];
+      assert.equal(router.route({ points: pts, zones: [onWorker] }).duration, router.route({ points: pts, zones: [inline] }).duration);
+    } finally {
+      await calculator.close();
+    }
+  });
+});

@@ -24,12 +24,18 @@ export interface RouteRequest {
   points: LatLon[];
   /** Default THE_FASTEST. */
   calculationMode?: CalculationMode;
-  /** Per road, 1 when the road must not be used. */
+  /** Per road, 1 when the road must never be used (unlike zones, no stop may make it usable). */
   blockedRoads?: Uint8Array;
   /** Names for the points in errors (default "points[i]"). */
   pointLabels?: string[];
   /** Restriction zones to avoid (their blocked roads combine). */
   zones?: CalculatedZone[];
+}
+
+interface RoadMasks {
+  zone?: Uint8Array;
+  hard?: Uint8Array;
+  all?: Uint8Array;
 }
 
 /** A zone a leg had to enter because a stop is inside it or reachable only through it. */
@@ -112,19 +118,22 @@ export class Router {
     }
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
-    const blocked = this.combineBlocked(zones, request.blockedRoads);
+    const masks = this.masks(zones, request.blockedRoads);
     const snaps = points.map((p, i) => this.snap(p, labels[i]));
     const legs: RouteLeg[] = [];
     for (let i = 0; i + 1 < snaps.length; i++) {
-      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), blocked, zones, i, labels));
+      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
     return { distance, duration, averageSpeed: speedKmh(distance, duration), legs };
   }
 
-  /** The union of the zones' blocked roads and an explicit mask; undefined when nothing is blocked. */
-  private combineBlocked(zones: CalculatedZone[], extra?: Uint8Array): Uint8Array | undefined {
+  /**
+   * The roads the zones block (`zone`), the caller's hard mask (`hard`), and their union (`all`);
+   * each undefined when empty.
+   */
+  private masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks {
     for (const z of zones) {
       if (z.status.name === 'IN_CALCULATION') {
         throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
@@ -133,11 +142,13 @@ export class Router {
         throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
       }
     }
-    if (zones.length === 0) return extra;
-    const mask = new Uint8Array(this.graph.roadCount);
-    if (extra) mask.set(extra);
-    for (const z of zones) for (const r of z.roads) mask[r] = 1;
-    return mask;
+    if (zones.length === 0) return { hard, all: hard };
+    const zone = new Uint8Array(this.graph.roadCount);
+    for (const z of zones) for (const r of z.roads) zone[r] = 1;
+    if (!hard) return { zone, all: zone };
+    const all = zone.slice();
+    for (let r = 0; r < all.length; r++) all[r] |= hard[r];
+    return { zone, hard, all };
   }
 
   /**
@@ -146,13 +157,13 @@ export class Router {
    * the cheapest), reporting the zones entered.
    */
   private leg(
-    from: Snap, to: Snap, metric: Metric, blocked: Uint8Array | undefined, zones: CalculatedZone[],
-    index: number, labels: string[],
+    from: Snap, to: Snap, metric: Metric, masks: RoadMasks, zones: CalculatedZone[], index: number, labels: string[],
   ): RouteLeg {
-    const stopInZone = blocked !== undefined && (blocked[from.road] === 1 || blocked[to.road] === 1);
-    let leg = stopInZone ? null : this.searchLeg(from, to, metric, blocked);
-    if (!leg && blocked) {
-      leg = this.searchLeg(from, to, metric, undefined, { roads: blocked, costPerMetre: ZONE_COST_PER_METRE });
+    const { zone, hard, all } = masks;
+    const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
+    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all);
+    if (!leg && zone) {
+      leg = this.searchLeg(from, to, metric, hard, { roads: zone, costPerMetre: ZONE_COST_PER_METRE });
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
     }
     if (!leg) {

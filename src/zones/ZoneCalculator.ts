@@ -1,0 +1,148 @@
+import { Worker } from 'node:worker_threads';
+import { PreparedPolygon } from '../geo/PreparedPolygon.js';
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import { calculateZone, type CalculatedZone } from './calculateZone.js';
+import { RoadIndex } from './RoadIndex.js';
+import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+
+export interface ZoneCalculatorOptions {
+  /**
+   * Zones whose polygons' bounding boxes meet more roads than this are calculated on a worker
+   * thread (default 10,000: about 40 ms of work on one core); smaller ones inline.
+   */
+  workerThreshold?: number;
+}
+
+interface WorkerReply {
+  id: number;
+  status: ZoneStatus;
+  roads: Uint32Array;
+  edgeCount: number;
+  metresInside: number;
+  blockedLength: number;
+  millis: number;
+}
+
+/**
+ * Calculates zones for one graph, small ones synchronously and large ones on a worker thread, and
+ * tells which are still in calculation (status IN_CALCULATION) meanwhile. Call close() when done.
+ */
+export class ZoneCalculator {
+  private worker?: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (reply: WorkerReply) => void>();
+  private readonly running = new Map<string, Promise<CalculatedZone>>();
+  private readonly workerThreshold: number;
+
+  constructor(readonly graph: RoadGraph, options: ZoneCalculatorOptions = {}) {
+    this.workerThreshold = options.workerThreshold ?? 10_000;
+  }
+
+  /** Roads whose boxes meet the zone's polygons' boxes: the work a calculation will do. */
+  candidateRoads(zone: Zone): number {
+    const index = RoadIndex.for(this.graph);
+    let count = 0;
+    for (const p of zone.polygons) {
+      const poly = new PreparedPolygon(p.rings);
+      count += index.roadsInBox(poly.minX, poly.minY, poly.maxX, poly.maxY).length;
+    }
+    return count;
+  }
+
+  /** Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR). */
+  calculate(zone: Zone): Promise<CalculatedZone> {
+    if (this.candidateRoads(zone) <= this.workerThreshold) return Promise.resolve(calculateZone(this.graph, zone));
+    const done = this.onWorker(zone).finally(() => {
+      if (this.running.get(zone.name) === done) this.running.delete(zone.name);
+    });
+    this.running.set(zone.name, done);
+    return done;
+  }
+
+  /** IN_CALCULATION while a zone of that name is being calculated on the worker, else undefined. */
+  statusOf(name: string): ZoneStatus | undefined {
+    return this.running.has(name) ? zoneStatus('IN_CALCULATION') : undefined;
+  }
+
+  /** Stops the worker thread (pending calculations resolve as CALCULATION_ERROR). */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+
+  private onWorker(zone: Zone): Promise<CalculatedZone> {
+    const started = performance.now();
+    const fail = (reason: string): CalculatedZone => ({
+      zone,
+      status: zoneStatus('CALCULATION_ERROR', reason),
+      blockedRoads: new Uint8Array(0),
+      roads: new Uint32Array(0),
+      edgeCount: 0,
+      metresInside: 0,
+      blockedLength: 0,
+      prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
+      millis: performance.now() - started,
+    });
+    let worker: Worker;
+    try {
+      worker = this.startWorker();
+    } catch (err) {
+      return Promise.resolve(fail(`cannot start a worker thread: ${(err as Error).message}`));
+    }
+    const id = this.nextId++;
+    return new Promise<CalculatedZone>((resolve) => {
+      this.waiting.set(id, (reply) => {
+        if (reply.status.name === 'CALCULATION_ERROR') return resolve({ ...fail(''), status: reply.status });
+        const blockedRoads = new Uint8Array(this.graph.roadCount);
+        for (const r of reply.roads) blockedRoads[r] = 1;
+        resolve({
+          zone,
+          status: reply.status,
+          blockedRoads,
+          roads: reply.roads,
+          edgeCount: reply.edgeCount,
+          metresInside: reply.metresInside,
+          blockedLength: reply.blockedLength,
+          prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
+          millis: performance.now() - started,
+        });
+      });
+      worker.postMessage({ id, zone });
+    });
+  }
+
+  private startWorker(): Worker {
+    if (this.worker) return this.worker;
+    const fromSource = import.meta.url.endsWith('.ts');
+    const workerData = { arrays: this.graph.arrays(), meta: this.graph.meta };
+    let worker: Worker;
+    if (fromSource) {
+      // Running from TypeScript sources (tests, bench under tsx): a worker does not inherit the
+      // loader, and Node 20 ignores --import in a worker's execArgv, so register tsx first.
+      const tsx = import.meta.resolve('tsx/esm/api');
+      const entry = new URL('./zoneWorker.ts', import.meta.url).href;
+      const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
+      worker = new Worker(boot, { eval: true, workerData });
+    } else {
+      worker = new Worker(new URL('./zoneWorker.js', import.meta.url), { workerData });
+    }
+    worker.unref();
+    worker.on('message', (reply: WorkerReply) => {
+      const resolve = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      resolve?.(reply);
+    });
+    const failAll = (reason: string) => {
+      for (const [id, resolve] of this.waiting) {
+        resolve({ id, status: zoneStatus('CALCULATION_ERROR', reason), roads: new Uint32Array(0), edgeCount: 0, metresInside: 0, blockedLength: 0, millis: 0 });
+      }
+      this.waiting.clear();
+      if (this.worker === worker) this.worker = undefined;
+    };
+    worker.on('error', (err) => failAll(`worker thread failed: ${err.message}`));
+    worker.on('exit', () => failAll('worker thread stopped'));
+    this.worker = worker;
+    return worker;
+  }
+}
