@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import Benchmark from 'benchmark';
+import { seededRandom } from './seededRandom.js';
 import ngraphPath from 'ngraph.path';
 import {
   AStarSearch, haversineMetres, importGeoJson, Landmarks, loadGraph, saveGraph, toNgraph, type RoadGraph, type Metric,
@@ -14,16 +15,6 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Runs fn `runs` times and returns the median milliseconds. */
@@ -84,7 +75,7 @@ export async function routingBench(): Promise<string> {
 
   // Queries: 1,000 random node pairs, node to node, same heuristic for both A* engines.
   const ng = theirs.value;
-  const rand = seeded(2024);
+  const rand = seededRandom(2024);
   const pairs: Array<[number, number]> = [];
   graph = ours.value;
   const astar = ourQueryState.value.search;

@@ -1,4 +1,5 @@
 import Benchmark from 'benchmark';
+import { seededRandom } from './seededRandom.js';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { point, polygon } from '@turf/helpers';
 import pointInPolygon from 'point-in-polygon';
@@ -6,16 +7,6 @@ import {
   calculateZone, GeometryKernels, loadGraph, PreparedPolygon, Router, zoneFromGeoJson, DEFAULT_GRAPH_PATH,
   type CalculatedZone,
 } from '../src/index.js';
-
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function starRing(n: number, cx: number, cy: number, r: number, rand: () => number): number[][] {
   const ring: number[][] = [];
@@ -32,7 +23,7 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 export async function zonesBench(): Promise<string> {
   const lines = ['## Restriction zones', ''];
   const kernels = GeometryKernels.load();
-  const rand = seeded(77);
+  const rand = seededRandom(77);
 
   // 1. Point-in-polygon throughput: a batch of 10,000 points per operation.
   lines.push('### Point-in-polygon: 10,000 random points per operation (polygon bbox plus a margin)', '');

@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { writeFileSync, renameSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { DetourError, ErrorCode } from '../errors.js';
+import { readInputFile } from '../readInputFile.js';
 import { ARRAY_KEYS, RoadGraph, type GraphMeta, type RoadGraphArrays } from './RoadGraph.js';
 
 /**
@@ -135,13 +136,5 @@ function checkShape(a: RoadGraphArrays, source: string): void {
 
 /** Loads a graph file written by saveGraph. Missing, truncated or foreign files get a clear error. */
 export function loadGraph(path: string): RoadGraph {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new DetourError(ErrorCode.FILE_NOT_FOUND, `graph file not found: ${path}`, { path });
-    throw new DetourError(ErrorCode.INVALID_INPUT, `cannot read graph file ${path}: ${(err as Error).message}`, { path });
-  }
-  return decodeGraph(bytes, path);
+  return decodeGraph(readInputFile(path, 'graph file'), path);
 }

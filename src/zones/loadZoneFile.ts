@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DetourError, ErrorCode } from '../errors.js';
+import { readInputFile } from '../readInputFile.js';
 import type { Zone } from './Zone.js';
 import { validateZone } from './validateZone.js';
 import { zoneFromGeoJson } from './zoneFromGeoJson.js';
@@ -10,14 +10,7 @@ import { zoneFromGeoJson } from './zoneFromGeoJson.js';
  * (Polygon, MultiPolygon, Feature or FeatureCollection; named by its `name` property or the file name).
  */
 export function loadZoneFile(path: string): Zone {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new DetourError(ErrorCode.FILE_NOT_FOUND, `zone file not found: ${path}`, { path });
-    throw new DetourError(ErrorCode.INVALID_INPUT, `cannot read zone file ${path}: ${(err as Error).message}`, { path });
-  }
+  const text = readInputFile(path, 'zone file').toString('utf8');
   let data: Record<string, unknown>;
   try {
     data = JSON.parse(text);
