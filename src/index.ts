@@ -34,3 +34,4 @@ export { loadZoneFile } from './zones/loadZoneFile.js';
 export type { ZoneEntered } from './routing/Router.js';
 export type { Penalty } from './routing/PathSearch.js';
 export { ZoneCalculator, type ZoneCalculatorOptions } from './zones/ZoneCalculator.js';
+export { ZoneIndex } from './zones/ZoneIndex.js';

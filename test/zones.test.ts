@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import booleanIntersects from '@turf/boolean-intersects';
 import { lineString, polygon } from '@turf/helpers';
 import {
-  calculateZone, importGeoJson, openGraph, Router, zoneFromGeoJson,
+  calculateZone, importGeoJson, openGraph, pointInPolygonReference, Router, ZoneIndex, zoneFromGeoJson,
   type CalculatedZone, type RoadGraph, type Zone,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -220,5 +220,28 @@ describe('ZoneCalculator: large zones on a worker thread', () => {
     } finally {
       await calculator.close();
     }
+  });
+});
+
+describe('ZoneIndex', () => {
+  test('finds the zones at a point and near a box exactly as a brute-force scan does', () => {
+    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const rand = seededRandom(31);
+    const zones = Array.from({ length: 40 }, (_, i) => calculateZone(graph, randomZone(graph, rand, `z${i}`, 300 + rand() * 1500).zone));
+    const index = new ZoneIndex(zones);
+    assert.equal(index.size, 40);
+    for (let i = 0; i < 300; i++) {
+      const lat = 57.66 + rand() * 0.08, lon = 11.90 + rand() * 0.16;
+      const expected = zones.filter((z) => z.prepared.some((p) => pointInPolygonReference(p, lon, lat))).map((z) => z.zone.name).sort();
+      assert.deepEqual(index.zonesAt(lat, lon).map((z) => z.zone.name).sort(), expected);
+      const box = [lon - 0.01, lat - 0.005, lon + 0.01, lat + 0.005];
+      const inBox = zones.filter((z) => z.prepared.some((p) => p.minX <= box[2] && p.maxX >= box[0] && p.minY <= box[3] && p.maxY >= box[1])).map((z) => z.zone.name).sort();
+      assert.deepEqual(index.zonesInBox(box[0], box[1], box[2], box[3]).map((z) => z.zone.name).sort(), inBox);
+    }
+    assert.ok(index.remove('z0'));
+    assert.equal(index.remove('z0'), false);
+    assert.equal(index.size, 39);
+    index.add(zones[1]); // replacing by name keeps one entry
+    assert.equal(index.size, 39);
   });
 });

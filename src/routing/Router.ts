@@ -8,6 +8,7 @@ import { NgraphSearch } from './NgraphSearch.js';
 import type { Penalty, PathSearch } from './PathSearch.js';
 import { lengthInside } from '../geo/lengthInside.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { ZoneIndex } from '../zones/ZoneIndex.js';
 
 /**
  * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
@@ -178,9 +179,17 @@ export class Router {
 
   private zonesEntered(leg: RouteLeg, zones: CalculatedZone[]): ZoneEntered[] {
     const line = new Float64Array(leg.points.length * 2);
-    leg.points.forEach((p, i) => { line[2 * i] = p.longitude; line[2 * i + 1] = p.latitude; });
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    leg.points.forEach((p, i) => {
+      line[2 * i] = p.longitude;
+      line[2 * i + 1] = p.latitude;
+      minX = Math.min(minX, p.longitude); maxX = Math.max(maxX, p.longitude);
+      minY = Math.min(minY, p.latitude); maxY = Math.max(maxY, p.latitude);
+    });
+    // Only zones whose polygons' boxes meet the leg's box can have been entered.
+    const near = new Set(new ZoneIndex(zones).zonesInBox(minX, minY, maxX, maxY));
     const out: ZoneEntered[] = [];
-    for (const z of zones) {
+    for (const z of zones.filter((zone) => near.has(zone))) {
       const metres = z.prepared.reduce((s, poly) => s + lengthInside(poly, line), 0);
       if (metres > 0) out.push({ name: z.zone.name, metresInside: metres });
     }
