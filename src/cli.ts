@@ -13,6 +13,10 @@ import { Router, type CalculationMode } from './routing/Router.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 import { loadZoneFile } from './zones/loadZoneFile.js';
+import { configFromEnv, startService, type ServeConfig } from './service/startService.js';
+import { API_PRODUCTS, registerClient } from './service/credentials.js';
+import { openStore } from './store/openStore.js';
+import type { Store } from './store/Store.js';
 
 /** Loads and calculates --avoid zones, failing on one that cannot be calculated. */
 function avoidZones(graph: RoadGraph, files: string[]): CalculatedZone[] {
@@ -179,6 +183,100 @@ export function buildProgram(): Command {
       const args = stops.map((s, i) => `${i === 0 ? '--from' : i === stops.length - 1 ? '--to' : '--via'} ${s.latitude},${s.longitude}`);
       console.log(`see it on a map: npx detour route ${args.join(' ')} --format geojson > route.geojson`);
     });
+
+  program
+    .command('serve')
+    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS')
+    .option('-p, --port <port>', 'port (0: any free port)')
+    .option('--host <host>', 'address to listen on')
+    .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')
+    .option('--data-dir <dir>', 'folder of the SQLite database')
+    .option('--database-url <url>', 'PostgreSQL connection string (instead of SQLite)')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
+    .option('--cors-origins <list>', 'comma-separated allowed origins, * for any')
+    .action(async (opts: Record<string, string | undefined>) => {
+      const env = { ...process.env };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS' };
+      for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
+      let config: ServeConfig;
+      try {
+        config = configFromEnv(env);
+      } catch (err) {
+        throw new DetourError('INVALID_INPUT', (err as Error).message);
+      }
+      const service = await startService(config).catch((err: Error) => {
+        if (err instanceof DetourError) throw err;
+        throw new DetourError('SERVICE_START_FAILED', `cannot start the service: ${err.message}`);
+      });
+      const stop = (signal: string) => {
+        service.app.log.info(`${signal}: finishing requests in flight, then stopping`);
+        service.close().then(
+          () => process.exit(0),
+          (err) => {
+            service.app.log.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+
+  const clients = program.command('clients').description('register, list and revoke API clients (same DETOUR_DATA_DIR / DATABASE_URL as serve)');
+  const storeOptions = (c: Command) =>
+    c.option('--data-dir <dir>', 'folder of the SQLite database (default DETOUR_DATA_DIR or ./.detour)').option('--database-url <url>', 'PostgreSQL connection string (default DATABASE_URL)');
+  const withStore = async <T>(opts: { dataDir?: string; databaseUrl?: string }, use: (store: Store) => Promise<T>): Promise<T> => {
+    const env = configFromEnv({ ...process.env, ...(opts.dataDir && { DETOUR_DATA_DIR: opts.dataDir }), ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }), PORT: '' });
+    const store = await openStore(env);
+    try {
+      return await use(store);
+    } finally {
+      await store.close();
+    }
+  };
+  storeOptions(
+    clients
+      .command('add')
+      .description('register a client; prints its id and secret (the secret is shown only once)')
+      .requiredOption('--name <name>', 'application name')
+      .option('--products <list>', `comma-separated API products (${API_PRODUCTS.join(', ')})`, API_PRODUCTS.join(','))
+      .option('--organization <name>', 'organization name (default the application name)')
+      .option('--email <email>', "developer's email")
+      .option('--json', 'print {"client_id": ..., "client_secret": ...}'),
+  ).action(async (opts) => {
+    const products = String(opts.products).split(',').map((p: string) => p.trim()).filter(Boolean);
+    const { client, clientSecret } = await withStore(opts, (store) =>
+      registerClient(store, { applicationName: opts.name, organizationName: opts.organization, developerEmail: opts.email, products }).catch((err: Error) => {
+        throw new DetourError('INVALID_INPUT', err.message);
+      }),
+    );
+    if (opts.json) process.stdout.write(`${JSON.stringify({ client_id: client.clientId, client_secret: clientSecret })}\n`);
+    else {
+      console.log(`client_id:     ${client.clientId}`);
+      console.log(`client_secret: ${clientSecret}`);
+      console.log(`products:      ${client.products.join(', ')}`);
+      console.log('the secret is stored only as a hash: keep it now, it cannot be shown again');
+    }
+  });
+  storeOptions(clients.command('list').description('list clients (never their secrets)').option('--json', 'print JSON')).action(async (opts) => {
+    const list = await withStore(opts, (store) => store.listClients());
+    const rows = list.map((c) => ({
+      client_id: c.clientId,
+      application_name: c.applicationName,
+      organization_name: c.organizationName,
+      products: c.products,
+      created_at: new Date(c.createdAt).toISOString(),
+      revoked_at: c.revokedAt === null ? null : new Date(c.revokedAt).toISOString(),
+    }));
+    if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0) console.log('no clients');
+    else for (const r of rows) console.log(`${r.client_id}  ${r.application_name}  [${r.products.join(', ')}]  ${r.revoked_at ? `revoked ${r.revoked_at}` : 'active'}`);
+  });
+  storeOptions(clients.command('revoke').description('revoke a client: its tokens stop working at once').argument('<client-id>')).action(async (clientId: string, opts) => {
+    const revoked = await withStore(opts, (store) => store.revokeClient(clientId, Date.now()));
+    if (!revoked) throw new DetourError('CLIENT_NOT_FOUND', `no active client ${JSON.stringify(clientId)}`);
+    console.log(`revoked ${clientId}`);
+  });
 
   return program;
 }

@@ -39,6 +39,9 @@ test('name: required, a string, 1..100 characters, not blank, no control charact
   expectIssue({ name: 'x'.repeat(ZONE_LIMITS.nameMaxLength + 1), geometries: [{ vertices: square }] }, 'name', /at most 100 characters, got 101/);
   expectIssue({ name: 'a\nb', geometries: [{ vertices: square }] }, 'name', /control characters/);
   expectIssue({ name: 'a/b', geometries: [{ vertices: square }] }, 'name', /must not contain "\/"/);
+  expectIssue({ name: '..', geometries: [{ vertices: square }] }, 'name', /must not be "\." or "\.\."/);
+  expectIssue({ name: '.', geometries: [{ vertices: square }] }, 'name', /must not be "\." or "\.\."/);
+  assert.equal(validateZone({ name: '...', geometries: [{ vertices: square }] }).name, '...');
   assert.equal(validateZone({ name: 'x'.repeat(100), geometries: [{ vertices: square }] }).name.length, 100);
   assert.equal(validateZone({ name: 'Zône Ünïcode ✓ %20', geometries: [{ vertices: square }] }).name, 'Zône Ünïcode ✓ %20');
 });
@@ -48,6 +51,9 @@ test('geometries: required, an array, at least one, at most the limit', () => {
   expectIssue({ name: 'z', geometries: null }, 'geometries', /is required|must be an array/);
   expectIssue({ name: 'z', geometries: 'abc' }, 'geometries', /must be an array, got the string "abc"/);
   expectIssue({ name: 'z', geometries: [] }, 'geometries', /at least one geometry/);
+  const big = Array.from({ length: 9_000 }, (_, i) => v(Math.sin(i), Math.cos(i)));
+  const manyBig = Array.from({ length: 12 }, () => ({ vertices: big }));
+  expectIssue({ name: 'z', geometries: manyBig }, 'geometries', /at most 100000 vertices in all, got 108000/);
   expectIssue({ name: 'z', geometries: [[]] }, 'geometries[0]', /must be an object with vertices, got an array/);
   expectIssue({ name: 'z', geometries: [null] }, 'geometries[0]', /got null/);
   const many = Array.from({ length: ZONE_LIMITS.geometriesMax + 1 }, () => ({ vertices: square }));

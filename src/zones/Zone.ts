@@ -50,6 +50,8 @@ export const ZONE_LIMITS = {
   nameMaxLength: 100,
   geometriesMax: 100,
   verticesMax: 10_000,
+  /** All geometries together; keeps a zone's JSON body under a few MB. */
+  zoneVerticesMax: 100_000,
 } as const;
 
 /** The zone back in the API's shape (vertices of the outer rings; holes are a library-only feature). */

@@ -49,9 +49,14 @@ export class ZoneCalculator {
     return count;
   }
 
+  /** True when calculate() would send this zone to the worker thread (it meets many roads). */
+  runsOnWorker(zone: Zone): boolean {
+    return this.candidateRoads(zone) > this.workerThreshold;
+  }
+
   /** Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR). */
   calculate(zone: Zone): Promise<CalculatedZone> {
-    if (this.candidateRoads(zone) <= this.workerThreshold) return Promise.resolve(calculateZone(this.graph, zone));
+    if (!this.runsOnWorker(zone)) return Promise.resolve(calculateZone(this.graph, zone));
     const done = this.onWorker(zone).finally(() => {
       if (this.running.get(zone.name) === done) this.running.delete(zone.name);
     });

@@ -32,6 +32,8 @@ export function zoneNameProblem(name: unknown): string | null {
   if ([...name].length > ZONE_LIMITS.nameMaxLength) return `must be at most ${ZONE_LIMITS.nameMaxLength} characters, got ${[...name].length}`;
   if (CONTROL.test(name)) return 'must not contain control characters';
   if (name.includes('/')) return 'must not contain "/"';
+  // URLs resolve "." and ".." path segments away, so such a name could never be read back by name.
+  if (name === '.' || name === '..') return 'must not be "." or ".."';
   return null;
 }
 
@@ -71,6 +73,8 @@ export function validateZone(input: unknown): Zone {
     issues.push({ path: 'geometries', message: 'must have at least one geometry' });
   } else if (geometries.length > ZONE_LIMITS.geometriesMax) {
     issues.push({ path: 'geometries', message: `must have at most ${ZONE_LIMITS.geometriesMax} geometries, got ${geometries.length}` });
+  } else if (totalVertices(geometries) > ZONE_LIMITS.zoneVerticesMax) {
+    issues.push({ path: 'geometries', message: `must have at most ${ZONE_LIMITS.zoneVerticesMax} vertices in all, got ${totalVertices(geometries)}` });
   } else {
     const seenNames = new Map<string, number>();
     geometries.forEach((g, gi) => {
@@ -99,6 +103,12 @@ export function validateZone(input: unknown): Zone {
   }
   if (issues.length > 0) throw new ZoneValidationError(issues);
   return { name: input.name as string, polygons };
+}
+
+function totalVertices(geometries: unknown[]): number {
+  let n = 0;
+  for (const g of geometries) if (isObject(g) && Array.isArray(g.vertices)) n += g.vertices.length;
+  return n;
 }
 
 /** Validates one ring of API vertices; returns it as open [lon, lat] positions, or null. */

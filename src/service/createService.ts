@@ -1,0 +1,142 @@
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { DetourError } from '../errors.js';
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import { Router } from '../routing/Router.js';
+import type { Store } from '../store/Store.js';
+import { ZoneCache } from '../zones/ZoneCache.js';
+import type { ZoneCalculatorOptions } from '../zones/ZoneCalculator.js';
+import { fromDetourError, HttpError, apiError, jsonPath } from './httpErrors.js';
+import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
+import { DEFAULT_FAILED_LOGIN_LIMITS, tokenRoutes, type FailedLoginLimits } from './tokenRoutes.js';
+import { tripRoutes } from './tripRoutes.js';
+import { zoneRoutes } from './zoneRoutes.js';
+
+export interface ServiceOptions {
+  graph: RoadGraph;
+  store: Store;
+  /** pino options, a logger, or false (default false: the CLI passes its own). */
+  logger?: FastifyServerOptions['logger'];
+  /** The clock, epoch milliseconds (tests move it to expire tokens). */
+  now?: () => number;
+  /** Default 3,600 s, as Maplink's tokens. */
+  tokenLifetimeSeconds?: number;
+  failedLogins?: Partial<FailedLoginLimits>;
+  /** Allowed CORS origins; undefined or empty: no CORS headers. `['*']` allows any origin. */
+  corsOrigins?: string[];
+  /** Largest request body in bytes (default 1 MiB); zone bodies may be up to zoneBodyLimit. */
+  bodyLimit?: number;
+  /** Default 8 MiB: room for a zone at the vertex limits. */
+  zoneBodyLimit?: number;
+  zoneCalculator?: ZoneCalculatorOptions;
+  /** How long a trip waits for a zone still in calculation (default 30 s). */
+  zoneWaitMillis?: number;
+  /** Serve the OpenAPI document and the reference at /docs (default true). */
+  docs?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The calculated zones of this instance, by client and name. */
+    zoneCache: ZoneCache;
+    store: Store;
+  }
+}
+
+/** Maps every failure to its response in one place; a non-API failure is a 500 without details. */
+function toHttpError(err: FastifyError, log: FastifyInstance['log']): HttpError {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DetourError) {
+    const mapped = fromDetourError(err);
+    if (mapped) return mapped;
+  }
+  if (err.validation) {
+    const where = err.validationContext === 'querystring' ? 'query string' : err.validationContext ?? 'request';
+    const errors = err.validation.map((e) => ({
+      path: jsonPath(e.instancePath, (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty),
+      message: e.keyword === 'additionalProperties' ? 'is not a known member' : e.keyword === 'enum' ? `${e.message}: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.message ?? 'is invalid',
+    }));
+    return apiError(400, 'INVALID_REQUEST', `invalid ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return apiError(413, 'BODY_TOO_LARGE', err.message);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return apiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'bodies must be JSON (Content-Type: application/json)');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${err.message}`);
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) return apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${err.message}`);
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return apiError(err.statusCode, err.code ?? 'BAD_REQUEST', err.message);
+  log.error({ err }, 'internal error');
+  return apiError(500, 'INTERNAL_ERROR', 'internal error; the service log has the details');
+}
+
+/**
+ * The detour HTTP service on one graph and one store: the token endpoint, the Restriction Zone
+ * API and the Trip API, with the OpenAPI reference at /docs and GET /health. Call ready() or
+ * listen(); close() also stops the zone worker (the store stays open: its owner closes it).
+ */
+export async function createService(options: ServiceOptions): Promise<FastifyInstance> {
+  const now = options.now ?? Date.now;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Percent-encoded zone names of up to 100 characters can be 1,200 characters long.
+    routerOptions: { maxParamLength: 2048 },
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true } },
+  });
+  const zones = new ZoneCache(options.graph, options.zoneCalculator);
+  const router = new Router(options.graph);
+  app.decorate('zoneCache', zones);
+  app.decorate('store', options.store);
+  app.addHook('onClose', () => zones.close());
+
+  for (const schema of [apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema]) app.addSchema(schema);
+
+  app.setErrorHandler((err: FastifyError, _request, reply) => {
+    const http = toHttpError(err, app.log);
+    // Error bodies are sent as they are, not through a route's response schema.
+    return reply.code(http.statusCode).headers(http.headers).type('application/json; charset=utf-8').serializer(JSON.stringify).send(http.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` });
+  });
+
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'] });
+  }
+  if (options.docs !== false) {
+    await app.register(swagger, {
+      openapi: {
+        info: { title: 'detour', version: '0.1.0', description: 'Routing around restriction zones: Maplink-compatible token, Restriction Zone and Trip APIs.' },
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+  }
+
+  await app.register(tokenRoutes, {
+    store: options.store,
+    now,
+    tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
+    failedLogins: { ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins },
+  });
+  await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024 });
+  await app.register(tripRoutes, { prefix: '/trip/v2', store: options.store, zones, router, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000 });
+
+  app.get('/health', { schema: { tags: ['Operations'], summary: 'Liveness and readiness' } }, async (_request, reply) => {
+    const graph = { nodes: options.graph.nodeCount, edges: options.graph.edgeCount, roads: options.graph.roadCount };
+    try {
+      await options.store.ping();
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', store: options.store.kind, graph });
+    }
+    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size };
+  });
+  return app;
+}

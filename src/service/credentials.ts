@@ -1,0 +1,71 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { ClientRecord, ClientStore } from '../store/Store.js';
+
+/** scrypt cost: N = 2^15 takes about 50 ms and 32 MiB per hash, slow for a guesser. */
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions;
+const KEY_BYTES = 32;
+
+const scryptAsync = (secret: string, salt: Buffer, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => scrypt(secret, salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))));
+
+/** A salted scrypt hash: `scrypt$N$r$p$salt$hash` (base64url), self-describing so costs can rise later. */
+export async function hashSecret(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(secret, salt, SCRYPT);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** Compares in constant time; false for a malformed hash. */
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await scryptAsync(secret, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** Verified against when the client id is unknown, so both failures take the same time. */
+let decoyHash: Promise<string> | undefined;
+export const decoySecretHash = () => (decoyHash ??= hashSecret(randomBytes(16).toString('hex')));
+
+/** An opaque random string of `bytes` random bytes, URL-safe. */
+export const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
+
+/** Access tokens are stored by this hash; the token itself exists only at the client. */
+export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The API products detour serves, as Apigee names them. */
+export const API_PRODUCTS = ['Trip', 'Restriction Zone'] as const;
+export type ApiProduct = (typeof API_PRODUCTS)[number];
+
+export interface NewClient {
+  applicationName: string;
+  organizationName?: string;
+  developerEmail?: string;
+  products?: string[];
+}
+
+/**
+ * Registers a client and returns its id and secret: the only time the secret exists in clear.
+ * Throws on an unknown product name.
+ */
+export async function registerClient(store: ClientStore, spec: NewClient, now = Date.now()): Promise<{ client: ClientRecord; clientSecret: string }> {
+  const products = spec.products ?? [...API_PRODUCTS];
+  const unknown = products.filter((p) => !(API_PRODUCTS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`unknown product ${unknown.map((p) => JSON.stringify(p)).join(', ')}; products are ${API_PRODUCTS.join(', ')}`);
+  if (products.length === 0) throw new Error(`a client needs at least one product (${API_PRODUCTS.join(', ')})`);
+  if (!spec.applicationName.trim()) throw new Error('a client needs a name');
+  const clientSecret = randomToken(24);
+  const client: ClientRecord = {
+    clientId: randomToken(24),
+    applicationName: spec.applicationName,
+    organizationName: spec.organizationName ?? spec.applicationName,
+    developerEmail: spec.developerEmail ?? '',
+    products: [...new Set(products)],
+    secretHash: await hashSecret(clientSecret),
+    createdAt: now,
+    revokedAt: null,
+  };
+  await store.addClient(client);
+  return { client, clientSecret };
+}

@@ -1,0 +1,59 @@
+import { DetourError, ErrorCode } from '../errors.js';
+
+/** An error with its HTTP status; `body` is sent as is (the shapes differ per API, as Maplink's do). */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(String(body.message ?? body.Error ?? (body.fault as { faultstring?: string } | undefined)?.faultstring ?? statusCode));
+  }
+}
+
+/** Zone and trip API errors: `{code, message, ...details}`. */
+export const apiError = (statusCode: number, code: string, message: string, details: Record<string, unknown> = {}) =>
+  new HttpError(statusCode, { code, message, ...details });
+
+/** Token endpoint errors, as Apigee writes them: `{ErrorCode, Error}`. */
+export const oauthError = (statusCode: number, errorCode: string, error: string) => new HttpError(statusCode, { ErrorCode: errorCode, Error: error });
+
+/** Authentication failures, as Apigee writes them: `{fault: {faultstring, detail: {errorcode}}}`. */
+export const apigeeFault = (statusCode: number, faultstring: string, errorcode: string, headers: Record<string, string> = {}) =>
+  new HttpError(statusCode, { fault: { faultstring, detail: { errorcode } } }, headers);
+
+/** HTTP status per library error code (DetourError), for the zone and trip APIs. */
+const STATUS: Record<string, number> = {
+  [ErrorCode.INVALID_INPUT]: 400,
+  [ErrorCode.INVALID_COORDINATE]: 400,
+  [ErrorCode.TOO_FEW_POINTS]: 400,
+  [ErrorCode.INVALID_MODE]: 400,
+  [ErrorCode.INVALID_ZONE]: 400,
+  [ErrorCode.ZONE_NOT_FOUND]: 400,
+  [ErrorCode.ZONE_NOT_READY]: 409,
+  [ErrorCode.ZONE_NOT_USABLE]: 409,
+  [ErrorCode.POINT_NOT_ROUTABLE]: 422,
+  [ErrorCode.ROUTE_NOT_FOUND]: 422,
+};
+
+/** A library error as an API error; undefined for codes that mean a server fault. */
+export function fromDetourError(err: DetourError): HttpError | undefined {
+  const status = STATUS[err.code];
+  if (!status) return undefined;
+  const details: Record<string, unknown> = {};
+  const d = err.details ?? {};
+  if (Array.isArray(d.issues)) details.errors = d.issues;
+  if (typeof d.point === 'string') details.point = d.point;
+  if (typeof d.leg === 'number') details.leg = d.leg;
+  if (typeof d.zone === 'string') details.zones = [d.zone];
+  return apiError(status, err.code, err.message, details);
+}
+
+/** ajv's instancePath (`/points/0/latitude`) as the paths zone validation uses (`points[0].latitude`). */
+export function jsonPath(instancePath: string, missingProperty?: string): string {
+  const parts = instancePath.split('/').slice(1);
+  if (missingProperty) parts.push(missingProperty);
+  let path = '';
+  for (const p of parts) path += /^\d+$/.test(p) ? `[${p}]` : path ? `.${p}` : p;
+  return path || '$';
+}

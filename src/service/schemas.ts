@@ -1,0 +1,224 @@
+import { POINTS_MODES, GEOHASH_PRECISION } from '../geo/pointEncodings.js';
+import { CALCULATION_MODES } from '../routing/Router.js';
+import { ZONE_LIMITS } from '../zones/Zone.js';
+
+/**
+ * JSON schemas of every body, query and response. Fastify validates requests with them (ajv,
+ * no type coercion, all errors reported) and serialises responses with them, and
+ * @fastify/swagger turns them into the OpenAPI document at /docs.
+ */
+
+/** Most stops a trip may have. */
+export const MAX_TRIP_POINTS = 100;
+/** Most zones one trip may name. */
+export const MAX_TRIP_ZONES = 100;
+
+export const apiErrorSchema = {
+  $id: 'ApiError',
+  type: 'object',
+  description: 'An error: a stable code, a message saying what to fix, and for invalid bodies every problem with its JSON path.',
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
+    zones: { type: 'array', items: { type: 'string' } },
+    point: { type: 'string' },
+    leg: { type: 'integer' },
+  },
+  required: ['code', 'message'],
+} as const;
+
+export const apigeeFaultSchema = {
+  $id: 'ApigeeFault',
+  type: 'object',
+  description: 'Authentication failures, in the shape Apigee-fronted APIs return.',
+  properties: {
+    fault: {
+      type: 'object',
+      properties: {
+        faultstring: { type: 'string' },
+        detail: { type: 'object', properties: { errorcode: { type: 'string' } } },
+      },
+    },
+  },
+} as const;
+
+export const oauthErrorSchema = {
+  $id: 'OAuthError',
+  type: 'object',
+  description: 'Token endpoint failures, in Apigee\'s shape.',
+  properties: { ErrorCode: { type: 'string' }, Error: { type: 'string' } },
+} as const;
+
+const vertex = {
+  type: 'object',
+  properties: {
+    latitude: { type: 'number', minimum: -90, maximum: 90 },
+    longitude: { type: 'number', minimum: -180, maximum: 180 },
+  },
+  required: ['latitude', 'longitude'],
+} as const;
+
+export const zoneBodySchema = {
+  type: 'object',
+  description:
+    `A restriction zone: a name (1 to ${ZONE_LIMITS.nameMaxLength} characters, no "/" or control characters) and ` +
+    `1 to ${ZONE_LIMITS.geometriesMax} polygons of 3 to ${ZONE_LIMITS.verticesMax} vertices each ` +
+    `(${ZONE_LIMITS.zoneVerticesMax} in all), open or closed, not self-intersecting.`,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength },
+    geometries: {
+      type: 'array',
+      minItems: 1,
+      maxItems: ZONE_LIMITS.geometriesMax,
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          vertices: { type: 'array', minItems: 3, maxItems: ZONE_LIMITS.verticesMax + 1, items: vertex },
+        },
+        required: ['vertices'],
+      },
+    },
+  },
+  required: ['name', 'geometries'],
+} as const;
+
+export const zoneStatusSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', enum: ['IN_CALCULATION', 'CALCULATED', 'CALCULATED_WITHOUT_ROADS', 'CALCULATION_ERROR'] },
+    description: { type: 'string' },
+  },
+  required: ['name', 'description'],
+} as const;
+
+export const zoneResponseSchema = {
+  $id: 'RestrictionZone',
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    geometries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          vertices: { type: 'array', items: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } } },
+        },
+      },
+    },
+    status: zoneStatusSchema,
+  },
+  required: ['name', 'geometries', 'status'],
+} as const;
+
+export const zoneNameParamsSchema = {
+  type: 'object',
+  properties: { name: { type: 'string', description: 'The zone name, percent-encoded.' } },
+  required: ['name'],
+} as const;
+
+export const tripBodySchema = {
+  type: 'object',
+  description: `Ordered stops (2 to ${MAX_TRIP_POINTS}) and the names of stored restriction zones to avoid (at most ${MAX_TRIP_ZONES}). Unknown members are rejected, so a misspelt restrictionZones cannot silently route through a zone.`,
+  properties: {
+    calculationMode: { type: 'string', enum: CALCULATION_MODES, default: 'THE_FASTEST' },
+    points: {
+      type: 'array',
+      minItems: 2,
+      maxItems: MAX_TRIP_POINTS,
+      items: {
+        type: 'object',
+        properties: { ...vertex.properties, siteId: { type: 'string', maxLength: 200 } },
+        required: ['latitude', 'longitude'],
+        additionalProperties: false,
+      },
+    },
+    restrictionZones: { type: 'array', maxItems: MAX_TRIP_ZONES, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
+  },
+  required: ['points'],
+  additionalProperties: false,
+} as const;
+
+export const tripQuerySchema = {
+  type: 'object',
+  properties: {
+    pointsMode: {
+      type: 'string',
+      enum: POINTS_MODES,
+      default: 'polyline',
+      description: `polyline: Google encoded polyline (1e5, latitude first); object: {latitude, longitude}; array: [latitude, longitude]; geohash: ${GEOHASH_PRECISION} characters.`,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const tripResponseSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    clientId: { type: 'string' },
+    calculationMode: { type: 'string' },
+    totalDistance: { type: 'number', description: 'metres' },
+    totalNominalDuration: { type: 'number', description: 'seconds' },
+    averageSpeed: { type: 'number', description: 'km/h' },
+    legs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          departureSiteId: { type: ['string', 'null'] },
+          arrivalSiteId: { type: ['string', 'null'] },
+          distance: { type: 'number' },
+          nominalDuration: { type: 'number' },
+          averageSpeed: { type: 'number' },
+          // Left untyped so big routes serialise with JSON.stringify; its shape follows pointsMode.
+          points: { description: 'The leg geometry in the requested pointsMode.' },
+          restrictionZonesEntered: {
+            type: 'array',
+            description: 'Only when a stop lies inside (or only behind) zones: the zones driven through and the metres inside each.',
+            items: { type: 'object', properties: { name: { type: 'string' }, distanceInside: { type: 'number' } } },
+          },
+        },
+      },
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const tokenQuerySchema = {
+  type: 'object',
+  properties: { grant_type: { type: 'string', description: 'client_credentials' } },
+} as const;
+
+export const tokenResponseSchema = {
+  type: 'object',
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string' },
+    expires_in: { type: 'string' },
+    issued_at: { type: 'string' },
+    client_id: { type: 'string' },
+    api_product_list: { type: 'string' },
+    api_product_list_json: { type: 'array', items: { type: 'string' } },
+    organization_name: { type: 'string' },
+    'developer.email': { type: 'string' },
+    application_name: { type: 'string' },
+    scope: { type: 'string' },
+    refresh_token_expires_in: { type: 'string' },
+    refresh_count: { type: 'string' },
+    status: { type: 'string' },
+  },
+} as const;
+
+export const authHeadersSchema = {
+  type: 'object',
+  properties: {
+    authorization: { type: 'string', description: 'Bearer <access_token>' },
+    clientid: { type: 'string', description: 'The client id the token was issued to.' },
+  },
+} as const;

@@ -1,0 +1,105 @@
+import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_GRAPH_PATH } from '../defaultCity.js';
+import { openGraph } from '../graph/openGraph.js';
+import { openStore } from '../store/openStore.js';
+import type { Store } from '../store/Store.js';
+import { createService } from './createService.js';
+import { registerClient } from './credentials.js';
+import { zoneSource } from './zoneRoutes.js';
+
+/** How the service is run: flags override the environment, which overrides these defaults. */
+export interface ServeConfig {
+  /** PORT, default 3000 (0 picks a free port). */
+  port: number;
+  /** HOST, default 127.0.0.1 (0.0.0.0 to listen on every interface). */
+  host: string;
+  /** DETOUR_GRAPH, default the bundled city. */
+  graphPath: string;
+  /** DETOUR_DATA_DIR, default ./.detour: where the SQLite file lives. */
+  dataDir: string;
+  /** DATABASE_URL: PostgreSQL instead of SQLite. */
+  databaseUrl?: string;
+  /** LOG_LEVEL, default info. */
+  logLevel: string;
+  /** DETOUR_CORS_ORIGINS, comma-separated; unset: no CORS headers. */
+  corsOrigins: string[];
+}
+
+/** The configuration from environment variables (see ServeConfig for the names). */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig {
+  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (0 to 65535), got ${JSON.stringify(env.PORT)}`);
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    graphPath: env.DETOUR_GRAPH || DEFAULT_GRAPH_PATH,
+    dataDir: resolve(env.DETOUR_DATA_DIR || '.detour'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    corsOrigins: (env.DETOUR_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+  };
+}
+
+export interface RunningService {
+  app: FastifyInstance;
+  store: Store;
+  /** http://host:port */
+  url: string;
+  /** Stops taking requests, finishes those in flight, closes the store. */
+  close(): Promise<void>;
+}
+
+/** Calculates every stored zone on this graph (they are cached by revision afterwards). */
+export async function recalculateStoredZones(app: FastifyInstance): Promise<{ zones: number; millis: number }> {
+  const started = performance.now();
+  const stored = await app.store.allZones();
+  for (const z of stored) app.zoneCache.current(zoneSource(z));
+  return { zones: stored.length, millis: performance.now() - started };
+}
+
+/**
+ * Starts the service: loads the graph, opens the store (migrating it), recalculates the stored
+ * zones, creates a demo client when there is none, and listens.
+ */
+export async function startService(config: ServeConfig): Promise<RunningService> {
+  const graph = await openGraph(config.graphPath);
+  const store = await openStore(config);
+  let app: FastifyInstance;
+  try {
+    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const log = app.log;
+  log.info(`graph ${config.graphPath}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges (${graph.meta.attribution ?? 'no attribution'})`);
+  log.info(`store: ${store.kind} at ${store.location}`);
+  const warm = await recalculateStoredZones(app);
+  log.info(`${warm.zones} stored restriction zones calculated in ${warm.millis.toFixed(0)} ms`);
+
+  if ((await store.listClients()).length === 0) {
+    const { client, clientSecret } = await registerClient(store, { applicationName: 'detour demo', organizationName: 'detour' });
+    log.warn(
+      { client_id: client.clientId, client_secret: clientSecret },
+      `no clients yet: created a demo client. client_id=${client.clientId} client_secret=${clientSecret} (the secret is shown only now; \`detour clients add\` makes more)`,
+    );
+  }
+
+  const cleanup = setInterval(() => {
+    store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
+  }, 10 * 60 * 1000);
+  cleanup.unref();
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const url = address.replace('0.0.0.0', '127.0.0.1');
+  log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      clearInterval(cleanup);
+      await app.close();
+      await store.close();
+    })());
+  return { app, store, url, close };
+}

@@ -1,0 +1,161 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './schemaSql.js';
+import { parseJsonColumn, type ClientRecord, type Store, type StoredZone, type TokenLookup, type TokenRecord } from './Store.js';
+
+interface ClientRow {
+  client_id: string;
+  application_name: string;
+  organization_name: string;
+  developer_email: string;
+  products: string;
+  secret_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+interface ZoneRow {
+  client_id: string;
+  name: string;
+  body: string;
+  revision: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export const clientFromRow = (r: ClientRow): ClientRecord => ({
+  clientId: r.client_id,
+  applicationName: r.application_name,
+  organizationName: r.organization_name,
+  developerEmail: r.developer_email,
+  products: parseJsonColumn<string[]>(r.products, 'clients.products'),
+  secretHash: r.secret_hash,
+  createdAt: Number(r.created_at),
+  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+});
+
+export const zoneFromRow = (r: ZoneRow): StoredZone => ({
+  clientId: r.client_id,
+  name: r.name,
+  body: parseJsonColumn(r.body, 'zones.body'),
+  revision: r.revision,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+/**
+ * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned
+ * survives a killed process (and a power cut). Several processes may open the same file.
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  private readonly db: Database.Database;
+
+  constructor(readonly location: string) {
+    if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+    this.db = new Database(location);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    this.db.transaction(() => {
+      const applied = this.db.pragma('user_version', { simple: true }) as number;
+      for (let i = applied; i < MIGRATIONS.length; i++) this.db.exec(MIGRATIONS[i]);
+      if (applied < MIGRATIONS.length) this.db.pragma(`user_version = ${MIGRATIONS.length}`);
+    }).immediate();
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async addClient(c: ClientRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO clients VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(c.clientId, c.applicationName, c.organizationName, c.developerEmail, JSON.stringify(c.products), c.secretHash, c.createdAt, c.revokedAt);
+  }
+
+  async getClient(clientId: string): Promise<ClientRecord | undefined> {
+    const row = this.db.prepare('SELECT * FROM clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+    return row && clientFromRow(row);
+  }
+
+  async listClients(): Promise<ClientRecord[]> {
+    return (this.db.prepare('SELECT * FROM clients ORDER BY created_at, client_id').all() as ClientRow[]).map(clientFromRow);
+  }
+
+  async revokeClient(clientId: string, at: number): Promise<boolean> {
+    return this.db.prepare('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, clientId).changes === 1;
+  }
+
+  async saveToken(t: TokenRecord): Promise<void> {
+    this.db.prepare('INSERT INTO tokens VALUES (?, ?, ?, ?, ?)').run(t.tokenHash, t.clientId, JSON.stringify(t.products), t.issuedAt, t.expiresAt);
+  }
+
+  async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
+    const row = this.db
+      .prepare('SELECT t.*, c.revoked_at FROM tokens t JOIN clients c ON c.client_id = t.client_id WHERE t.token_hash = ?')
+      .get(tokenHash) as { token_hash: string; client_id: string; products: string; issued_at: number; expires_at: number; revoked_at: number | null } | undefined;
+    if (!row) return undefined;
+    return {
+      tokenHash: row.token_hash,
+      clientId: row.client_id,
+      products: parseJsonColumn(row.products, 'tokens.products'),
+      issuedAt: Number(row.issued_at),
+      expiresAt: Number(row.expires_at),
+      clientRevoked: row.revoked_at !== null,
+    };
+  }
+
+  async deleteExpiredTokens(now: number): Promise<number> {
+    return this.db.prepare('DELETE FROM tokens WHERE expires_at < ?').run(now).changes;
+  }
+
+  async listZones(clientId: string): Promise<StoredZone[]> {
+    return (this.db.prepare('SELECT * FROM zones WHERE client_id = ? ORDER BY created_at, name').all(clientId) as ZoneRow[]).map(zoneFromRow);
+  }
+
+  async getZone(clientId: string, name: string): Promise<StoredZone | undefined> {
+    const row = this.db.prepare('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as ZoneRow | undefined;
+    return row && zoneFromRow(row);
+  }
+
+  async getZones(clientId: string, names: string[]): Promise<StoredZone[]> {
+    if (names.length === 0) return [];
+    const rows = this.db
+      .prepare('SELECT z.* FROM zones z JOIN json_each(?) n ON n.value = z.name WHERE z.client_id = ?')
+      .all(JSON.stringify(names), clientId) as ZoneRow[];
+    return rows.map(zoneFromRow);
+  }
+
+  async allZones(): Promise<StoredZone[]> {
+    return (this.db.prepare('SELECT * FROM zones ORDER BY client_id, created_at, name').all() as ZoneRow[]).map(zoneFromRow);
+  }
+
+  async insertZone(z: StoredZone): Promise<boolean> {
+    const result = this.db
+      .prepare('INSERT INTO zones VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, name) DO NOTHING')
+      .run(z.clientId, z.name, JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt);
+    return result.changes === 1;
+  }
+
+  async replaceZone(z: StoredZone): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE zones SET body = ?, revision = ?, updated_at = ? WHERE client_id = ? AND name = ?')
+      .run(JSON.stringify(z.body), z.revision, z.updatedAt, z.clientId, z.name);
+    return result.changes === 1;
+  }
+
+  async deleteZone(clientId: string, name: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
+  }
+}

@@ -1,0 +1,100 @@
+import type { ZoneInput } from '../zones/Zone.js';
+
+/** An API client registered by an operator. The secret itself is never stored, only its hash. */
+export interface ClientRecord {
+  clientId: string;
+  /** Apigee's application_name. */
+  applicationName: string;
+  organizationName: string;
+  developerEmail: string;
+  /** API products the client may call, e.g. ["Trip", "Restriction Zone"]. */
+  products: string[];
+  /** scrypt hash of the secret (see service/credentials.ts). */
+  secretHash: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds, or null while the client is active. */
+  revokedAt: number | null;
+}
+
+/** An issued access token, stored by the SHA-256 of the token so a leaked table grants nothing. */
+export interface TokenRecord {
+  tokenHash: string;
+  clientId: string;
+  products: string[];
+  /** Epoch milliseconds. */
+  issuedAt: number;
+  /** Epoch milliseconds; the token is valid while now < expiresAt. */
+  expiresAt: number;
+}
+
+/** A token found by its hash, with whether its client has been revoked since. */
+export interface TokenLookup extends TokenRecord {
+  clientRevoked: boolean;
+}
+
+/**
+ * A restriction zone as a client stored it. The polygons are the source of truth; the roads a zone
+ * blocks are derived per graph. `revision` changes on every write, so instances sharing a
+ * database can tell a cached calculation is stale.
+ */
+export interface StoredZone {
+  clientId: string;
+  name: string;
+  body: ZoneInput;
+  revision: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds. */
+  updatedAt: number;
+}
+
+export interface ClientStore {
+  addClient(client: ClientRecord): Promise<void>;
+  getClient(clientId: string): Promise<ClientRecord | undefined>;
+  listClients(): Promise<ClientRecord[]>;
+  /** Marks a client revoked (its tokens stop working); false when no such active client. */
+  revokeClient(clientId: string, at: number): Promise<boolean>;
+}
+
+export interface TokenStore {
+  saveToken(token: TokenRecord): Promise<void>;
+  findToken(tokenHash: string): Promise<TokenLookup | undefined>;
+  /** Deletes tokens that expired before `now`; returns how many. */
+  deleteExpiredTokens(now: number): Promise<number>;
+}
+
+export interface ZoneStore {
+  /** The client's zones, oldest first. */
+  listZones(clientId: string): Promise<StoredZone[]>;
+  getZone(clientId: string, name: string): Promise<StoredZone | undefined>;
+  /** The client's zones among `names` (absent names are simply missing from the result). */
+  getZones(clientId: string, names: string[]): Promise<StoredZone[]>;
+  /** Every client's zones (for recalculation at start-up). */
+  allZones(): Promise<StoredZone[]>;
+  /** Inserts; false when the client already has a zone of that name. */
+  insertZone(zone: StoredZone): Promise<boolean>;
+  /** Replaces body, revision and updatedAt; false when the zone does not exist. */
+  replaceZone(zone: StoredZone): Promise<boolean>;
+  /** False when the zone does not exist. */
+  deleteZone(clientId: string, name: string): Promise<boolean>;
+}
+
+/** Everything the service persists: SQLite (embedded, default) or PostgreSQL (shared). */
+export interface Store extends ClientStore, TokenStore, ZoneStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where the data lives, for logs (file path or database host, never a password). */
+  readonly location: string;
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A row's products/body columns are JSON text in both databases. */
+export function parseJsonColumn<T>(text: string, column: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`corrupt ${column} column: not JSON`);
+  }
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { encodePoints, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
+import type { CalculationMode, Router } from '../routing/Router.js';
+import type { CalculatedZone } from '../zones/calculateZone.js';
+
+/** A stop as the Trip API takes it. */
+export interface TripPoint {
+  latitude: number;
+  longitude: number;
+  siteId?: string;
+}
+
+/** The body of POST /trip/v2/calculations. */
+export interface TripRequest {
+  calculationMode?: CalculationMode;
+  points: TripPoint[];
+  /** Names of the caller's stored restriction zones to avoid. */
+  restrictionZones?: string[];
+}
+
+export interface TripLeg {
+  departureSiteId: string | null;
+  arrivalSiteId: string | null;
+  /** Metres. */
+  distance: number;
+  /** Seconds. */
+  nominalDuration: number;
+  /** km/h. */
+  averageSpeed: number;
+  points: EncodedPoints;
+  /** Present only when the leg had to enter zones (a stop inside or behind one). */
+  restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>;
+}
+
+export interface TripResponse {
+  id: string;
+  clientId: string;
+  calculationMode: CalculationMode;
+  /** Metres. */
+  totalDistance: number;
+  /** Seconds. */
+  totalNominalDuration: number;
+  /** km/h. */
+  averageSpeed: number;
+  legs: TripLeg[];
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface TripContext {
+  router: Router;
+  clientId: string;
+  /** The zones named in restrictionZones, already resolved and calculated. */
+  zones: CalculatedZone[];
+  pointsMode?: PointsMode;
+  now?: Date;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Label of a stop in errors: its siteId when it has one, else its place in points[]. */
+const pointLabel = (p: TripPoint, i: number) => (p.siteId !== undefined && p.siteId !== '' ? `points[${i}] (siteId ${JSON.stringify(p.siteId)})` : `points[${i}]`);
+
+/**
+ * The Trip API's calculation: routes through the points around the zones and writes the result
+ * as Maplink does (metres, seconds, km/h; distances rounded to the metre, durations to the second).
+ * Throws DetourError for points off the road network or no route.
+ */
+export function calculateTrip(request: TripRequest, context: TripContext): TripResponse {
+  const mode = request.calculationMode ?? 'THE_FASTEST';
+  const route = context.router.route({
+    points: request.points,
+    calculationMode: mode,
+    zones: context.zones,
+    pointLabels: request.points.map(pointLabel),
+  });
+  const pointsMode = context.pointsMode ?? 'polyline';
+  const siteId = (i: number) => request.points[i].siteId ?? null;
+  return {
+    id: randomUUID(),
+    clientId: context.clientId,
+    calculationMode: mode,
+    totalDistance: Math.round(route.distance),
+    totalNominalDuration: Math.round(route.duration),
+    averageSpeed: round1(route.averageSpeed),
+    legs: route.legs.map((leg, i) => ({
+      departureSiteId: siteId(i),
+      arrivalSiteId: siteId(i + 1),
+      distance: Math.round(leg.distance),
+      nominalDuration: Math.round(leg.duration),
+      averageSpeed: round1(leg.averageSpeed),
+      points: encodePoints(leg.points, pointsMode),
+      ...(leg.zonesEntered && {
+        restrictionZonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, distanceInside: Math.round(z.metresInside) })),
+      }),
+    })),
+    createdAt: (context.now ?? new Date()).toISOString(),
+  };
+}

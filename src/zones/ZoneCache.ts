@@ -1,0 +1,105 @@
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import { calculateZone, type CalculatedZone } from './calculateZone.js';
+import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+import { ZoneCalculator, type ZoneCalculatorOptions } from './ZoneCalculator.js';
+
+/** A zone to cache: where it is kept, which version it is, and how to get it (parsed lazily). */
+export interface ZoneSource {
+  /** Unique among the cached zones, e.g. client id and zone name. */
+  key: string;
+  /** Changes whenever the zone changes. */
+  revision: string;
+  name: string;
+  /** The validated zone; a throw (a stored zone that no longer validates) becomes CALCULATION_ERROR. */
+  zone: () => Zone;
+}
+
+interface Entry {
+  revision: string;
+  /** Set once calculated. */
+  result?: CalculatedZone;
+  /** Resolves with the result; set while a worker calculates. */
+  pending: Promise<CalculatedZone>;
+}
+
+/**
+ * Calculated zones of one graph, kept by key (for example client and zone name) and revision: a
+ * new revision of a key is calculated afresh, the same revision is reused. Small zones are
+ * calculated inline, large ones on the ZoneCalculator's worker (IN_CALCULATION meanwhile).
+ */
+export class ZoneCache {
+  readonly calculator: ZoneCalculator;
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(readonly graph: RoadGraph, options: ZoneCalculatorOptions = {}) {
+    this.calculator = new ZoneCalculator(graph, options);
+  }
+
+  /**
+   * The zone's calculation if done, else a stand-in with status IN_CALCULATION; starts the
+   * calculation when this revision has not been seen.
+   */
+  current(source: ZoneSource): CalculatedZone {
+    const entry = this.entry(source);
+    return entry.result ?? unfinished(source.name, zoneStatus('IN_CALCULATION'));
+  }
+
+  /** Resolves when this revision's calculation is done. */
+  settled(source: ZoneSource): Promise<CalculatedZone> {
+    return this.entry(source).pending;
+  }
+
+  /** Drops a key (its zone was deleted). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  close(): Promise<void> {
+    return this.calculator.close();
+  }
+
+  private entry({ key, revision, name, zone }: ZoneSource): Entry {
+    const known = this.entries.get(key);
+    if (known && known.revision === revision) return known;
+    let z: Zone;
+    try {
+      z = zone();
+    } catch (err) {
+      const result = unfinished(name, zoneStatus('CALCULATION_ERROR', `the stored zone is not valid: ${(err as Error).message}`));
+      const entry = { revision, result, pending: Promise.resolve(result) };
+      this.entries.set(key, entry);
+      return entry;
+    }
+    let entry: Entry;
+    if (!this.calculator.runsOnWorker(z)) {
+      const result = calculateZone(this.graph, z);
+      entry = { revision, result, pending: Promise.resolve(result) };
+    } else {
+      entry = { revision, pending: this.calculator.calculate(z) };
+      entry.pending.then((result) => {
+        entry.result = result;
+      });
+    }
+    this.entries.set(key, entry);
+    return entry;
+  }
+}
+
+/** A zone without roads yet: still in calculation, or failed. */
+function unfinished(name: string, status: ZoneStatus): CalculatedZone {
+  return {
+    zone: { name, polygons: [] },
+    status,
+    blockedRoads: new Uint8Array(0),
+    roads: new Uint32Array(0),
+    edgeCount: 0,
+    metresInside: 0,
+    blockedLength: 0,
+    prepared: [],
+    millis: 0,
+  };
+}
