@@ -1,0 +1,214 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { importGeoJson } from '../src/index.js';
+import { SqliteStore } from '../src/store/SqliteStore.js';
+import type { Store } from '../src/store/Store.js';
+import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { authorise, http, listen, newClient, requestToken, TRIP_PATH, ZONES_PATH, type TestService } from './support/service.js';
+
+const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
+const square = (lat: number, lon: number, d: number) => [
+  { latitude: lat, longitude: lon }, { latitude: lat, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon },
+];
+
+describe('service operations', () => {
+  let dir: string;
+  let store: Store;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'detour-ops-'));
+    store = new SqliteStore(join(dir, 'detour.sqlite'));
+  });
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('failed token requests are rate-limited per client id and per address; 429 with Retry-After', async () => {
+    const svc = await listen(gothenburg, store, { failedLogins: { perClient: 3, perAddress: 6, windowSeconds: 60 } });
+    try {
+      const victim = await newClient(store);
+      for (let i = 0; i < 3; i++) assert.equal((await requestToken(svc.url, { client_id: victim.clientId, client_secret: `guess${i}` })).status, 401);
+      const locked = await requestToken(svc.url, { client_id: victim.clientId, client_secret: victim.clientSecret });
+      assert.equal(locked.status, 429, 'even the right secret waits once the client id is locked');
+      assert.ok(Number(locked.headers.get('retry-after')) > 0);
+      assert.ok(locked.body.fault.faultstring.length > 0);
+      const bystander = await newClient(store);
+      assert.equal((await requestToken(svc.url, { client_id: bystander.clientId, client_secret: bystander.clientSecret })).status, 200);
+      // Three more failures from this address on other ids: the address is locked for everyone.
+      for (let i = 0; i < 3; i++) assert.equal((await requestToken(svc.url, { client_id: `nobody${i}`, client_secret: 'x' })).status, 401);
+      assert.equal((await requestToken(svc.url, { client_id: bystander.clientId, client_secret: bystander.clientSecret })).status, 429);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('an acknowledged SQLite write survives kill -9', async () => {
+    const file = join(dir, 'killed.sqlite');
+    const script = `
+      import { SqliteStore } from ${JSON.stringify(new URL('../src/store/SqliteStore.ts', import.meta.url).href)};
+      const store = new SqliteStore(${JSON.stringify(file)});
+      await store.addClient({ clientId: 'c', applicationName: 'a', organizationName: 'o', developerEmail: '', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
+      await store.insertZone({ clientId: 'c', name: 'survivor', body: { name: 'survivor', geometries: [] }, revision: 'r1', createdAt: 1, updatedAt: 1 });
+      process.stdout.write('written\\n');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('written')) child.kill('SIGKILL');
+    });
+    const [, signal] = await once(child, 'exit');
+    assert.equal(signal, 'SIGKILL');
+    const reopened = new SqliteStore(file);
+    try {
+      assert.equal((await reopened.getZone('c', 'survivor'))?.revision, 'r1');
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  test('no route between stops: 422 ROUTE_NOT_FOUND naming the leg; internal failures: 500 without a stack', async () => {
+    const road = (lon: number) => ({ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[lon, 0], [lon + 0.002, 0]] } });
+    const islands = importGeoJson({ type: 'FeatureCollection', features: [road(0), road(0.01)] } as never);
+    const svc = await listen(islands, store);
+    try {
+      const client = await newClient(store);
+      const { headers } = await authorise(svc.url, client);
+      const res = await http(`${svc.url}${TRIP_PATH}`, { headers, json: { points: [{ latitude: 0, longitude: 0.001, siteId: 'a' }, { latitude: 0, longitude: 0.011, siteId: 'b' }] } });
+      assert.deepEqual([res.status, res.body.code, res.body.leg], [422, 'ROUTE_NOT_FOUND', 0]);
+      assert.match(res.body.message, /leg 0/);
+    } finally {
+      await svc.close();
+    }
+    const broken: Store = Object.create(store, { getZones: { value: async () => { throw new Error('disk on fire at /secret/path'); } } });
+    const svc2 = await listen(gothenburg, broken);
+    try {
+      const client = await newClient(store);
+      const { headers } = await authorise(svc2.url, client);
+      const res = await http(`${svc2.url}${TRIP_PATH}`, { headers, json: { points: square(57.7, 11.96, 0.01).slice(0, 2), restrictionZones: ['x'] } });
+      assert.equal(res.status, 500);
+      assert.equal(res.body.code, 'INTERNAL_ERROR');
+      assert.doesNotMatch(res.text, /secret|fire|at .*\.ts/);
+    } finally {
+      await svc2.close();
+    }
+  });
+
+  test('a zone meeting many roads is IN_CALCULATION until its worker finishes; a trip waits for it', async () => {
+    const svc = await listen(gothenburg, store, { zoneCalculator: { workerThreshold: 0 } });
+    try {
+      const client = await newClient(store);
+      const { headers } = await authorise(svc.url, client);
+      const zone = { name: 'big', geometries: [{ vertices: square(57.69, 11.95, 0.02) }] };
+      const created = await http(`${svc.url}${ZONES_PATH}`, { headers, json: zone });
+      assert.equal(created.status, 201);
+      assert.equal(created.body.status.name, 'IN_CALCULATION');
+      assert.equal(created.body.status.description, 'Calculating roads inside geometries');
+      const points = [{ latitude: 57.68, longitude: 11.94 }, { latitude: 57.72, longitude: 11.98 }];
+      const routed = await http(`${svc.url}${TRIP_PATH}`, { headers, json: { points, restrictionZones: ['big'] } });
+      assert.equal(routed.status, 200, routed.text);
+      const read = await http(`${svc.url}${ZONES_PATH}/big`, { headers });
+      assert.equal(read.body.status.name, 'CALCULATED');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('CORS when configured, the OpenAPI document at /docs, JSON 404s, /health', async () => {
+    const svc = await listen(gothenburg, store, { corsOrigins: ['https://maps.example'] });
+    try {
+      const preflight = await http(`${svc.url}${ZONES_PATH}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://maps.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,clientid,content-type' },
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://maps.example');
+      const doc = await http(`${svc.url}/docs/json`);
+      assert.equal(doc.status, 200);
+      assert.ok(doc.body.openapi.startsWith('3.'));
+      for (const path of ['/oauth/client_credential/accesstoken', ZONES_PATH + '/', `${ZONES_PATH}/{name}`, TRIP_PATH]) assert.ok(doc.body.paths[path], path);
+      assert.equal((await http(`${svc.url}/docs/`)).status, 200);
+      const missing = await http(`${svc.url}/nowhere`);
+      assert.deepEqual([missing.status, missing.body.code], [404, 'NOT_FOUND']);
+      const health = await http(`${svc.url}/health`);
+      assert.deepEqual([health.status, health.body.status, health.body.graph.roads], [200, 'ok', gothenburg.roadCount]);
+    } finally {
+      await svc.close();
+    }
+    const plain = await listen(gothenburg, store);
+    try {
+      const res = await http(`${plain.url}/health`, { headers: { origin: 'https://maps.example' } });
+      assert.equal(res.headers.get('access-control-allow-origin'), null, 'no CORS unless configured');
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('command line: clients and serve', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'detour-cli-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '' } });
+
+  test('clients add prints the id and secret once; list never shows secrets; revoke stops the client', async () => {
+    const added = cli('clients', 'add', '--name', 'fleet app', '--products', 'Trip,Restriction Zone', '--json');
+    assert.equal(added.status, 0, added.stderr);
+    const creds = JSON.parse(added.stdout);
+    assert.deepEqual(Object.keys(creds).sort(), ['client_id', 'client_secret']);
+    const listed = cli('clients', 'list', '--json');
+    const rows = JSON.parse(listed.stdout);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].client_id, creds.client_id);
+    assert.ok(!listed.stdout.includes(creds.client_secret));
+    const store = new SqliteStore(join(dir, 'detour.sqlite'));
+    try {
+      const stored = await store.getClient(creds.client_id);
+      assert.ok(stored && stored.secretHash.startsWith('scrypt$') && !stored.secretHash.includes(creds.client_secret));
+    } finally {
+      await store.close();
+    }
+    const badProduct = cli('clients', 'add', '--name', 'x', '--products', 'Trip,Geocode');
+    assert.equal(badProduct.status, 1);
+    assert.match(badProduct.stderr, /unknown product "Geocode"/);
+    assert.equal(cli('clients', 'revoke', creds.client_id).status, 0);
+    const again = cli('clients', 'revoke', creds.client_id);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /no active client/);
+    assert.match(cli('clients', 'list').stdout, /revoked/);
+  });
+
+  test('serve: demo client on first start, /health, graceful stop on SIGTERM', async () => {
+    const serveDir = join(dir, 'serve');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--graph', GOTHENBURG_GEOJSON], {
+      env: { ...process.env, DETOUR_DATA_DIR: serveDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (log += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (log += d));
+    const started = Date.now();
+    while (!/listening on (http:\/\/\S+) /.test(log)) {
+      if (child.exitCode !== null || Date.now() - started > 60_000) assert.fail(`serve did not start:\n${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const url = /listening on (http:\/\/\S+) /.exec(log)![1];
+    const demo = JSON.parse(log.split('\n').find((l) => l.includes('demo client'))!);
+    const token = await requestToken(url, { client_id: demo.client_id, client_secret: demo.client_secret });
+    assert.equal(token.status, 200);
+    assert.equal((await http(`${url}/health`)).body.status, 'ok');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, log);
+    assert.match(log, /SIGTERM/);
+  });
+});
