@@ -35,3 +35,5 @@ export type { ZoneEntered } from './routing/Router.js';
 export type { Penalty } from './routing/PathSearch.js';
 export { ZoneCalculator, type ZoneCalculatorOptions } from './zones/ZoneCalculator.js';
 export { ZoneIndex } from './zones/ZoneIndex.js';
+export { ZoneCache, type ZoneSource } from './zones/ZoneCache.js';
+export { encodePoints, POINTS_MODES, type PointsMode, type EncodedPoints } from './geo/pointEncodings.js';

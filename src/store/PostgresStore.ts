@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { MIGRATIONS } from './schemaSql.js';
-import { clientFromRow, zoneFromRow } from './SqliteStore.js';
-import { parseJsonColumn, type ClientRecord, type Store, type StoredZone, type TokenLookup, type TokenRecord } from './Store.js';
+import { clientFromRow, tokenFromRow, TOKEN_QUERY, zoneFromRow, type TokenRow } from './rows.js';
+import type { ClientRecord, Store, StoredZone, TokenLookup, TokenRecord } from './Store.js';
 
 /** Any 64-bit number of our own: serialises migrations when several instances start at once. */
 const MIGRATION_LOCK = 0x64657430;
@@ -122,17 +122,8 @@ export class PostgresStore implements Store {
   }
 
   async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
-    const { rows } = await this.pool.query('SELECT t.*, c.revoked_at FROM tokens t JOIN clients c ON c.client_id = t.client_id WHERE t.token_hash = $1', [tokenHash]);
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      tokenHash: row.token_hash,
-      clientId: row.client_id,
-      products: parseJsonColumn(row.products, 'tokens.products'),
-      issuedAt: Number(row.issued_at),
-      expiresAt: Number(row.expires_at),
-      clientRevoked: row.revoked_at !== null,
-    };
+    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_QUERY}$1`, [tokenHash]);
+    return rows[0] && tokenFromRow(rows[0]);
   }
 
   async deleteExpiredTokens(now: number): Promise<number> {

@@ -2,47 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './schemaSql.js';
-import { parseJsonColumn, type ClientRecord, type Store, type StoredZone, type TokenLookup, type TokenRecord } from './Store.js';
-
-interface ClientRow {
-  client_id: string;
-  application_name: string;
-  organization_name: string;
-  developer_email: string;
-  products: string;
-  secret_hash: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface ZoneRow {
-  client_id: string;
-  name: string;
-  body: string;
-  revision: string;
-  created_at: number;
-  updated_at: number;
-}
-
-export const clientFromRow = (r: ClientRow): ClientRecord => ({
-  clientId: r.client_id,
-  applicationName: r.application_name,
-  organizationName: r.organization_name,
-  developerEmail: r.developer_email,
-  products: parseJsonColumn<string[]>(r.products, 'clients.products'),
-  secretHash: r.secret_hash,
-  createdAt: Number(r.created_at),
-  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
-});
-
-export const zoneFromRow = (r: ZoneRow): StoredZone => ({
-  clientId: r.client_id,
-  name: r.name,
-  body: parseJsonColumn(r.body, 'zones.body'),
-  revision: r.revision,
-  createdAt: Number(r.created_at),
-  updatedAt: Number(r.updated_at),
-});
+import { clientFromRow, tokenFromRow, TOKEN_QUERY, zoneFromRow, type ClientRow, type TokenRow, type ZoneRow } from './rows.js';
+import type { ClientRecord, Store, StoredZone, TokenLookup, TokenRecord } from './Store.js';
 
 /**
  * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned
@@ -102,18 +63,8 @@ export class SqliteStore implements Store {
   }
 
   async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
-    const row = this.db
-      .prepare('SELECT t.*, c.revoked_at FROM tokens t JOIN clients c ON c.client_id = t.client_id WHERE t.token_hash = ?')
-      .get(tokenHash) as { token_hash: string; client_id: string; products: string; issued_at: number; expires_at: number; revoked_at: number | null } | undefined;
-    if (!row) return undefined;
-    return {
-      tokenHash: row.token_hash,
-      clientId: row.client_id,
-      products: parseJsonColumn(row.products, 'tokens.products'),
-      issuedAt: Number(row.issued_at),
-      expiresAt: Number(row.expires_at),
-      clientRevoked: row.revoked_at !== null,
-    };
+    const row = this.db.prepare(`${TOKEN_QUERY}?`).get(tokenHash) as TokenRow | undefined;
+    return row && tokenFromRow(row);
   }
 
   async deleteExpiredTokens(now: number): Promise<number> {

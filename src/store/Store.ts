@@ -89,12 +89,3 @@ export interface Store extends ClientStore, TokenStore, ZoneStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
-
-/** A row's products/body columns are JSON text in both databases. */
-export function parseJsonColumn<T>(text: string, column: string): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new Error(`corrupt ${column} column: not JSON`);
-  }
-}

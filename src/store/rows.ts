@@ -1,0 +1,72 @@
+import type { ClientRecord, StoredZone, TokenLookup } from './Store.js';
+
+/** A row's products/body columns are JSON text in both databases. */
+export function parseJsonColumn<T>(text: string, column: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`corrupt ${column} column: not JSON`);
+  }
+}
+
+/** Rows as both databases return them (PostgreSQL gives BIGINT as strings, hence Number()). */
+export interface ClientRow {
+  client_id: string;
+  application_name: string;
+  organization_name: string;
+  developer_email: string;
+  products: string;
+  secret_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface ZoneRow {
+  client_id: string;
+  name: string;
+  body: string;
+  revision: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export const clientFromRow = (r: ClientRow): ClientRecord => ({
+  clientId: r.client_id,
+  applicationName: r.application_name,
+  organizationName: r.organization_name,
+  developerEmail: r.developer_email,
+  products: parseJsonColumn<string[]>(r.products, 'clients.products'),
+  secretHash: r.secret_hash,
+  createdAt: Number(r.created_at),
+  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+});
+
+export const zoneFromRow = (r: ZoneRow): StoredZone => ({
+  clientId: r.client_id,
+  name: r.name,
+  body: parseJsonColumn(r.body, 'zones.body'),
+  revision: r.revision,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export interface TokenRow {
+  token_hash: string;
+  client_id: string;
+  products: string;
+  issued_at: number | string;
+  expires_at: number | string;
+  revoked_at: number | string | null;
+}
+
+export const tokenFromRow = (row: TokenRow): TokenLookup => ({
+  tokenHash: row.token_hash,
+  clientId: row.client_id,
+  products: parseJsonColumn(row.products, 'tokens.products'),
+  issuedAt: Number(row.issued_at),
+  expiresAt: Number(row.expires_at),
+  clientRevoked: row.revoked_at !== null,
+});
+
+/** Joins a token to its client, for whether the client was revoked since. */
+export const TOKEN_QUERY = 'SELECT t.*, c.revoked_at FROM tokens t JOIN clients c ON c.client_id = t.client_id WHERE t.token_hash = ';
