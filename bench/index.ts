@@ -7,12 +7,14 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { routingBench } from './routingBench.js';
 import { zonesBench } from './zonesBench.js';
+import { serviceBench } from './serviceBench.js';
 
 const sections: string[] = [];
 const started = new Date();
 const only = process.argv[2];
 if (!only || only === 'routing') sections.push(await routingBench());
 if (!only || only === 'zones') sections.push(await zonesBench());
+if (!only || only === 'service') sections.push(await serviceBench());
 
 const header = [
   '# detour benchmark results',

@@ -23,6 +23,18 @@ export class SqliteStore implements Store {
     this.migrate();
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared once per SQL text: preparing costs more than running these small queries. */
+  private statement(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
   private migrate(): void {
     this.db.transaction(() => {
       const applied = this.db.pragma('user_version', { simple: true }) as number;
@@ -32,7 +44,7 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.statement('SELECT 1').get();
   }
 
   async close(): Promise<void> {
@@ -46,37 +58,37 @@ export class SqliteStore implements Store {
   }
 
   async getClient(clientId: string): Promise<ClientRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+    const row = this.statement('SELECT * FROM clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
     return row && clientFromRow(row);
   }
 
   async listClients(): Promise<ClientRecord[]> {
-    return (this.db.prepare('SELECT * FROM clients ORDER BY created_at, client_id').all() as ClientRow[]).map(clientFromRow);
+    return (this.statement('SELECT * FROM clients ORDER BY created_at, client_id').all() as ClientRow[]).map(clientFromRow);
   }
 
   async revokeClient(clientId: string, at: number): Promise<boolean> {
-    return this.db.prepare('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, clientId).changes === 1;
+    return this.statement('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, clientId).changes === 1;
   }
 
   async saveToken(t: TokenRecord): Promise<void> {
-    this.db.prepare('INSERT INTO tokens VALUES (?, ?, ?, ?, ?)').run(t.tokenHash, t.clientId, JSON.stringify(t.products), t.issuedAt, t.expiresAt);
+    this.statement('INSERT INTO tokens VALUES (?, ?, ?, ?, ?)').run(t.tokenHash, t.clientId, JSON.stringify(t.products), t.issuedAt, t.expiresAt);
   }
 
   async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
-    const row = this.db.prepare(`${TOKEN_QUERY}?`).get(tokenHash) as TokenRow | undefined;
+    const row = this.statement(`${TOKEN_QUERY}?`).get(tokenHash) as TokenRow | undefined;
     return row && tokenFromRow(row);
   }
 
   async deleteExpiredTokens(now: number): Promise<number> {
-    return this.db.prepare('DELETE FROM tokens WHERE expires_at < ?').run(now).changes;
+    return this.statement('DELETE FROM tokens WHERE expires_at < ?').run(now).changes;
   }
 
   async listZones(clientId: string): Promise<StoredZone[]> {
-    return (this.db.prepare('SELECT * FROM zones WHERE client_id = ? ORDER BY created_at, name').all(clientId) as ZoneRow[]).map(zoneFromRow);
+    return (this.statement('SELECT * FROM zones WHERE client_id = ? ORDER BY created_at, name').all(clientId) as ZoneRow[]).map(zoneFromRow);
   }
 
   async getZone(clientId: string, name: string): Promise<StoredZone | undefined> {
-    const row = this.db.prepare('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as ZoneRow | undefined;
+    const row = this.statement('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as ZoneRow | undefined;
     return row && zoneFromRow(row);
   }
 
@@ -89,7 +101,7 @@ export class SqliteStore implements Store {
   }
 
   async allZones(): Promise<StoredZone[]> {
-    return (this.db.prepare('SELECT * FROM zones ORDER BY client_id, created_at, name').all() as ZoneRow[]).map(zoneFromRow);
+    return (this.statement('SELECT * FROM zones ORDER BY client_id, created_at, name').all() as ZoneRow[]).map(zoneFromRow);
   }
 
   async insertZone(z: StoredZone): Promise<boolean> {
@@ -107,6 +119,6 @@ export class SqliteStore implements Store {
   }
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
+    return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
   }
 }
