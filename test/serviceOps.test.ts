@@ -132,7 +132,7 @@ describe('service operations', () => {
       const doc = await http(`${svc.url}/docs/json`);
       assert.equal(doc.status, 200);
       assert.ok(doc.body.openapi.startsWith('3.'));
-      for (const path of ['/oauth/client_credential/accesstoken', ZONES_PATH + '/', `${ZONES_PATH}/{name}`, TRIP_PATH]) assert.ok(doc.body.paths[path], path);
+      for (const path of ['/oauth/client_credential/accesstoken', ZONES_PATH, `${ZONES_PATH}/{name}`, TRIP_PATH]) assert.ok(doc.body.paths[path], path);
       assert.equal((await http(`${svc.url}/docs/`)).status, 200);
       const missing = await http(`${svc.url}/nowhere`);
       assert.deepEqual([missing.status, missing.body.code], [404, 'NOT_FOUND']);
@@ -206,6 +206,12 @@ describe('command line: clients and serve', () => {
     const token = await requestToken(url, { client_id: demo.client_id, client_secret: demo.client_secret });
     assert.equal(token.status, 200);
     assert.equal((await http(`${url}/health`)).body.status, 'ok');
+    const port = new URL(url).port;
+    const clash = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', port, '--graph', GOTHENBURG_GEOJSON], {
+      encoding: 'utf8', env: { ...process.env, DETOUR_DATA_DIR: serveDir, DATABASE_URL: '', LOG_LEVEL: 'error' }, timeout: 60_000,
+    });
+    assert.equal(clash.status, 1, 'a port in use is a clear error, not a hang');
+    assert.match(clash.stderr, /SERVICE_START_FAILED: cannot start the service: .*EADDRINUSE/);
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, log);

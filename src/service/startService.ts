@@ -91,7 +91,15 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   }, 10 * 60 * 1000);
   cleanup.unref();
 
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    clearInterval(cleanup);
+    await app.close();
+    await store.close();
+    throw err;
+  }
   const url = address.replace('0.0.0.0', '127.0.0.1');
   log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
   let closing: Promise<void> | undefined;

@@ -70,7 +70,7 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
   const zoneBodyRoute = { bodyLimit: options.bodyLimit, attachValidation: true };
 
   app.post(
-    '/',
+    '',
     { ...zoneBodyRoute, schema: { ...common, summary: 'Insert a zone and calculate its roads', body: zoneBodySchema, response: { 201: { $ref: 'RestrictionZone#' }, 409: { $ref: 'ApiError#' }, ...errors } } },
     async (request, reply) => {
       const body = checkedZoneBody(request);
@@ -83,7 +83,7 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     },
   );
 
-  app.get('/', { schema: { ...common, summary: "The client's zones", response: { 200: { type: 'array', items: { $ref: 'RestrictionZone#' } }, ...errors } } }, async (request) => {
+  app.get('', { schema: { ...common, summary: "The client's zones", response: { 200: { type: 'array', items: { $ref: 'RestrictionZone#' } }, ...errors } } }, async (request) => {
     return (await store.listZones(request.caller!.clientId)).map(view);
   });
 
