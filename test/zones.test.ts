@@ -135,8 +135,9 @@ describe('avoidance rules', () => {
   test('a route between points on opposite sides of a zone goes around it', () => {
     const direct = router.route({ points: [west, east] });
     const around = router.route({ points: [west, east], zones: [centre] });
-    assert.ok(direct.legs[0].edges.some((e) => centre.blockedRoads[graph.edgeRoad[e]]), 'the direct route crosses the zone');
-    assert.ok(around.legs[0].edges.every((e) => !centre.blockedRoads[graph.edgeRoad[e]]), 'the detour avoids it');
+    const centreRoads = new Set(centre.roads);
+    assert.ok(direct.legs[0].edges.some((e) => centreRoads.has(graph.edgeRoad[e])), 'the direct route crosses the zone');
+    assert.ok(around.legs[0].edges.every((e) => !centreRoads.has(graph.edgeRoad[e])), 'the detour avoids it');
     assert.ok(around.duration > direct.duration);
     assert.equal(around.legs[0].zonesEntered, undefined);
   });
@@ -144,7 +145,9 @@ describe('avoidance rules', () => {
   test('zones combine: two zones block their union', () => {
     const other = calculateZone(graph, box('other', 57.705, 11.975, 0.002, 0.004));
     const both = router.route({ points: [west, east], zones: [centre, other] });
-    for (const e of both.legs[0].edges) assert.ok(!centre.blockedRoads[graph.edgeRoad[e]] && !other.blockedRoads[graph.edgeRoad[e]]);
+    const centreRoads = new Set(centre.roads);
+    const otherRoads = new Set(other.roads);
+    for (const e of both.legs[0].edges) assert.ok(!centreRoads.has(graph.edgeRoad[e]) && !otherRoads.has(graph.edgeRoad[e]));
   });
 
   test('a stop inside a zone is served, listing the zone and the metres driven inside it', () => {
@@ -181,7 +184,8 @@ describe('avoidance rules', () => {
     const donut = calculateZone(graph, zoneFromGeoJson('donut', { type: 'Polygon', coordinates: [outer, hole] }));
     const solid = calculateZone(graph, zoneFromGeoJson('solid', { type: 'Polygon', coordinates: [outer] }));
     assert.ok(donut.roads.length < solid.roads.length);
-    const deepInHole = [...solid.roads].filter((r) => !donut.blockedRoads[r]);
+    const donutRoads = new Set(donut.roads);
+    const deepInHole = [...solid.roads].filter((r) => !donutRoads.has(r));
     assert.ok(deepInHole.length > 10, 'roads well inside the hole are not blocked');
   });
 });
@@ -243,5 +247,48 @@ describe('ZoneIndex', () => {
     assert.equal(index.size, 39);
     index.add(zones[1]); // replacing by name keeps one entry
     assert.equal(index.size, 39);
+  });
+});
+
+describe('ZoneCache', () => {
+  test('reuses a revision, recalculates a new one, keeps the most recent zones, and turns an invalid stored zone into CALCULATION_ERROR', async () => {
+    const { ZoneCache, validateZone } = await import('../src/index.js');
+    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const cache = new ZoneCache(graph, { maxZones: 2 });
+    try {
+      const square = (name: string, lat: number, lon: number) => ({
+        name,
+        geometries: [{ vertices: [[0, 0], [0, 0.004], [0.004, 0.004], [0.004, 0]].map(([a, b]) => ({ latitude: lat + a, longitude: lon + b })) }],
+      });
+      let parsed = 0;
+      const source = (key: string, revision: string, body: unknown) => ({
+        key, revision, name: key, zone: () => { parsed++; return validateZone(body); },
+      });
+      const first = cache.current(source('a', 'r1', square('a', 57.70, 11.96)));
+      assert.equal(first.status.name, 'CALCULATED');
+      assert.deepEqual([...first.roads], [...calculateZone(graph, validateZone(square('a', 57.70, 11.96))).roads]);
+      assert.equal(cache.current(source('a', 'r1', square('a', 57.70, 11.96))), first, 'same revision: the same calculation');
+      assert.equal(parsed, 1);
+      const moved = cache.current(source('a', 'r2', square('a', 57.71, 11.99)));
+      assert.notDeepEqual([...moved.roads], [...first.roads]);
+      assert.equal(parsed, 2);
+
+      cache.current(source('b', 'r1', square('b', 57.69, 11.95)));
+      cache.current(source('a', 'r2', square('a', 57.71, 11.99))); // a is now the most recent
+      cache.current(source('c', 'r1', square('c', 57.68, 11.94))); // evicts b, the least recent
+      assert.equal(cache.size, 2);
+      parsed = 0;
+      cache.current(source('a', 'r2', square('a', 57.71, 11.99)));
+      assert.equal(parsed, 0, 'a was kept');
+      cache.current(source('b', 'r1', square('b', 57.69, 11.95)));
+      assert.equal(parsed, 1, 'b was evicted and is calculated again');
+
+      const broken = await cache.settled(source('bad', 'r1', { name: 'bad', geometries: [] }));
+      assert.equal(broken.status.name, 'CALCULATION_ERROR');
+      assert.match(broken.status.description, /^Error trying to calculate restriction zone: the stored zone is not valid: .*at least one geometry/);
+      assert.throws(() => new Router(graph).route({ points: [{ latitude: 57.70, longitude: 11.95 }, { latitude: 57.71, longitude: 11.99 }], zones: [broken] }), /ZONE_NOT_USABLE|cannot be used/);
+    } finally {
+      await cache.close();
+    }
   });
 });

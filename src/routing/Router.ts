@@ -139,7 +139,7 @@ export class Router {
       if (z.status.name === 'IN_CALCULATION') {
         throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
       }
-      if (z.status.name === 'CALCULATION_ERROR' || z.blockedRoads.length !== this.graph.roadCount) {
+      if (z.status.name === 'CALCULATION_ERROR' || z.roadCount !== this.graph.roadCount) {
         throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
       }
     }

@@ -6,8 +6,7 @@ import { DetourError } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Router } from '../routing/Router.js';
 import type { Store } from '../store/Store.js';
-import { ZoneCache } from '../zones/ZoneCache.js';
-import type { ZoneCalculatorOptions } from '../zones/ZoneCalculator.js';
+import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
 import { fromDetourError, HttpError, apiError, jsonPath } from './httpErrors.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
 import { DEFAULT_FAILED_LOGIN_LIMITS, tokenRoutes, type FailedLoginLimits } from './tokenRoutes.js';
@@ -30,7 +29,8 @@ export interface ServiceOptions {
   bodyLimit?: number;
   /** Default 8 MiB: room for a zone at the vertex limits. */
   zoneBodyLimit?: number;
-  zoneCalculator?: ZoneCalculatorOptions;
+  /** Worker threshold and how many calculated zones to keep. */
+  zoneCalculator?: ZoneCacheOptions;
   /** How long a trip waits for a zone still in calculation (default 30 s). */
   zoneWaitMillis?: number;
   /** Serve the OpenAPI document and the reference at /docs (default true). */

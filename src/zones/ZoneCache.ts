@@ -27,12 +27,22 @@ interface Entry {
  * new revision of a key is calculated afresh, the same revision is reused. Small zones are
  * calculated inline, large ones on the ZoneCalculator's worker (IN_CALCULATION meanwhile).
  */
+export interface ZoneCacheOptions extends ZoneCalculatorOptions {
+  /**
+   * Most zones kept (default 20,000); the least recently used go first and are recalculated
+   * when asked for again. Also bounds zones deleted elsewhere that this cache never hears of.
+   */
+  maxZones?: number;
+}
+
 export class ZoneCache {
   readonly calculator: ZoneCalculator;
   private readonly entries = new Map<string, Entry>();
+  private readonly maxZones: number;
 
-  constructor(readonly graph: RoadGraph, options: ZoneCalculatorOptions = {}) {
+  constructor(readonly graph: RoadGraph, options: ZoneCacheOptions = {}) {
     this.calculator = new ZoneCalculator(graph, options);
+    this.maxZones = Math.max(1, options.maxZones ?? 20_000);
   }
 
   /**
@@ -64,7 +74,12 @@ export class ZoneCache {
 
   private entry({ key, revision, name, zone }: ZoneSource): Entry {
     const known = this.entries.get(key);
-    if (known && known.revision === revision) return known;
+    this.entries.delete(key); // re-inserted below: Map order is the recency order
+    if (known && known.revision === revision) {
+      this.entries.set(key, known);
+      return known;
+    }
+    if (this.entries.size >= this.maxZones) this.entries.delete(this.entries.keys().next().value!);
     let z: Zone;
     try {
       z = zone();
@@ -94,7 +109,7 @@ function unfinished(name: string, status: ZoneStatus): CalculatedZone {
   return {
     zone: { name, polygons: [] },
     status,
-    blockedRoads: new Uint8Array(0),
+    roadCount: 0,
     roads: new Uint32Array(0),
     edgeCount: 0,
     metresInside: 0,

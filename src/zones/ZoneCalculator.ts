@@ -81,7 +81,7 @@ export class ZoneCalculator {
     const fail = (reason: string): CalculatedZone => ({
       zone,
       status: zoneStatus('CALCULATION_ERROR', reason),
-      blockedRoads: new Uint8Array(0),
+      roadCount: 0,
       roads: new Uint32Array(0),
       edgeCount: 0,
       metresInside: 0,
@@ -99,12 +99,10 @@ export class ZoneCalculator {
     return new Promise<CalculatedZone>((resolve) => {
       this.waiting.set(id, (reply) => {
         if (reply.status.name === 'CALCULATION_ERROR') return resolve({ ...fail(''), status: reply.status });
-        const blockedRoads = new Uint8Array(this.graph.roadCount);
-        for (const r of reply.roads) blockedRoads[r] = 1;
         resolve({
           zone,
           status: reply.status,
-          blockedRoads,
+          roadCount: this.graph.roadCount,
           roads: reply.roads,
           edgeCount: reply.edgeCount,
           metresInside: reply.metresInside,

@@ -10,9 +10,12 @@ import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
 export interface CalculatedZone {
   zone: Zone;
   status: ZoneStatus;
-  /** Per road of the graph, 1 when the zone blocks it (both directions). Empty on error. */
-  blockedRoads: Uint8Array;
-  /** Ids of the blocked roads, ascending. */
+  /**
+   * Roads of the graph it was calculated on (0 on error), so a route on another graph is refused.
+   * Only the blocked road ids are kept, not a mask per road: a service holds many zones.
+   */
+  roadCount: number;
+  /** Ids of the blocked roads (both directions of each), ascending. */
   roads: Uint32Array;
   /** Directed edges on the blocked roads. */
   edgeCount: number;
@@ -80,7 +83,7 @@ export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKe
     return {
       zone,
       status: zoneStatus(roads.length > 0 ? 'CALCULATED' : 'CALCULATED_WITHOUT_ROADS'),
-      blockedRoads,
+      roadCount: graph.roadCount,
       roads: Uint32Array.from(roads),
       edgeCount,
       metresInside,
@@ -92,7 +95,7 @@ export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKe
     return {
       zone,
       status: zoneStatus('CALCULATION_ERROR', (err as Error).message),
-      blockedRoads: new Uint8Array(0),
+      roadCount: 0,
       roads: new Uint32Array(0),
       edgeCount: 0,
       metresInside: 0,
