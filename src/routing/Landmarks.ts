@@ -26,26 +26,35 @@ export class Landmarks {
     this.toLandmark = new Float32Array(n * this.count);
     const heap = new MinHeap(1024);
     const dist = new Float64Array(n);
-    // Farthest selection: each landmark is the node farthest (by cost) from those already chosen.
-    const nearest = new Float64Array(n).fill(Infinity);
-    let next = largestOutDegreeNode(graph);
-    for (let i = 0; i < this.count; i++) {
-      this.nodes[i] = next;
-      this.dijkstra(next, false, heap, dist);
-      for (let v = 0; v < n; v++) this.fromLandmark[v * this.count + i] = dist[v];
-      this.dijkstra(next, true, heap, dist);
-      let far = -1;
-      let farCost = -1;
-      for (let v = 0; v < n; v++) {
-        this.toLandmark[v * this.count + i] = dist[v];
-        const both = Math.min(dist[v], this.fromLandmark[v * this.count + i]);
-        if (both < nearest[v]) nearest[v] = both;
-        if (nearest[v] !== Infinity && nearest[v] > farCost) {
-          farCost = nearest[v];
-          far = v;
-        }
+    // Planar selection (Goldberg & Harrelson): split the plane around a central node into `count`
+    // equal sectors and take, in each, the node farthest by cost from the centre, so landmarks sit
+    // on the rim in every direction (a target behind a landmark gets a tight bound).
+    const centre = centralNode(graph);
+    this.dijkstra(centre, false, heap, dist);
+    const outward = Float64Array.from(dist);
+    this.dijkstra(centre, true, heap, dist);
+    const cLat = graph.nodeLat[centre], cLon = graph.nodeLon[centre];
+    const cosLat = Math.cos((cLat * Math.PI) / 180);
+    const best = new Float64Array(this.count).fill(-1);
+    const pick = new Int32Array(this.count).fill(-1);
+    for (let v = 0; v < n; v++) {
+      const reach = Math.min(outward[v], dist[v]);
+      if (reach === Infinity) continue;
+      const angle = Math.atan2(graph.nodeLat[v] - cLat, (graph.nodeLon[v] - cLon) * cosLat) + Math.PI;
+      const sector = Math.min(this.count - 1, Math.floor((angle / (2 * Math.PI)) * this.count));
+      if (reach > best[sector]) {
+        best[sector] = reach;
+        pick[sector] = v;
       }
-      next = far < 0 ? next : far;
+    }
+    let chosen = 0;
+    for (let i = 0; i < this.count; i++) if (pick[i] >= 0) this.nodes[chosen++] = pick[i];
+    for (; chosen < this.count; chosen++) this.nodes[chosen] = centre; // tiny graphs: empty sectors
+    for (let i = 0; i < this.count; i++) {
+      this.dijkstra(this.nodes[i], false, heap, dist);
+      for (let v = 0; v < n; v++) this.fromLandmark[v * this.count + i] = dist[v];
+      this.dijkstra(this.nodes[i], true, heap, dist);
+      for (let v = 0; v < n; v++) this.toLandmark[v * this.count + i] = dist[v];
     }
   }
 
@@ -98,13 +107,21 @@ export class Landmarks {
   }
 }
 
-/** A well-connected start for farthest selection (deterministic). */
-function largestOutDegreeNode(g: RoadGraph): number {
-  let best = 0;
-  let bestDegree = -1;
+/** The best-connected node near the middle of the graph's bounding box (deterministic). */
+function centralNode(g: RoadGraph): number {
+  let minLat = Infinity, maxLat = -Infinity, minLon = Infinity, maxLon = -Infinity;
   for (let u = 0; u < g.nodeCount; u++) {
-    const d = g.firstOut[u + 1] - g.firstOut[u] + g.firstIn[u + 1] - g.firstIn[u];
-    if (d > bestDegree) { bestDegree = d; best = u; }
+    minLat = Math.min(minLat, g.nodeLat[u]); maxLat = Math.max(maxLat, g.nodeLat[u]);
+    minLon = Math.min(minLon, g.nodeLon[u]); maxLon = Math.max(maxLon, g.nodeLon[u]);
+  }
+  const midLat = (minLat + maxLat) / 2, midLon = (minLon + maxLon) / 2;
+  let best = 0;
+  let bestScore = Infinity;
+  for (let u = 0; u < g.nodeCount; u++) {
+    const degree = g.firstOut[u + 1] - g.firstOut[u] + g.firstIn[u + 1] - g.firstIn[u];
+    if (degree < 3) continue;
+    const score = (g.nodeLat[u] - midLat) ** 2 + (g.nodeLon[u] - midLon) ** 2;
+    if (score < bestScore) { bestScore = score; best = u; }
   }
   return best;
 }
