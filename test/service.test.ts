@@ -147,6 +147,7 @@ for (const { make, skip } of kinds) {
         ['no client_id', requestToken(svc.url, { client_secret: 'x' }), 400, { ErrorCode: 'invalid_request', Error: 'Required param : client_id' }],
         ['no client_secret', requestToken(svc.url, { client_id: client.clientId }), 400, { ErrorCode: 'invalid_request', Error: 'Required param : client_secret' }],
         ['JSON body', http(`${svc.url}${TOKEN_PATH}?grant_type=client_credentials`, { json: form }), 400, { ErrorCode: 'invalid_request', Error: 'Content-Type must be application/x-www-form-urlencoded' }],
+        ['broken JSON body', http(`${svc.url}${TOKEN_PATH}?grant_type=client_credentials`, { method: 'POST', body: '{"client_id": ', headers: { 'content-type': 'application/json' } }), 400, { ErrorCode: 'invalid_request', Error: 'Content-Type must be application/x-www-form-urlencoded' }],
         ['text body', http(`${svc.url}${TOKEN_PATH}?grant_type=client_credentials`, { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } }), 400, { ErrorCode: 'invalid_request', Error: 'Content-Type must be application/x-www-form-urlencoded' }],
         ['unknown client', requestToken(svc.url, { client_id: 'nobody', client_secret: 'x' }), 401, { ErrorCode: 'invalid_client', Error: 'Client credentials are invalid' }],
         ['wrong secret', requestToken(svc.url, { client_id: client.clientId, client_secret: 'wrong' }), 401, { ErrorCode: 'invalid_client', Error: 'Client credentials are invalid' }],

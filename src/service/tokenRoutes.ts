@@ -36,8 +36,10 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
   const perClient = new RateLimiterMemory({ keyPrefix: 'client', points: limits.perClient, duration: limits.windowSeconds });
   const perAddress = new RateLimiterMemory({ keyPrefix: 'address', points: limits.perAddress, duration: limits.windowSeconds });
 
+  // Only forms are parsed; any other body (JSON too, even broken JSON) is read as text so the
+  // handler answers in Apigee's shape rather than with a generic 400 or 415.
+  app.removeAllContentTypeParsers();
   await app.register(formbody);
-  // Any other body is read as text so the handler can answer in Apigee's shape, not with a 415.
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   app.post(
