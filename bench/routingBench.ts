@@ -63,12 +63,13 @@ export async function routingBench(): Promise<string> {
   // the node-state pool its aStar keeps after 1,000 queries).
   const ours = heapAfter(() => loadGraph(file));
   const theirs = heapAfter(() => toNgraph(graph));
-  const landmarkMs = timeMedian(3, () => { new Landmarks(ours.value, 'duration', 8); new Landmarks(ours.value, 'distance', 8); });
+  const LANDMARKS = 16;
+  const landmarkMs = timeMedian(3, () => { new Landmarks(ours.value, 'duration', LANDMARKS); new Landmarks(ours.value, 'distance', LANDMARKS); });
   const ourQueryState = heapAfter(() => {
-    const lms = [Landmarks.for(ours.value, 'duration', 8), Landmarks.for(ours.value, 'distance', 8)];
+    const lms = [Landmarks.for(ours.value, 'duration', LANDMARKS), Landmarks.for(ours.value, 'distance', LANDMARKS)];
     return { lms, search: new AStarSearch(ours.value, { landmarks: lms }) };
   });
-  lines.push(`| landmarks (8 per metric, both metrics), built at first use | ${fmt(landmarkMs)} | | |`);
+  lines.push(`| landmarks (${LANDMARKS} per metric, 16-bit costs, both metrics), built at first use | ${fmt(landmarkMs)} | | |`);
   lines.push(`| memory: graph (topology, costs, full road geometry) vs ngraph.graph (topology only) | ${mb(ours.bytes)} | ${mb(theirs.bytes)} | ${(ours.bytes / theirs.bytes).toFixed(2)} of peer |`);
   const memoryRow = lines.length;
   lines.push('');
@@ -160,7 +161,7 @@ export async function routingBench(): Promise<string> {
     lines.push(`Costs identical to both ngraph.path engines on ${pairs.length - mismatches} of ${pairs.length} pairs; ` +
       `detour A* settles ${(settled / pairs.length).toFixed(0)} nodes per query on average.`, '');
     lines.push('| engine | median query | queries/s (benchmark.js) | detour is faster by (median) |', '|---|---|---|---|');
-    lines.push(`| detour A* (CSR, typed arrays, ALT 8 landmarks) | ${fmt(mOur)} | ${hz['detour A*'].toFixed(0)} | |`);
+    lines.push(`| detour A* (CSR, typed arrays, ALT ${LANDMARKS} landmarks) | ${fmt(mOur)} | ${hz['detour A*'].toFixed(0)} | |`);
     lines.push(`| ngraph.path aStar (haversine) | ${fmt(mA)} | ${hz['ngraph.path aStar'].toFixed(0)} | ${(mA / mOur).toFixed(1)}x |`);
     lines.push(`| ngraph.path nba | ${fmt(mN)} | ${hz['ngraph.path nba'].toFixed(0)} | ${(mN / mOur).toFixed(1)}x |`);
     lines.push('', `Target (median at least 10x ngraph.path aStar, identical costs): ${mA / mOur >= 10 && mismatches === 0 ? 'met' : 'NOT met'}.`, '');
@@ -171,6 +172,6 @@ export async function routingBench(): Promise<string> {
     `| memory ready to query: graph + landmarks + search state vs ngraph.graph + aStar pool | ${mb(ourTotal)} | ${mb(theirTotal)} | ${(ourTotal / theirTotal).toFixed(2)} of peer |`,
     '',
     `Target (at most a third of the peer's memory): graph ${ours.bytes / theirs.bytes <= 1 / 3 ? 'met' : 'NOT met'}; ` +
-      `ready to query ${ourTotal / theirTotal <= 1 / 3 ? 'met' : 'NOT met'} (the 8 landmarks per metric cost ${mb(ourQueryState.bytes)} and buy the speed-up above).`);
+      `ready to query ${ourTotal / theirTotal <= 1 / 3 ? 'met' : 'NOT met'} (the ${LANDMARKS} landmarks per metric cost ${mb(ourQueryState.bytes)} and buy the speed-up above).`);
   return lines.join('\n');
 }

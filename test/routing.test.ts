@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import TinyQueue from 'tinyqueue';
 import {
-  AStarSearch, carRoadAttributes, haversineMetres, importGeoJson, NgraphSearch, openGraph, RoadFlag, Router,
+  AStarSearch, carRoadAttributes, Landmarks, haversineMetres, importGeoJson, NgraphSearch, openGraph, RoadFlag, Router,
   type Metric, type RoadGraph,
 } from '../src/index.js';
 import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
@@ -186,5 +186,30 @@ describe('compact graph keeps routes identical to the raw segment graph', () => 
       }
     }
     assert.ok(compared > 60, `too few routable pairs (${compared})`);
+  });
+});
+
+describe('ALT landmarks', () => {
+  test('16-bit landmark bounds never exceed the true cost (plain Dijkstra) and are mostly tight', () => {
+    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const rand = seededRandom(11);
+    for (const metric of ['distance', 'duration'] as const) {
+      const lm = Landmarks.for(graph, metric, 16);
+      let ratioSum = 0;
+      let finite = 0;
+      for (let i = 0; i < 120; i++) {
+        const v = Math.floor(rand() * graph.nodeCount);
+        const t = Math.floor(rand() * graph.nodeCount);
+        const exact = dijkstra(graph, [{ node: v, cost: 0 }], [{ node: t, cost: 0 }], metric);
+        const bound = lm.lowerBound(v, t);
+        assert.ok(bound <= exact, `${metric} ${v} -> ${t}: bound ${bound} > cost ${exact}`);
+        if (exact !== Infinity && exact > 0) {
+          ratioSum += bound / exact;
+          finite++;
+        }
+      }
+      assert.ok(finite > 60);
+      assert.ok(ratioSum / finite > 0.5, `${metric}: bounds average ${(ratioSum / finite).toFixed(2)} of the true cost`);
+    }
   });
 });

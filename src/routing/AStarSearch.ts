@@ -10,13 +10,11 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
  * make it overestimate (which would cost optimality).
  */
 const HEURISTIC_SLACK = 1 - 1e-9;
-/** Relative rounding error of a Float32 landmark cost (round to nearest), with a margin. */
-const F32_EPS = 2 ** -23;
 
 export interface AStarOptions {
   /**
    * ALT landmarks: a count (built on first use per metric and shared per graph; 0 turns ALT off,
-   * leaving the straight-line bound), or prebuilt Landmarks per metric. Default 8.
+   * leaving the straight-line bound), or prebuilt Landmarks per metric. Default 16.
    */
   landmarks?: number | Landmarks[];
   /**
@@ -52,7 +50,7 @@ export class AStarSearch implements PathSearch {
     this.heuristic = new Float64Array(n);
     this.parentEdge = new Int32Array(n);
     this.seen = new Uint32Array(n);
-    this.landmarks = options.landmarks ?? 8;
+    this.landmarks = options.landmarks ?? 16;
     this.activeLandmarks = Math.max(1, options.activeLandmarks ?? 4);
     if (Array.isArray(this.landmarks) && this.landmarks.some((lm) => lm.graph !== graph)) {
       throw new Error('landmarks were built for another graph');
@@ -74,8 +72,11 @@ export class AStarSearch implements PathSearch {
     const tx = target[0], ty = target[1], tz = target[2];
     const hScale = (query.metric === 'distance' ? 1 : 1 / g.maxSpeedMps) * EARTH_RADIUS_M * HEURISTIC_SLACK;
 
-    // ALT: the active landmarks, and per target endpoint their costs, pre-shifted by the
-    // Float32 error bound so the bound stays a lower bound.
+    // ALT: the active landmarks, and per target endpoint their quantised costs. A bound is
+    // (difference of two quantised values - 1) * step: each value is off by at most step / 2, so
+    // the bound stays a lower bound. LANDMARK_UNREACHABLE is larger than any finite value, which
+    // gives the right answer without a test: a node the landmark reaches but the target does not
+    // (or the reverse) cannot reach the target at all, so any bound is valid there.
     const lm = typeof this.landmarks === 'number'
       ? this.landmarks > 0 ? Landmarks.for(g, query.metric, this.landmarks) : undefined
       : this.landmarks.find((l) => l.metric === query.metric);
@@ -83,16 +84,22 @@ export class AStarSearch implements PathSearch {
     const A = active.length;
     const LC = lm ? lm.count : 0;
     const T = targets.length;
-    const tFromLow = new Float64Array(A * T);
-    const tToHigh = new Float64Array(A * T);
+    const tFrom = new Float64Array(A * T);
+    const tTo = new Float64Array(A * T);
     const tExtra = new Float64Array(T);
+    const fromStep = new Float64Array(A);
+    const toStep = new Float64Array(A);
     if (lm) {
+      for (let a = 0; a < A; a++) {
+        fromStep[a] = lm.fromStep[active[a]];
+        toStep[a] = lm.toStep[active[a]];
+      }
       for (let j = 0; j < T; j++) {
         const t = targets[j].node;
         tExtra[j] = targets[j].cost;
         for (let a = 0; a < A; a++) {
-          tFromLow[j * A + a] = lm.fromLandmark[t * LC + active[a]] * (1 - F32_EPS);
-          tToHigh[j * A + a] = lm.toLandmark[t * LC + active[a]] * (1 + F32_EPS);
+          tFrom[j * A + a] = lm.fromLandmark[t * LC + active[a]] - 1;
+          tTo[j * A + a] = lm.toLandmark[t * LC + active[a]] + 1;
         }
       }
     }
@@ -104,12 +111,12 @@ export class AStarSearch implements PathSearch {
       if (A === 0) return straight;
       let alt = Infinity;
       for (let j = 0; j < T; j++) {
-        // Lower bound of cost(v, target j); NaN (Infinity - Infinity) never wins a comparison.
+        // Lower bound of cost(v, target j).
         let b = 0;
         for (let a = 0; a < A; a++) {
           const k = v * LC + active[a];
-          const b1 = tFromLow[j * A + a] - fromL![k] * (1 + F32_EPS);
-          const b2 = toL![k] * (1 - F32_EPS) - tToHigh[j * A + a];
+          const b1 = (tFrom[j * A + a] - fromL![k]) * fromStep[a];
+          const b2 = (toL![k] - tTo[j * A + a]) * toStep[a];
           if (b1 > b) b = b1;
           if (b2 > b) b = b2;
         }
@@ -183,10 +190,9 @@ export class AStarSearch implements PathSearch {
     const s = query.sources[0]?.node ?? 0;
     const t = query.targets[0]?.node ?? 0;
     const score = (i: number) => {
-      const b1 = lm.fromLandmark[t * L + i] - lm.fromLandmark[s * L + i];
-      const b2 = lm.toLandmark[s * L + i] - lm.toLandmark[t * L + i];
-      const b = Math.max(b1 > 0 ? b1 : 0, b2 > 0 ? b2 : 0);
-      return Number.isNaN(b) ? 0 : b;
+      const b1 = (lm.fromLandmark[t * L + i] - lm.fromLandmark[s * L + i]) * lm.fromStep[i];
+      const b2 = (lm.toLandmark[s * L + i] - lm.toLandmark[t * L + i]) * lm.toStep[i];
+      return Math.max(b1 > 0 ? b1 : 0, b2 > 0 ? b2 : 0);
     };
     const order = Array.from({ length: L }, (_, i) => i).sort((a, b) => score(b) - score(a));
     return Uint32Array.from(order.slice(0, this.activeLandmarks));

@@ -77,7 +77,7 @@ export interface RouterOptions {
   maxSnapDistance?: number;
   /** Reuse a snap index built elsewhere. */
   snapIndex?: SnapIndex;
-  /** ALT landmarks for the own A* engine (default 8; 0 = straight-line heuristic only). */
+  /** ALT landmarks for the own A* engine (default 16; 0 = straight-line heuristic only). */
   landmarks?: number;
 }
 
