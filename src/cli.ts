@@ -186,7 +186,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS')
+    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY')
     .option('-p, --port <port>', 'port (0: any free port)')
     .option('--host <host>', 'address to listen on')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')
@@ -194,9 +194,10 @@ export function buildProgram(): Command {
     .option('--database-url <url>', 'PostgreSQL connection string (instead of SQLite)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
     .option('--cors-origins <list>', 'comma-separated allowed origins, * for any')
+    .option('--trust-proxy <proxies>', 'true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed')
     .action(async (opts: Record<string, string | undefined>) => {
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {

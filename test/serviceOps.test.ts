@@ -48,6 +48,41 @@ describe('service operations', () => {
     }
   });
 
+  test('behind a trusted proxy the per-address limit counts X-Forwarded-For clients, not the proxy', async () => {
+    const svc = await listen(gothenburg, store, { trustProxy: true, failedLogins: { perClient: 100, perAddress: 2, windowSeconds: 60 } });
+    try {
+      const client = await newClient(store);
+      const from = (address: string, secret: string) =>
+        http(`${svc.url}/oauth/client_credential/accesstoken?grant_type=client_credentials`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+          body: new URLSearchParams({ client_id: client.clientId, client_secret: secret }).toString(),
+        });
+      for (let i = 0; i < 2; i++) assert.equal((await from('203.0.113.7', 'wrong')).status, 401);
+      assert.equal((await from('203.0.113.7', client.clientSecret)).status, 429);
+      assert.equal((await from('198.51.100.9', client.clientSecret)).status, 200, 'another client behind the same proxy is not locked out');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('configuration from the environment: defaults, every variable, clear errors', async () => {
+    const { configFromEnv } = await import('../src/service/startService.js');
+    const defaults = configFromEnv({});
+    assert.deepEqual([defaults.port, defaults.host, defaults.logLevel, defaults.databaseUrl, defaults.corsOrigins, defaults.trustProxy], [3000, '127.0.0.1', 'info', undefined, [], false]);
+    assert.ok(defaults.dataDir.endsWith('.detour'));
+    const set = configFromEnv({
+      PORT: '0', HOST: '0.0.0.0', DETOUR_GRAPH: 'g.detour', DETOUR_DATA_DIR: '/var/lib/detour', DATABASE_URL: 'postgres://db/x',
+      LOG_LEVEL: 'debug', DETOUR_CORS_ORIGINS: 'https://a.example, https://b.example', DETOUR_TRUST_PROXY: '2',
+    });
+    assert.deepEqual(
+      [set.port, set.host, set.graphPath, set.dataDir, set.databaseUrl, set.logLevel, set.corsOrigins, set.trustProxy],
+      [0, '0.0.0.0', 'g.detour', '/var/lib/detour', 'postgres://db/x', 'debug', ['https://a.example', 'https://b.example'], 2],
+    );
+    assert.deepEqual(configFromEnv({ DETOUR_TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+    for (const port of ['http', '-1', '70000', '80.5']) assert.throws(() => configFromEnv({ PORT: port }), /PORT must be a port number/);
+  });
+
   test('an acknowledged SQLite write survives kill -9', async () => {
     const file = join(dir, 'killed.sqlite');
     const script = `

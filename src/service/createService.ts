@@ -25,6 +25,11 @@ export interface ServiceOptions {
   failedLogins?: Partial<FailedLoginLimits>;
   /** Allowed CORS origins; undefined or empty: no CORS headers. `['*']` allows any origin. */
   corsOrigins?: string[];
+  /**
+   * Trust X-Forwarded-For from these proxies (fastify's trustProxy: true, a hop count, or
+   * addresses/CIDRs), so per-address limits see the client, not the proxy. Default: no proxy.
+   */
+  trustProxy?: boolean | number | string[];
   /** Largest request body in bytes (default 1 MiB); zone bodies may be up to zoneBodyLimit. */
   bodyLimit?: number;
   /** Default 8 MiB: room for a zone at the vertex limits. */
@@ -86,6 +91,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // A hop count becomes a function: fastify's typings take no number.
+    trustProxy: typeof options.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (options.trustProxy as number)) : (options.trustProxy ?? false),
     // Percent-encoded zone names of up to 100 characters can be 1,200 characters long.
     routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true } },

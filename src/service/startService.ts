@@ -24,6 +24,8 @@ export interface ServeConfig {
   logLevel: string;
   /** DETOUR_CORS_ORIGINS, comma-separated; unset: no CORS headers. */
   corsOrigins: string[];
+  /** DETOUR_TRUST_PROXY: "true", a hop count, or comma-separated proxy addresses/CIDRs; unset: none. */
+  trustProxy: boolean | number | string[];
 }
 
 /** The configuration from environment variables (see ServeConfig for the names). */
@@ -38,7 +40,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     corsOrigins: (env.DETOUR_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustProxy: parseTrustProxy(env.DETOUR_TRUST_PROXY),
   };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  if (!value || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 export interface RunningService {
@@ -67,7 +77,7 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   const store = await openStore(config);
   let app: FastifyInstance;
   try {
-    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins });
+    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy });
   } catch (err) {
     await store.close();
     throw err;
