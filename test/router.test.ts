@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { haversineMetres, importGeoJson, Router, DetourError, type LatLon } from '../src/index.js';
-import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+import { dijkstra, GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
 
 const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
 const router = new Router(graph);
@@ -102,4 +102,57 @@ test('no route between disconnected roads names the leg', () => {
     () => router.route({ points: [SLOTTSSKOGEN, CENTRAL, LISEBERG], blockedRoads: blocked }),
     (e: DetourError) => e.code === 'ROUTE_NOT_FOUND' && /leg 1 \(points\[1\] to points\[2\]\)/.test(e.message),
   );
+});
+
+test('a stop nearest a tiny cut-off piece of road snaps to the main network instead; stops all on one piece route on it', async () => {
+  const { stronglyConnectedComponents } = await import('../src/graph/components.js');
+  const { component, size } = stronglyConnectedComponents(graph);
+  const main = size.indexOf(Math.max(...size));
+  const centralRoad = router.snap(CENTRAL, 'central').road;
+  const hub = graph.roadFrom[centralRoad];
+  assert.equal(component[hub], main);
+  // Independent check of the components with plain Dijkstra: a node is in the hub's component
+  // exactly when it reaches the hub and the hub reaches it.
+  const rand = seededRandom(5);
+  const probes = [...Array.from({ length: 40 }, () => Math.floor(rand() * graph.nodeCount)), ...Array.from({ length: graph.nodeCount }, (_, u) => u).filter((u) => component[u] !== main).slice(0, 20)];
+  for (const u of probes) {
+    const both = dijkstra(graph, [{ node: u, cost: 0 }], [{ node: hub, cost: 0 }], 'distance') < Infinity
+      && dijkstra(graph, [{ node: hub, cost: 0 }], [{ node: u, cost: 0 }], 'distance') < Infinity;
+    assert.equal(component[u] === main, both, `node ${u}`);
+  }
+
+  // Roads with both ends in one tiny component, grouped by component.
+  const tinyRoads = new Map<number, number[]>();
+  for (let r = 0; r < graph.roadCount; r++) {
+    const c = component[graph.roadFrom[r]];
+    if (c !== main && c === component[graph.roadTo[r]] && size[c] >= 2) tinyRoads.set(c, [...(tinyRoads.get(c) ?? []), r]);
+  }
+  assert.ok(tinyRoads.size > 5, 'Gothenburg has cut-off pieces');
+  let rescued = 0;
+  let checked = 0;
+  for (const roads of tinyRoads.values()) {
+    const r = roads[0];
+    const onPiece = { latitude: (graph.roadPointLat(r, 0) + graph.roadPointLat(r, 1)) / 2, longitude: (graph.roadPointLon(r, 0) + graph.roadPointLon(r, 1)) / 2 };
+    const choice = router.snapIndex.snapChoice(onPiece.latitude, onPiece.longitude);
+    assert.equal(choice.nearest.road, r);
+    if (!choice.big) continue; // no main road within 1,000 m
+    checked++;
+    assert.ok(router.snapIndex.inBigComponent(choice.big.road));
+    assert.ok(choice.big.distance >= choice.nearest.distance);
+    // A route from the piece to the centre uses the main-network snap and succeeds.
+    const route = router.route({ points: [onPiece, CENTRAL] });
+    assert.equal(route.legs[0].from.road, choice.big.road);
+    rescued++;
+  }
+  assert.ok(checked > 5 && rescued === checked, `${rescued} of ${checked} stops beside cut-off pieces routed`);
+
+  // Two stops on the same piece (several roads, strongly connected) route on the piece itself.
+  const [piece] = [...tinyRoads.entries()].filter(([, roads]) => roads.length >= 3).map(([c, roads]) => ({ c, roads }));
+  assert.ok(piece, 'a cut-off piece with several roads');
+  const mid = (r: number) => ({ latitude: (graph.roadPointLat(r, 0) + graph.roadPointLat(r, 1)) / 2, longitude: (graph.roadPointLon(r, 0) + graph.roadPointLon(r, 1)) / 2 });
+  const [a, b] = [piece.roads[0], piece.roads.at(-1)!];
+  const inside = router.route({ points: [mid(a), mid(b)] });
+  assert.equal(inside.legs[0].from.road, a);
+  assert.equal(inside.legs[0].to.road, b);
+  for (const e of inside.legs[0].edges) assert.equal(component[graph.edgeTail[e]], piece.c);
 });

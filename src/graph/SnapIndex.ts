@@ -2,6 +2,7 @@ import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { assertValidLatLon } from '../geo/coordinates.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
+import { stronglyConnectedComponents } from './components.js';
 import type { RoadGraph } from './RoadGraph.js';
 
 /** A position on a road: where a query point lands on the network. */
@@ -32,6 +33,18 @@ export interface SnapOptions {
 
 export const DEFAULT_MAX_SNAP_DISTANCE_M = 1000;
 
+/** Components with fewer nodes than this (or than half the largest) are tiny, as OSRM's default. */
+export const TINY_COMPONENT_NODES = 1000;
+
+/** A snap for routing: the nearest road, and the nearest road of a big component when they differ. */
+export interface SnapChoice {
+  nearest: Snap;
+  /** Component of the nearest road (both its ends in it), or -1 when its ends differ. */
+  component: number;
+  /** Set when the nearest road is in a tiny component: the nearest big-component road in range, if any. */
+  big?: Snap;
+}
+
 /**
  * A static R-tree (flatbush) over every road segment. Snapping projects the point onto the
  * nearest segment, not merely the nearest node, searching boxes of growing size.
@@ -41,6 +54,10 @@ export class SnapIndex {
   /** Per indexed segment: its road, and its index within the road's polyline. */
   private readonly segmentRoad: Uint32Array;
   private readonly segmentOfRoad: Uint32Array;
+  /** Per road, its strongly connected component when both ends share one, else -1. */
+  private readonly roadComponent: Int32Array;
+  /** Per road, 1 when both ends are in a big component. */
+  private readonly roadInBigComponent: Uint8Array;
 
   constructor(private readonly graph: RoadGraph) {
     const roads = graph.roadCount;
@@ -64,6 +81,40 @@ export class SnapIndex {
     }
     if (count === 0) this.index.add(0, 0, 0, 0);
     this.index.finish();
+
+    const { component, size } = stronglyConnectedComponents(graph);
+    const largest = size.reduce((a, b) => Math.max(a, b), 0);
+    const bigFrom = Math.min(TINY_COMPONENT_NODES, Math.ceil(largest / 2));
+    this.roadComponent = new Int32Array(roads);
+    this.roadInBigComponent = new Uint8Array(roads);
+    for (let r = 0; r < roads; r++) {
+      const a = component[graph.roadFrom[r]], b = component[graph.roadTo[r]];
+      this.roadComponent[r] = a === b ? a : -1;
+      this.roadInBigComponent[r] = size[a] >= bigFrom && size[b] >= bigFrom ? 1 : 0;
+    }
+  }
+
+  /** True when a road's ends both lie in a big strongly connected component. */
+  inBigComponent(road: number): boolean {
+    return this.roadInBigComponent[road] === 1;
+  }
+
+  /**
+   * The nearest road and, when it lies in a tiny component, also the nearest road of a big one
+   * within maxDistance (OSRM's approach): the router uses the big one unless every stop is in the
+   * same tiny component, so a point beside a fenced estate still gets a route.
+   */
+  snapChoice(latitude: number, longitude: number, options: SnapOptions = {}): SnapChoice {
+    const nearest = this.snap(latitude, longitude, options);
+    const choice: SnapChoice = { nearest, component: this.roadComponent[nearest.road] };
+    if (this.roadInBigComponent[nearest.road]) return choice;
+    const accept = options.accept;
+    try {
+      choice.big = this.snap(latitude, longitude, { ...options, accept: (r) => this.roadInBigComponent[r] === 1 && (!accept || accept(r)) });
+    } catch (err) {
+      if (!(err instanceof DetourError && err.code === ErrorCode.POINT_NOT_ROUTABLE)) throw err;
+    }
+    return choice;
   }
 
   /**

@@ -108,6 +108,18 @@ export class Router {
     return this.snapIndex.snap(point?.latitude, point?.longitude, { maxDistance: this.maxSnapDistance, label });
   }
 
+  /**
+   * Snaps every stop to its nearest road; stops whose nearest road is in a tiny strongly connected
+   * component move to the nearest big-component road in range, unless all stops share that tiny
+   * component (then they can route inside it).
+   */
+  snapStops(points: LatLon[], labels: string[] = points.map((_, i) => `points[${i}]`)): Snap[] {
+    const choices = points.map((p, i) => this.snapIndex.snapChoice(p?.latitude, p?.longitude, { maxDistance: this.maxSnapDistance, label: labels[i] }));
+    const first = choices[0].component;
+    const allInOneTiny = first >= 0 && choices.every((c) => c.component === first && !this.snapIndex.inBigComponent(c.nearest.road));
+    return choices.map((c) => (allInOneTiny || !c.big ? c.nearest : c.big));
+  }
+
   route(request: RouteRequest): Route {
     const mode = request.calculationMode ?? 'THE_FASTEST';
     if (!CALCULATION_MODES.includes(mode)) {
@@ -120,7 +132,7 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const masks = this.masks(zones, request.blockedRoads);
-    const snaps = points.map((p, i) => this.snap(p, labels[i]));
+    const snaps = this.snapStops(points, labels);
     const legs: RouteLeg[] = [];
     for (let i = 0; i + 1 < snaps.length; i++) {
       legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
