@@ -7,7 +7,7 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Router } from '../routing/Router.js';
 import type { Store } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
-import { fromDetourError, HttpError, apiError, jsonPath } from './httpErrors.js';
+import { fromDetourError, HttpError, apiError, schemaIssues } from './httpErrors.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
 import { DEFAULT_FAILED_LOGIN_LIMITS, tokenRoutes, type FailedLoginLimits } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
@@ -59,10 +59,7 @@ function toHttpError(err: FastifyError, log: FastifyInstance['log']): HttpError 
   }
   if (err.validation) {
     const where = err.validationContext === 'querystring' ? 'query string' : err.validationContext ?? 'request';
-    const errors = err.validation.map((e) => ({
-      path: jsonPath(e.instancePath, (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty),
-      message: e.keyword === 'additionalProperties' ? 'is not a known member' : e.keyword === 'enum' ? `${e.message}: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : e.message ?? 'is invalid',
-    }));
+    const errors = schemaIssues(err.validation);
     return apiError(400, 'INVALID_REQUEST', `invalid ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
   }
   switch (err.code) {

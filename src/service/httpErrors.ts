@@ -1,3 +1,4 @@
+import type { FastifySchemaValidationError } from 'fastify';
 import { DetourError, ErrorCode } from '../errors.js';
 
 /** An error with its HTTP status; `body` is sent as is (the shapes differ per API, as Maplink's do). */
@@ -47,6 +48,17 @@ export function fromDetourError(err: DetourError): HttpError | undefined {
   if (typeof d.leg === 'number') details.leg = d.leg;
   if (typeof d.zone === 'string') details.zones = [d.zone];
   return apiError(status, err.code, err.message, details);
+}
+
+/** ajv's findings as `{path, message}` issues, the shape zone validation reports. */
+export function schemaIssues(validation: FastifySchemaValidationError[]): Array<{ path: string; message: string }> {
+  return validation.map((e) => {
+    const params = e.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
+    return {
+      path: jsonPath(e.instancePath, params.missingProperty ?? params.additionalProperty),
+      message: e.keyword === 'additionalProperties' ? 'is not a known member' : e.keyword === 'enum' ? `${e.message}: ${params.allowedValues?.join(', ')}` : e.message ?? 'is invalid',
+    };
+  });
 }
 
 /** ajv's instancePath (`/points/0/latitude`) as the paths zone validation uses (`points[0].latitude`). */

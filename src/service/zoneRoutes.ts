@@ -5,7 +5,7 @@ import { validateZone, ZoneValidationError } from '../zones/validateZone.js';
 import type { ZoneInput } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
-import { apiError, jsonPath } from './httpErrors.js';
+import { apiError, schemaIssues } from './httpErrors.js';
 import { authHeadersSchema, zoneBodySchema, zoneNameParamsSchema } from './schemas.js';
 
 export interface ZoneRoutesOptions {
@@ -38,10 +38,7 @@ function checkedZoneBody(request: FastifyRequest): ZoneInput {
     throw err;
   }
   if (request.validationError) {
-    const errors = ((request.validationError as FastifyError).validation ?? []).map((e) => ({
-      path: jsonPath(e.instancePath, (e.params as { missingProperty?: string }).missingProperty),
-      message: e.message ?? 'is invalid',
-    }));
+    const errors = schemaIssues((request.validationError as FastifyError).validation ?? []);
     throw apiError(400, 'INVALID_ZONE', 'invalid restriction zone', { errors });
   }
   const body = request.body as ZoneInput;
