@@ -1,5 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Ring } from '../geo/PreparedPolygon.js';
+import { allOnOneLine, findSelfIntersection } from '../geo/selfIntersection.js';
 import { ZONE_LIMITS, type Zone, type ZonePolygon } from './Zone.js';
 
 /** One problem with a zone: where (a JSON path such as `geometries[0].vertices[3].latitude`) and what. */
@@ -9,6 +10,8 @@ export interface ValidationIssue {
 }
 
 /** Thrown with every issue found, so a client can fix them all at once. */
+export { findSelfIntersection };
+
 export class ZoneValidationError extends DetourError {
   readonly issues: ValidationIssue[];
 
@@ -105,6 +108,19 @@ export function validateZone(input: unknown): Zone {
   return { name: input.name as string, polygons };
 }
 
+/** How many distinct positions the ring has, counting no further than 3. */
+function distinctUpTo3(ring: Ring): number {
+  if (ring.length === 0) return 0;
+  const [ax, ay] = ring[0];
+  let second: readonly number[] | undefined;
+  for (const p of ring) {
+    if (p[0] === ax && p[1] === ay) continue;
+    if (!second) second = p;
+    else if (p[0] !== second[0] || p[1] !== second[1]) return 3;
+  }
+  return second ? 2 : 1;
+}
+
 function totalVertices(geometries: unknown[]): number {
   let n = 0;
   for (const g of geometries) if (isObject(g) && Array.isArray(g.vertices)) n += g.vertices.length;
@@ -152,7 +168,7 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
     if (!last || last[0] !== p[0] || last[1] !== p[1]) ring.push([p[0], p[1]]);
   }
   if (ring.length > 1 && ring[0][0] === ring[ring.length - 1][0] && ring[0][1] === ring[ring.length - 1][1]) ring.pop();
-  const distinct = new Set(ring.map((p) => `${p[0]},${p[1]}`)).size;
+  const distinct = distinctUpTo3(ring);
   if (distinct < 3) {
     issues.push({ path: at, message: `needs at least 3 distinct vertices, got ${distinct}` });
     return null;
@@ -166,6 +182,10 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
       });
       return null;
     }
+  }
+  if (allOnOneLine(ring)) {
+    issues.push({ path: at, message: 'has no area (all vertices lie on one line)' });
+    return null;
   }
   const crossing = findSelfIntersection(ring);
   if (crossing) {
@@ -187,52 +207,4 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
     return null;
   }
   return ring;
-}
-
-function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
-  return Math.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax));
-}
-
-function onSeg(px: number, py: number, ax: number, ay: number, bx: number, by: number): boolean {
-  return px >= Math.min(ax, bx) && px <= Math.max(ax, bx) && py >= Math.min(ay, by) && py <= Math.max(ay, by);
-}
-
-function segmentsMeet(r: Ring, i: number, j: number): boolean {
-  const n = r.length;
-  const [ax, ay] = r[i], [bx, by] = r[(i + 1) % n], [cx, cy] = r[j], [dx, dy] = r[(j + 1) % n];
-  const o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
-  const o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
-  if (o1 !== o2 && o3 !== o4) return true;
-  return (o1 === 0 && onSeg(cx, cy, ax, ay, bx, by)) || (o2 === 0 && onSeg(dx, dy, ax, ay, bx, by)) ||
-    (o3 === 0 && onSeg(ax, ay, cx, cy, dx, dy)) || (o4 === 0 && onSeg(bx, by, cx, cy, dx, dy));
-}
-
-/**
- * The first pair of non-adjacent ring segments that meet (cross or touch), or null. Segments are
- * bucketed into horizontal rows so only segments sharing a row are compared.
- */
-export function findSelfIntersection(ring: Ring): [number, number] | null {
-  const n = ring.length;
-  let minY = Infinity, maxY = -Infinity;
-  for (const p of ring) { minY = Math.min(minY, p[1]); maxY = Math.max(maxY, p[1]); }
-  const rows = Math.max(1, Math.min(4096, n >> 2));
-  const inv = maxY > minY ? rows / (maxY - minY) : 0;
-  const rowOf = (y: number) => Math.min(rows - 1, Math.floor((y - minY) * inv));
-  const buckets: number[][] = Array.from({ length: rows }, () => []);
-  for (let i = 0; i < n; i++) {
-    const y0 = ring[i][1], y1 = ring[(i + 1) % n][1];
-    for (let r = rowOf(Math.min(y0, y1)); r <= rowOf(Math.max(y0, y1)); r++) buckets[r].push(i);
-  }
-  let best: [number, number] | null = null;
-  for (const bucket of buckets) {
-    for (let x = 0; x < bucket.length; x++) {
-      for (let y = x + 1; y < bucket.length; y++) {
-        const i = Math.min(bucket[x], bucket[y]), j = Math.max(bucket[x], bucket[y]);
-        if (j === i + 1 || (i === 0 && j === n - 1)) continue; // neighbours share a vertex
-        if (best && (i > best[0] || (i === best[0] && j >= best[1]))) continue;
-        if (segmentsMeet(ring, i, j)) best = [i, j];
-      }
-    }
-  }
-  return best;
 }
