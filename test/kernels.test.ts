@@ -164,3 +164,29 @@ test('lengthInside matches dense sampling with turf point-in-polygon on random l
     assert.ok(Math.abs(exact - sampled) <= 0.002 * 6000 + 1, `line ${l}: ${exact} m vs sampled ${sampled} m`);
   }
 });
+
+test('adversarial polygons (sawtooth, spiral, comb, star of 10,000 vertices): the index stays O(vertices) and WASM = JS reference = turf', async () => {
+  const { ADVERSARIAL_RINGS } = await import('../bench/adversarialRings.js');
+  const { INDEX_ENTRIES_PER_VERTEX } = await import('../src/geo/PreparedPolygon.js');
+  const rand = seededRandom(12);
+  for (const [name, make] of Object.entries(ADVERSARIAL_RINGS)) {
+    const ring = make(10_000).map(([x, y]) => [x, y]);
+    const prepared = new PreparedPolygon([ring]);
+    // The old rule listed a sawtooth's 10,000 edges in each of 5,000 rows (50 M entries).
+    assert.ok(prepared.rowEdges.length <= INDEX_ENTRIES_PER_VERTEX * 10_000 + 4096, `${name}: ${prepared.rowEdges.length} index entries`);
+    const pts = randomPoints(20_000, prepared.minX - 0.001, prepared.minY - 0.001, prepared.maxX + 0.001, prepared.maxY + 0.001, rand);
+    const inside = agreeOnPoints([ring], polygon([[...ring, ring[0]]]), pts, name);
+    assert.ok(inside > 0 && inside < 20_000, `${name}: ${inside} inside`);
+    // Segments too: the kernel against the plain reference.
+    const segs = new Float64Array(4 * 2_000);
+    for (let i = 0; i < segs.length; i += 2) {
+      segs[i] = prepared.minX + rand() * (prepared.maxX - prepared.minX);
+      segs[i + 1] = prepared.minY + rand() * (prepared.maxY - prepared.minY);
+    }
+    const wasm = kernels.withPolygon(prepared, (b) => b.classifySegments(segs));
+    for (let i = 0; i < 2_000; i++) {
+      const ref = segmentTouchesPolygonReference(prepared, segs[4 * i], segs[4 * i + 1], segs[4 * i + 2], segs[4 * i + 3]);
+      assert.equal(wasm[i], Number(ref), `${name}: segment ${i}`);
+    }
+  }
+});

@@ -40,13 +40,12 @@ export class PreparedPolygon {
         if (y > maxY) maxY = y;
       }
     }
+    let rows: number;
     this.minX = minX;
     this.minY = minY;
     this.maxX = maxX;
     this.maxY = maxY;
-    // About two edge ends per row, and at least 256 rows: short rows without a large index.
-    const rows = vertexCount === 0 ? 1 : Math.max(256, Math.min(1 << 16, Math.ceil(vertexCount / 2)));
-    this.rows = rows;
+    this.rows = rows = indexRows(this.xy, this.next, maxY - minY);
     this.invRowHeight = maxY > minY ? rows / (maxY - minY) : 0;
     const rowOf = (y: number) => Math.min(rows - 1, Math.floor((y - minY) * this.invRowHeight));
     const counts = new Int32Array(rows + 1);
@@ -70,6 +69,28 @@ export class PreparedPolygon {
   get vertexCount(): number {
     return this.next.length;
   }
+}
+
+/** Index entries allowed per vertex (plus a constant): the index stays O(vertices) for any shape. */
+export const INDEX_ENTRIES_PER_VERTEX = 8;
+const INDEX_ENTRIES_BASE = 4096;
+
+/**
+ * How many rows the y-slab index gets. About two edge ends per row (at least 256 rows) gives
+ * short rows; but an edge is listed in every row it spans, so a polygon whose edges span its
+ * whole height (a sawtooth, a star) would need vertices x rows entries. Each row lists about
+ * S + V / R edges, where S (the edges a horizontal line crosses, on average) is the polygon's
+ * own and V / R the index's share, so capping the entries at O(V) costs point tests little.
+ */
+function indexRows(xy: Float64Array, next: Int32Array, height: number): number {
+  const v = next.length;
+  if (v === 0 || !(height > 0)) return 1;
+  let spans = 0;
+  for (let i = 0; i < v; i++) spans += Math.abs(xy[2 * next[i] + 1] - xy[2 * i + 1]) / height;
+  // An edge spanning dy of the height covers at most dy * rows + 2 rows.
+  const budget = INDEX_ENTRIES_PER_VERTEX * v + INDEX_ENTRIES_BASE - 2 * v;
+  const preferred = Math.max(256, Math.min(1 << 16, Math.ceil(v / 2)));
+  return Math.max(1, Math.min(preferred, Math.floor(budget / Math.max(spans, 1e-9))));
 }
 
 function openRing(ring: Ring): Ring {
