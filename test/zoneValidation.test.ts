@@ -117,3 +117,17 @@ test('GeoJSON zones: Polygon with holes, MultiPolygon, Feature, FeatureCollectio
   assert.throws(() => zoneFromGeoJson('a/b', { type: 'Polygon', coordinates: [outer] }), (e: ZoneValidationError) => e.issues[0].path === 'name');
   assert.throws(() => zoneFromGeoJson('z', { type: 'FeatureCollection', features: [] }), (e: ZoneValidationError) => /at least one polygon/.test(e.message));
 });
+
+test('storedZone: a stored body reads back as validateZone made it, without the shape checks; a damaged body throws', async () => {
+  const { storedZone } = await import('../src/zones/validateZone.js');
+  const { ADVERSARIAL_RINGS } = await import('../bench/adversarialRings.js');
+  for (const [name, make] of Object.entries(ADVERSARIAL_RINGS)) {
+    const ring = make(500);
+    // Closed, with a repeated vertex: both are normalised away the same way.
+    const vertices = [...ring, ring[0]].flatMap(([lon, lat], i) => (i === 7 ? [v(lat, lon), v(lat, lon)] : [v(lat, lon)]));
+    const body = { name, geometries: [{ name: 'g', vertices }, { vertices: [v(0, 0), v(0, 1), v(1, 1)] }] };
+    assert.deepEqual(storedZone(body), validateZone(body));
+  }
+  assert.throws(() => storedZone({ name: 'x', geometries: [{ vertices: [v(0, 0), v(Number.NaN, 1), v(1, 1)] }] }), /not a position/);
+  assert.throws(() => storedZone({ name: 'x' } as never), /not a zone/);
+});

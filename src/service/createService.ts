@@ -47,6 +47,8 @@ declare module 'fastify' {
     /** The calculated zones of this instance, by client and name. */
     zoneCache: ZoneCache;
     store: Store;
+    /** Start-up calculation of the stored zones (recalculateStoredZones). */
+    zoneWarmUp: { running: boolean; done: number; total: number };
   }
 }
 
@@ -97,6 +99,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const zones = new ZoneCache(options.graph, options.zoneCalculator);
   const router = new Router(options.graph);
   app.decorate('zoneCache', zones);
+  app.decorate('zoneWarmUp', { running: false, done: 0, total: 0 });
   app.decorate('store', options.store);
   app.addHook('onClose', () => zones.close());
 
@@ -140,7 +143,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     } catch {
       return reply.code(503).send({ status: 'unavailable', store: options.store.kind, graph });
     }
-    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size };
+    const warmUp = app.zoneWarmUp;
+    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done' };
   });
   return app;
 }

@@ -60,17 +60,36 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Calculates every stored zone on this graph (they are cached by revision afterwards). */
+/**
+ * Calculates the stored zones on this graph (they are cached by revision afterwards), one at a
+ * time with a turn of the event loop between them, so a service that is already listening keeps
+ * answering while it warms up (a trip naming a zone not reached yet calculates it on demand).
+ * Progress shows in /health as `zonesWarmUp`. Stops at the zone cache's capacity.
+ */
 export async function recalculateStoredZones(app: FastifyInstance): Promise<{ zones: number; millis: number }> {
   const started = performance.now();
   const stored = await app.store.allZones();
-  for (const z of stored) app.zoneCache.current(zoneSource(z));
-  return { zones: stored.length, millis: performance.now() - started };
+  const total = Math.min(stored.length, app.zoneCache.capacity);
+  const progress = app.zoneWarmUp;
+  progress.total = total;
+  progress.done = 0;
+  progress.running = true;
+  try {
+    // close() clears `running`: a closing service stops warming up.
+    for (let i = 0; i < total && progress.running; i++) {
+      app.zoneCache.current(zoneSource(stored[i]));
+      progress.done = i + 1;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    progress.running = false;
+  }
+  return { zones: total, millis: performance.now() - started };
 }
 
 /**
- * Starts the service: loads the graph, opens the store (migrating it), recalculates the stored
- * zones, creates a demo client when there is none, and listens.
+ * Starts the service: loads the graph, opens the store (migrating it), creates a demo client when
+ * there is none, listens, then calculates the stored zones in the background.
  */
 export async function startService(config: ServeConfig): Promise<RunningService> {
   const graph = await openGraph(config.graphPath);
@@ -85,8 +104,6 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   const log = app.log;
   log.info(`graph ${config.graphPath}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges (${graph.meta.attribution ?? 'no attribution'})`);
   log.info(`store: ${store.kind} at ${store.location}`);
-  const warm = await recalculateStoredZones(app);
-  log.info(`${warm.zones} stored restriction zones calculated in ${warm.millis.toFixed(0)} ms`);
 
   if ((await store.listClients()).length === 0) {
     const { client, clientSecret } = await registerClient(store, { applicationName: 'detour demo', organizationName: 'detour' });
@@ -110,12 +127,19 @@ export async function startService(config: ServeConfig): Promise<RunningService>
     await store.close();
     throw err;
   }
+  // Stored zones warm up after listening: a restart never waits on them (they were validated
+  // when stored, and a trip calculates any zone it names that is not ready yet).
+  recalculateStoredZones(app).then(
+    (warm) => log.info(`${warm.zones} stored restriction zones calculated in ${warm.millis.toFixed(0)} ms`),
+    (err) => log.warn({ err }, 'could not calculate the stored restriction zones in advance'),
+  );
   const url = address.replace('0.0.0.0', '127.0.0.1');
   log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       clearInterval(cleanup);
+      app.zoneWarmUp.running = false;
       await app.close();
       await store.close();
     })());

@@ -68,6 +68,11 @@ export class ZoneCache {
     return this.entries.size;
   }
 
+  /** The most zones kept. */
+  get capacity(): number {
+    return this.maxZones;
+  }
+
   close(): Promise<void> {
     return this.calculator.close();
   }

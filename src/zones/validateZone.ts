@@ -1,7 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Ring } from '../geo/PreparedPolygon.js';
 import { allOnOneLine, findSelfIntersection } from '../geo/selfIntersection.js';
-import { ZONE_LIMITS, type Zone, type ZonePolygon } from './Zone.js';
+import { ZONE_LIMITS, type Zone, type ZoneInput, type ZonePolygon } from './Zone.js';
 
 /** One problem with a zone: where (a JSON path such as `geometries[0].vertices[3].latitude`) and what. */
 export interface ValidationIssue {
@@ -207,4 +207,30 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
     return null;
   }
   return ring;
+}
+
+/**
+ * The Zone of a body that validateZone accepted when it was stored: the same ring normalisation
+ * (closing and repeated vertices dropped) without the shape checks, so reading back many or
+ * large stored zones costs O(vertices). Throws on a body that is not a zone at all (a damaged
+ * row), which the zone cache reports as CALCULATION_ERROR.
+ */
+export function storedZone(body: ZoneInput): Zone {
+  if (!isObject(body) || typeof body.name !== 'string' || !Array.isArray(body.geometries)) throw new Error('the stored zone body is not a zone');
+  const polygons = body.geometries.map((g, gi): ZonePolygon => {
+    if (!isObject(g) || !Array.isArray(g.vertices)) throw new Error(`stored geometries[${gi}] has no vertices`);
+    const ring: Array<[number, number]> = [];
+    for (const v of g.vertices) {
+      const lon = v?.longitude, lat = v?.latitude;
+      if (typeof lon !== 'number' || typeof lat !== 'number' || !Number.isFinite(lon) || !Number.isFinite(lat)) {
+        throw new Error(`stored geometries[${gi}] has a vertex that is not a position`);
+      }
+      const last = ring[ring.length - 1];
+      if (!last || last[0] !== lon || last[1] !== lat) ring.push([lon, lat]);
+    }
+    if (ring.length > 1 && ring[0][0] === ring[ring.length - 1][0] && ring[0][1] === ring[ring.length - 1][1]) ring.pop();
+    if (ring.length < 3) throw new Error(`stored geometries[${gi}] has fewer than 3 vertices`);
+    return { name: typeof g.name === 'string' ? g.name : '', rings: [ring] };
+  });
+  return { name: body.name, polygons };
 }
