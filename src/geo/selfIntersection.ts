@@ -25,10 +25,24 @@ export type SegmentPair = [number, number];
  * The ring must be open and have no repeated consecutive vertices (checkRing ensures both).
  */
 export function findSelfIntersection(ring: Ring, work?: SweepWork): SegmentPair | null {
-  const n = ring.length;
-  if (n < 3) return null;
+  const steps = selfIntersectionSteps(ring, work);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Events handled between two yields of selfIntersectionSteps: a few milliseconds of work. */
+export const SWEEP_SLICE_EVENTS = 4096;
+
+/**
+ * findSelfIntersection as a generator that yields every SWEEP_SLICE_EVENTS events, so a caller
+ * on a busy thread can let other work run between slices; returns what findSelfIntersection does.
+ */
+export function* selfIntersectionSteps(ring: Ring, work?: SweepWork): Generator<void, SegmentPair | null, void> {
+  if (ring.length < 3) return null;
   const sweep = new RingSweep(ring);
-  const found = sweep.run();
+  const found = yield* sweep.run();
   if (work) work.comparisons += sweep.comparisons;
   return found;
 }
@@ -74,7 +88,7 @@ class RingSweep {
     }
   }
 
-  run(): SegmentPair | null {
+  *run(): Generator<void, SegmentPair | null, void> {
     const n = this.n;
     // Event e: segment e >> 1 enters (e even, at its left end) or leaves (e odd, at its right end).
     // By point; at one point every entry comes before any exit, so segments that only touch
@@ -90,6 +104,7 @@ class RingSweep {
 
     const status = new OrderedSet<number>([], (a, b) => this.below(a, b));
     for (let k = 0; k < events.length; k++) {
+      if (k % SWEEP_SLICE_EVENTS === SWEEP_SLICE_EVENTS - 1) yield;
       const e = events[k];
       const s = e >> 1;
       if ((e & 1) === 0) {

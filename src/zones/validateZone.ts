@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Ring } from '../geo/PreparedPolygon.js';
-import { allOnOneLine, findSelfIntersection } from '../geo/selfIntersection.js';
+import { allOnOneLine, findSelfIntersection, selfIntersectionSteps } from '../geo/selfIntersection.js';
 import { ZONE_LIMITS, type Zone, type ZoneInput, type ZonePolygon } from './Zone.js';
 
 /** One problem with a zone: where (a JSON path such as `geometries[0].vertices[3].latitude`) and what. */
@@ -60,8 +60,34 @@ function checkCoordinate(v: unknown, path: string, min: number, max: number, iss
  * Validates a zone in the API's shape and returns it as a Zone. Throws ZoneValidationError listing
  * every issue. Rings may be open or closed; repeated consecutive vertices are dropped. Rings that
  * cross the antimeridian are rejected (split the polygon there into two geometries).
+ * O(n log n) in the zone's vertices whatever its shape.
  */
 export function validateZone(input: unknown): Zone {
+  return finish(zoneSteps(input));
+}
+
+/**
+ * validateZone that lets the event loop run every few milliseconds of work, so a large zone
+ * (up to 100,000 vertices, some hundreds of milliseconds) never holds up other requests.
+ */
+export async function validateZoneAsync(input: unknown): Promise<Zone> {
+  const steps = zoneSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Runs a generator of validation work to its end on this thread. */
+function finish<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+function* zoneSteps(input: unknown): Generator<void, Zone, void> {
   const issues: ValidationIssue[] = [];
   if (!isObject(input)) throw new ZoneValidationError([{ path: '$', message: `must be a JSON object, got ${describe(input)}` }]);
   const nameProblem = zoneNameProblem(input.name);
@@ -80,11 +106,12 @@ export function validateZone(input: unknown): Zone {
     issues.push({ path: 'geometries', message: `must have at most ${ZONE_LIMITS.zoneVerticesMax} vertices in all, got ${totalVertices(geometries)}` });
   } else {
     const seenNames = new Map<string, number>();
-    geometries.forEach((g, gi) => {
+    for (let gi = 0; gi < geometries.length; gi++) {
+      const g: unknown = geometries[gi];
       const at = `geometries[${gi}]`;
       if (!isObject(g)) {
         issues.push({ path: at, message: `must be an object with vertices, got ${describe(g)}` });
-        return;
+        continue;
       }
       let geometryName = '';
       if (g.name !== undefined && g.name !== null) {
@@ -100,9 +127,9 @@ export function validateZone(input: unknown): Zone {
           }
         }
       }
-      const ring = checkVertices(g.vertices, `${at}.vertices`, issues);
+      const ring = yield* checkVertices(g.vertices, `${at}.vertices`, issues);
       if (ring) polygons.push({ name: geometryName, rings: [ring] });
-    });
+    }
   }
   if (issues.length > 0) throw new ZoneValidationError(issues);
   return { name: input.name as string, polygons };
@@ -128,7 +155,7 @@ function totalVertices(geometries: unknown[]): number {
 }
 
 /** Validates one ring of API vertices; returns it as open [lon, lat] positions, or null. */
-function checkVertices(vertices: unknown, at: string, issues: ValidationIssue[]): Ring | null {
+function* checkVertices(vertices: unknown, at: string, issues: ValidationIssue[]): Generator<void, Ring | null, void> {
   if (vertices === undefined || vertices === null) {
     issues.push({ path: at, message: 'is required' });
     return null;
@@ -154,7 +181,7 @@ function checkVertices(vertices: unknown, at: string, issues: ValidationIssue[])
     if (lat !== null && lon !== null) ring.push([lon, lat]);
   });
   if (issues.length > before) return null;
-  return checkRing(ring, at, issues);
+  return yield* checkRingSteps(ring, at, issues);
 }
 
 /**
@@ -162,6 +189,10 @@ function checkVertices(vertices: unknown, at: string, issues: ValidationIssue[])
  * needs 3 distinct vertices and some area, rejects antimeridian crossings and self-intersections.
  */
 export function checkRing(positions: ReadonlyArray<readonly number[]>, at: string, issues: ValidationIssue[]): Ring | null {
+  return finish(checkRingSteps(positions, at, issues));
+}
+
+function* checkRingSteps(positions: ReadonlyArray<readonly number[]>, at: string, issues: ValidationIssue[]): Generator<void, Ring | null, void> {
   const ring: Array<[number, number]> = [];
   for (const p of positions) {
     const last = ring[ring.length - 1];
@@ -187,7 +218,7 @@ export function checkRing(positions: ReadonlyArray<readonly number[]>, at: strin
     issues.push({ path: at, message: 'has no area (all vertices lie on one line)' });
     return null;
   }
-  const crossing = findSelfIntersection(ring);
+  const crossing = yield* selfIntersectionSteps(ring);
   if (crossing) {
     const [a, b] = crossing;
     const n = ring.length;
