@@ -99,6 +99,26 @@ function openRing(ring: Ring): Ring {
   return ring;
 }
 
+/**
+ * Even-odd point-in-polygon through the row index (boundary points are inside): the JS twin of
+ * the WASM kernel's test, for single points where crossing into WASM would cost more.
+ */
+export function pointInPolygonIndexed(poly: PreparedPolygon, px: number, py: number): boolean {
+  const { xy, next, rowStart, rowEdges, rows, minX, minY, maxX, maxY, invRowHeight } = poly;
+  if (!(px >= minX && px <= maxX && py >= minY && py <= maxY)) return false;
+  let row = Math.floor((py - minY) * invRowHeight);
+  if (row >= rows) row = rows - 1;
+  let inside = false;
+  for (let k = rowStart[row]; k < rowStart[row + 1]; k++) {
+    const i = rowEdges[k], j = next[i];
+    const xi = xy[2 * i], yi = xy[2 * i + 1], xj = xy[2 * j], yj = xy[2 * j + 1];
+    if (onSegment(px, py, xi, yi, xj, yj)) return true;
+    // Ray to +x; the half-open rule counts a vertex on the ray once.
+    if (yi > py !== yj > py && px < xi + ((py - yi) * (xj - xi)) / (yj - yi)) inside = !inside;
+  }
+  return inside;
+}
+
 /* ---- Plain JS reference: the same semantics without any index, for differential tests. ---- */
 
 function onSegment(px: number, py: number, ax: number, ay: number, bx: number, by: number): boolean {
