@@ -137,7 +137,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     jsonParser(request, body as string, done);
   });
   app.addContentTypeParser('*', (request, _payload, done) => {
-    if (request.headers['content-length'] === '0' && request.method === 'DELETE') return done(null, undefined);
+    const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+    if (request.method === 'DELETE' && (length === '0' || (length === undefined && chunked === undefined))) return done(null, undefined);
     done(JSON_ONLY(), undefined);
   });
 
