@@ -1,15 +1,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { importGeoJson } from '../src/index.js';
 import { ZONE_PAGE } from '../src/service/schemas.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type Page, type Store, type StoredZone } from '../src/store/Store.js';
 import { GOTHENBURG_GEOJSON } from './support/helpers.js';
 import {
-  authorise, http, listen, newClient, postgresKind, postgresSkipReason, requestToken, sqliteKind,
+  authorise, http, listen, newClient, PG_TEST_URL, postgresKind, postgresSkipReason, requestToken, sqliteKind,
   TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 
@@ -340,26 +342,77 @@ for (const { make, skip } of kinds) {
   });
 }
 
-test('a database made before vertex counts gets them on open (migration 2)', async () => {
+/** A database as the first release left it (migration 1 only): a client `c` and three zones, two of them look-alikes. */
+const OLD_ZONES: Array<[string, object, number]> = [
+  ['Cafe\u0301', { name: 'Cafe\u0301', geometries: [{ vertices: ring(5) }, { vertices: ring(7) }] }, 1],
+  ['Z\u00fcrich', zone('Z\u00fcrich', 9), 2],
+  ['Zu\u0308rich', zone('Zu\u0308rich', 4), 3],
+];
+
+/** Migrations 2 and 3: vertex counts from the bodies, names in NFC unless their NFC twin exists. */
+async function checkMigrated(store: Store): Promise<void> {
+  assert.deepEqual(await store.zoneUsage('c'), { zones: 3, vertices: 5 + 7 + 9 + 4 });
+  const zones = await store.listZones('c');
+  assert.deepEqual(zones.map((z) => z.name), ['Caf\u00e9', 'Z\u00fcrich', 'Zu\u0308rich']);
+  assert.deepEqual(zones.map((z) => z.body.name), ['Caf\u00e9', 'Z\u00fcrich', 'Zu\u0308rich'], 'the name inside the body too');
+  assert.equal(zones[0].body.geometries.length, 2);
+}
+
+test('an SQLite database of the first release is migrated on open; a look-alike kept from then stays readable', async () => {
   const { SqliteStore } = await import('../src/store/SqliteStore.js');
   const { MIGRATIONS } = await import('../src/store/schemaSql.js');
+  const { tokenHash } = await import('../src/service/credentials.js');
   const Database = (await import('better-sqlite3')).default;
-  const kind = sqliteKind();
-  const path = join((await kind.open().then(async (s) => (await s.close(), s.location))), '..', 'old.sqlite');
+  const dir = mkdtempSync(join(tmpdir(), 'detour-old-'));
+  const path = join(dir, 'old.sqlite');
   const old = new Database(path);
   old.exec(MIGRATIONS[0] as string);
   old.pragma('user_version = 1');
   old.prepare('INSERT INTO clients VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('c', 'app', 'org', 'e@x', '[]', 'hash', 1, null);
-  const insert = old.prepare('INSERT INTO zones VALUES (?, ?, ?, ?, ?, ?)');
-  insert.run('c', 'one', JSON.stringify({ name: 'one', geometries: [{ vertices: ring(5) }, { vertices: ring(7) }] }), 'r', 1, 1);
-  insert.run('c', 'two', JSON.stringify(zone('two', 9)), 'r', 2, 2);
+  for (const [name, body, at] of OLD_ZONES) old.prepare('INSERT INTO zones VALUES (?, ?, ?, ?, ?, ?)').run('c', name, JSON.stringify(body), 'r', at, at);
   old.close();
   const migrated = new SqliteStore(path);
+  const svc = await listen(graph, migrated);
   try {
-    assert.deepEqual(await migrated.zoneUsage('c'), { zones: 2, vertices: 5 + 7 + 9 });
+    await checkMigrated(migrated);
+    await migrated.saveToken({ tokenHash: tokenHash('old-token'), clientId: 'c', products: ['Restriction Zone'], issuedAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    const headers = { authorization: 'Bearer old-token', clientid: 'c' };
+    const zoneAt = (spelling: string, method = 'GET') => http(`${svc.url}${ZONES_PATH}/${encodeURIComponent(spelling)}`, { method, headers });
+    assert.equal((await zoneAt('Cafe\u0301')).body.name, 'Caf\u00e9');
+    assert.equal((await zoneAt('Zu\u0308rich')).body.geometries[0].vertices.length, 9, 'the NFC zone first');
+    assert.equal((await zoneAt('Z\u00fcrich', 'DELETE')).status, 200);
+    const legacy = await zoneAt('Zu\u0308rich');
+    assert.deepEqual([legacy.status, legacy.body.name, legacy.body.geometries[0].vertices.length], [200, 'Zu\u0308rich', 4]);
+    assert.equal((await zoneAt('Zu\u0308rich', 'DELETE')).status, 200);
+    assert.equal((await zoneAt('Zu\u0308rich')).status, 404);
   } finally {
+    await svc.close();
     await migrated.close();
-    await kind.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a PostgreSQL database of the first release is migrated on open', { skip: (await postgresSkipReason()) ?? false }, async () => {
+  const { PostgresStore } = await import('../src/store/PostgresStore.js');
+  const { MIGRATIONS } = await import('../src/store/schemaSql.js');
+  const schema = `detour_test_old_${process.pid}`;
+  const db = new pg.Client({ connectionString: PG_TEST_URL });
+  await db.connect();
+  try {
+    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}; SET search_path = ${schema}`);
+    await db.query(MIGRATIONS[0] as string);
+    await db.query('CREATE TABLE detour_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL); INSERT INTO detour_migrations VALUES (1, 0)');
+    await db.query('INSERT INTO clients VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', ['c', 'app', 'org', 'e@x', '[]', 'hash', 1, null]);
+    for (const [name, body, at] of OLD_ZONES) await db.query('INSERT INTO zones VALUES ($1, $2, $3, $4, $5, $6)', ['c', name, JSON.stringify(body), 'r', at, at]);
+    const migrated = await PostgresStore.open({ connectionString: PG_TEST_URL, schema });
+    try {
+      await checkMigrated(migrated);
+    } finally {
+      await migrated.close();
+    }
+  } finally {
+    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await db.end();
   }
 });
 

@@ -71,6 +71,15 @@ function nameParam(request: FastifyRequest<{ Params: { name: string } }>): strin
   return request.params.name.normalize('NFC');
 }
 
+/**
+ * The zone of the path: by its NFC name, else (a zone stored before names were normalised, whose
+ * NFC twin exists; see nfcRenames) by the name exactly as sent, so it can still be read and deleted.
+ */
+async function zoneOfPath(store: Store, clientId: string, request: FastifyRequest<{ Params: { name: string } }>): Promise<StoredZone | undefined> {
+  const name = nameParam(request);
+  return (await store.getZone(clientId, name)) ?? (name !== request.params.name ? store.getZone(clientId, request.params.name) : undefined);
+}
+
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** The 409 of a write over the client's quota, with the limits and the usage before the write. */
@@ -197,9 +206,8 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     '/:name',
     { schema: { ...common, summary: 'One zone with its status', params: zoneNameParamsSchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
     async (request) => {
-      const name = nameParam(request);
-      const stored = await store.getZone(request.caller!.clientId, name);
-      if (!stored) throw notFound(name);
+      const stored = await zoneOfPath(store, request.caller!.clientId, request);
+      if (!stored) throw notFound(nameParam(request));
       return view(stored);
     },
   );
@@ -223,9 +231,8 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     '/:name',
     { schema: { ...common, summary: 'Delete a zone', params: zoneNameParamsSchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
     async (request) => {
-      const name = nameParam(request);
-      const stored = await store.getZone(request.caller!.clientId, name);
-      if (!stored || !(await store.deleteZone(stored.clientId, stored.name))) throw notFound(name);
+      const stored = await zoneOfPath(store, request.caller!.clientId, request);
+      if (!stored || !(await store.deleteZone(stored.clientId, stored.name))) throw notFound(nameParam(request));
       const deleted = view(stored);
       zones.forget(zoneSource(stored).key);
       return deleted;

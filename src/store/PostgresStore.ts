@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { MIGRATIONS, migrationSql } from './schemaSql.js';
+import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import { brokenQuotaLimit, clientFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow, type TokenRow } from './rows.js';
 import { ZoneQuotaExceeded, zoneVertexCount, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage } from './Store.js';
 
@@ -65,7 +65,15 @@ export class PostgresStore implements Store {
         for (let i = applied; i < MIGRATIONS.length; i++) {
           await client.query('BEGIN');
           try {
-            await client.query(migrationSql(MIGRATIONS[i], 'postgres'));
+            const m = MIGRATIONS[i];
+            const sql = migrationSql(m, 'postgres');
+            if (sql !== undefined) await client.query(sql);
+            else if (typeof m === 'object' && 'renameZones' in m) {
+              const { rows: names } = await client.query<ZoneName>('SELECT client_id, name FROM zones');
+              for (const r of m.renameZones(names)) {
+                await client.query("UPDATE zones SET name = $1, body = jsonb_set(body::jsonb, '{name}', to_jsonb($1::text))::text WHERE client_id = $2 AND name = $3", [r.to, r.clientId, r.from]);
+              }
+            }
             await client.query('INSERT INTO detour_migrations VALUES ($1, $2)', [i + 1, Date.now()]);
             await client.query('COMMIT');
           } catch (err) {

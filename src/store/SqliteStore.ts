@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, migrationSql } from './schemaSql.js';
+import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
   brokenQuotaLimit, clientFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow, type ClientRow, type TokenRow, type ZoneRow,
 } from './rows.js';
@@ -40,7 +40,15 @@ export class SqliteStore implements Store {
   private migrate(): void {
     this.db.transaction(() => {
       const applied = this.db.pragma('user_version', { simple: true }) as number;
-      for (let i = applied; i < MIGRATIONS.length; i++) this.db.exec(migrationSql(MIGRATIONS[i], 'sqlite'));
+      for (let i = applied; i < MIGRATIONS.length; i++) {
+        const m = MIGRATIONS[i];
+        const sql = migrationSql(m, 'sqlite');
+        if (sql !== undefined) this.db.exec(sql);
+        else if (typeof m === 'object' && 'renameZones' in m) {
+          const rename = this.db.prepare("UPDATE zones SET name = ?, body = json_set(body, '$.name', ?) WHERE client_id = ? AND name = ?");
+          for (const r of m.renameZones(this.db.prepare('SELECT client_id, name FROM zones').all() as ZoneName[])) rename.run(r.to, r.to, r.clientId, r.from);
+        }
+      }
       if (applied < MIGRATIONS.length) this.db.pragma(`user_version = ${MIGRATIONS.length}`);
     }).immediate();
   }
