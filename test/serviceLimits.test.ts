@@ -425,3 +425,13 @@ test('quota configuration: defaults, DETOUR_ZONES_PER_CLIENT and DETOUR_VERTICES
     assert.throws(() => configFromEnv({ DETOUR_VERTICES_PER_CLIENT: value }), /DETOUR_VERTICES_PER_CLIENT must be a whole number from 1/);
   }
 });
+
+test('serve --zones-per-client / --vertices-per-client reach the configuration (a bad value is refused before start)', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const cli = join(import.meta.dirname, '..', 'src', 'cli.ts');
+  for (const [flag, variable] of [['--zones-per-client', 'DETOUR_ZONES_PER_CLIENT'], ['--vertices-per-client', 'DETOUR_VERTICES_PER_CLIENT']]) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0', flag, 'none'], { encoding: 'utf8', timeout: 60_000 });
+    assert.notEqual(run.status, 0);
+    assert.match(run.stderr + run.stdout, new RegExp(`${variable} must be a whole number from 1 to 2147483647, got "none"`));
+  }
+});

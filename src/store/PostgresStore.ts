@@ -184,11 +184,16 @@ export class PostgresStore implements Store {
       await db.query('BEGIN');
       try {
         await db.query('SELECT 1 FROM clients WHERE client_id = $1 FOR NO KEY UPDATE', [z.clientId]);
-        const found = await db.query('SELECT 1 FROM zones WHERE client_id = $1 AND name = $2', [z.clientId, z.name]);
+        // Whether the zone exists, and the usage of the client's other zones, in one round trip.
+        const { rows } = await db.query(
+          `SELECT bool_or(name = $2) AS found, count(*) FILTER (WHERE name <> $2) AS zones, sum(vertex_count) FILTER (WHERE name <> $2) AS vertices
+             FROM zones WHERE client_id = $1`,
+          [z.clientId, z.name],
+        );
         let done = false;
-        if ((found.rowCount === 1) === replacing) {
+        if ((rows[0].found === true) === replacing) {
           const vertices = zoneVertexCount(z.body);
-          const usage = await this.usage(db, z.clientId, replacing ? z.name : null);
+          const usage = usageFromRow(rows[0]);
           const limit = brokenQuotaLimit(quota, usage, !replacing, vertices);
           if (limit) throw new ZoneQuotaExceeded(limit, quota, usage, vertices);
           done = await write(db);
