@@ -285,6 +285,10 @@ for (const { make, skip } of kinds) {
         assert.equal(res.body.errors[0].path, path, query);
       }
       assert.equal((await call(svc, auth, `${ZONES_PATH}?limit=1&limit=2`)).status, 400);
+
+      const list = (await http(`${svc.url}/docs/json`)).body.paths[ZONES_PATH].get;
+      assert.deepEqual(['limit', 'offset', 'fields'].filter((p) => list.parameters.some((q: { name: string; in: string }) => q.name === p && q.in === 'query')), ['limit', 'offset', 'fields']);
+      assert.deepEqual(Object.keys(list.responses['200'].headers).sort(), ['Link', 'X-Total-Count'], 'the OpenAPI document tells the paging headers');
     });
 
     test(`the default page is ${ZONE_PAGE.default} zones; the next page says where the rest is`, async () => {

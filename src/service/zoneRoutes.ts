@@ -162,7 +162,17 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
         ...common,
         summary: "The client's zones, a page at a time (oldest first); X-Total-Count and Link rel=\"next\" tell the rest",
         querystring: zoneListQuerySchema,
-        response: { 200: { type: 'array', items: { $ref: 'RestrictionZone#' } }, ...errors },
+        response: {
+          200: {
+            type: 'array',
+            items: { $ref: 'RestrictionZone#' },
+            headers: {
+              'X-Total-Count': { type: 'integer', description: "The client's zones in all." },
+              Link: { type: 'string', description: 'The next page, `<...>; rel="next"`; absent on the last page.' },
+            },
+          },
+          ...errors,
+        },
       },
     },
     async (request, reply) => {
