@@ -186,7 +186,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY')
+    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT')
     .option('-p, --port <port>', 'port (0: any free port)')
     .option('--host <host>', 'address to listen on')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')
@@ -195,9 +195,11 @@ export function buildProgram(): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace')
     .option('--cors-origins <list>', 'comma-separated allowed origins, * for any')
     .option('--trust-proxy <proxies>', 'true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed')
+    .option('--zones-per-client <n>', 'most zones one client may store (default 1000)')
+    .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
     .action(async (opts: Record<string, string | undefined>) => {
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {

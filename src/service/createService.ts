@@ -1,13 +1,13 @@
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { DetourError } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Router } from '../routing/Router.js';
-import type { Store } from '../store/Store.js';
+import { DEFAULT_ZONE_QUOTA, UnstorableText, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
-import { fromDetourError, HttpError, apiError, schemaIssues } from './httpErrors.js';
+import { fromDetourError, HttpError, apiError, oauthError, schemaIssues } from './httpErrors.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
 import { DEFAULT_FAILED_LOGIN_LIMITS, tokenRoutes, type FailedLoginLimits } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
@@ -40,6 +40,8 @@ export interface ServiceOptions {
   zoneWaitMillis?: number;
   /** Serve the OpenAPI document and the reference at /docs (default true). */
   docs?: boolean;
+  /** Per-client zone limits (default DEFAULT_ZONE_QUOTA: 1,000 zones, 1,000,000 vertices). */
+  zoneQuota?: Partial<ZoneQuota>;
 }
 
 declare module 'fastify' {
@@ -52,12 +54,19 @@ declare module 'fastify' {
   }
 }
 
+const JSON_ONLY = () => apiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'bodies must be JSON (Content-Type: application/json)');
+
 /** Maps every failure to its response in one place; a non-API failure is a 500 without details. */
-function toHttpError(err: FastifyError, log: FastifyInstance['log']): HttpError {
+function toHttpError(err: FastifyError, log: FastifyInstance['log'], request?: FastifyRequest): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof DetourError) {
     const mapped = fromDetourError(err);
     if (mapped) return mapped;
+  }
+  // A string the store refused before any query (NUL, lone surrogate): the caller's fault.
+  if (err instanceof UnstorableText) {
+    if (request?.url.startsWith('/oauth/')) return oauthError(400, 'invalid_request', `Invalid param : ${err.field} ${err.problem}`);
+    return apiError(400, 'INVALID_REQUEST', `invalid ${err.field}: ${err.problem}`, { errors: [{ path: err.field, message: err.problem }] });
   }
   if (err.validation) {
     const where = err.validationContext === 'querystring' ? 'query string' : err.validationContext ?? 'request';
@@ -68,7 +77,9 @@ function toHttpError(err: FastifyError, log: FastifyInstance['log']): HttpError 
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return apiError(413, 'BODY_TOO_LARGE', err.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return apiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'bodies must be JSON (Content-Type: application/json)');
+      return JSON_ONLY();
+    case 'FST_ERR_BAD_URL':
+      return apiError(400, 'BAD_URL', 'the path is not valid percent-encoded UTF-8 (encode names with encodeURIComponent)');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -95,6 +106,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     // Percent-encoded zone names of up to 100 characters can be 1,200 characters long.
     routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true } },
+    // A path fastify cannot decode (bad percent-encoding) gets our error shape, not fastify's.
+    frameworkErrors: (err, request, reply) => {
+      const http = toHttpError(err as FastifyError, request.log, request);
+      void (reply as FastifyReply).code(http.statusCode).type('application/json; charset=utf-8').serializer(JSON.stringify).send(http.body);
+    },
   });
   const zones = new ZoneCache(options.graph, options.zoneCalculator);
   const router = new Router(options.graph);
@@ -105,8 +121,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
 
   for (const schema of [apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema]) app.addSchema(schema);
 
-  app.setErrorHandler((err: FastifyError, _request, reply) => {
-    const http = toHttpError(err, app.log);
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const http = toHttpError(err, app.log, request);
     // Error bodies are sent as they are, not through a route's response schema.
     return reply.code(http.statusCode).headers(http.headers).type('application/json; charset=utf-8').serializer(JSON.stringify).send(http.body);
   });
@@ -114,8 +130,23 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     reply.code(404).send({ code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` });
   });
 
+  // Only JSON bodies: text/plain (parsed by fastify by default) and every other type get 415. An
+  // empty body is no body whatever its type, so DELETE or GET sent with a Content-Type works; a
+  // POST or PUT with an empty JSON body still gets INVALID_JSON (the default parser's error).
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && (request.method === 'DELETE' || request.method === 'GET')) return done(null, undefined);
+    jsonParser(request, body as string, done);
+  });
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+    if (request.method === 'DELETE' && (length === '0' || (length === undefined && chunked === undefined))) return done(null, undefined);
+    done(JSON_ONLY(), undefined);
+  });
+
   if (options.corsOrigins && options.corsOrigins.length > 0) {
-    await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'] });
+    await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'], exposedHeaders: ['X-Total-Count', 'Link'] });
   }
   if (options.docs !== false) {
     await app.register(swagger, {
@@ -133,7 +164,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
     failedLogins: { ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins },
   });
-  await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024 });
+  await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024, quota: { ...DEFAULT_ZONE_QUOTA, ...options.zoneQuota } });
   await app.register(tripRoutes, { prefix: '/trip/v2', store: options.store, zones, router, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000 });
 
   app.get('/health', { schema: { tags: ['Operations'], summary: 'Liveness and readiness' } }, async (_request, reply) => {

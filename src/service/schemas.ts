@@ -13,6 +13,9 @@ export const MAX_TRIP_POINTS = 100;
 /** Most zones one trip may name. */
 export const MAX_TRIP_ZONES = 100;
 
+/** Pages of the zone list: default and largest `limit`, largest `offset`, zones read per query. */
+export const ZONE_PAGE = { default: 100, max: 1_000, maxOffset: 1_000_000_000, batch: 4 } as const;
+
 export const apiErrorSchema = {
   $id: 'ApiError',
   type: 'object',
@@ -27,6 +30,15 @@ export const apiErrorSchema = {
     zones: { type: 'array', items: { type: 'string' } },
     point: { type: 'string' },
     leg: { type: 'integer' },
+    quota: {
+      type: 'object',
+      description: 'ZONE_QUOTA_EXCEEDED: the limit broken ("zones" or "vertices"), and per limit the usage before the write and the maximum.',
+      properties: {
+        limit: { type: 'string', enum: ['zones', 'vertices'] },
+        zones: { type: 'object', properties: { used: { type: 'integer' }, max: { type: 'integer' } } },
+        vertices: { type: 'object', properties: { used: { type: 'integer' }, max: { type: 'integer' } } },
+      },
+    },
   },
   required: ['code', 'message'],
 } as const;
@@ -65,7 +77,8 @@ const vertex = {
 export const zoneBodySchema = {
   type: 'object',
   description:
-    `A restriction zone: a name (1 to ${ZONE_LIMITS.nameMaxLength} characters, no "/" or control characters) and ` +
+    `A restriction zone: a name (1 to ${ZONE_LIMITS.nameMaxLength} characters after NFC normalisation; no "/", control, ` +
+    `invisible format (Unicode Cf) or NUL characters, no lone surrogates) and ` +
     `1 to ${ZONE_LIMITS.geometriesMax} polygons of 3 to ${ZONE_LIMITS.verticesMax} vertices each ` +
     `(${ZONE_LIMITS.zoneVerticesMax} in all), open or closed, not self-intersecting.`,
   properties: {
@@ -114,6 +127,15 @@ export const zoneResponseSchema = {
     status: zoneStatusSchema,
   },
   required: ['name', 'geometries', 'status'],
+} as const;
+
+export const zoneListQuerySchema = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', description: `Zones per page, 1 to ${ZONE_PAGE.max} (default ${ZONE_PAGE.default}).` },
+    offset: { type: 'string', description: 'Zones to skip (default 0), in the list order: oldest first, then by name.' },
+    fields: { type: 'string', description: 'Members of each zone, comma-separated among name, geometries, status (default all); "name,status" lists zones without their polygons.' },
+  },
 } as const;
 
 export const zoneNameParamsSchema = {

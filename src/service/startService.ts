@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_GRAPH_PATH } from '../defaultCity.js';
 import { openGraph } from '../graph/openGraph.js';
 import { openStore } from '../store/openStore.js';
-import type { Store } from '../store/Store.js';
+import { DEFAULT_ZONE_QUOTA, type Store, type ZoneQuota } from '../store/Store.js';
 import { createService } from './createService.js';
 import { registerClient } from './credentials.js';
 import { zoneSource } from './zoneRoutes.js';
@@ -26,6 +26,8 @@ export interface ServeConfig {
   corsOrigins: string[];
   /** DETOUR_TRUST_PROXY: "true", a hop count, or comma-separated proxy addresses/CIDRs; unset: none. */
   trustProxy: boolean | number | string[];
+  /** DETOUR_ZONES_PER_CLIENT (default 1,000) and DETOUR_VERTICES_PER_CLIENT (default 1,000,000). */
+  zoneQuota: ZoneQuota;
 }
 
 /** The configuration from environment variables (see ServeConfig for the names). */
@@ -41,7 +43,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     logLevel: env.LOG_LEVEL || 'info',
     corsOrigins: (env.DETOUR_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustProxy: parseTrustProxy(env.DETOUR_TRUST_PROXY),
+    zoneQuota: {
+      zones: positiveInteger(env, 'DETOUR_ZONES_PER_CLIENT', DEFAULT_ZONE_QUOTA.zones),
+      vertices: positiveInteger(env, 'DETOUR_VERTICES_PER_CLIENT', DEFAULT_ZONE_QUOTA.vertices),
+    },
   };
+}
+
+/** A whole number from 1 to 2^31 - 1 in `env[name]`, or the default when unset or empty. */
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= 2 ** 31 - 1)) throw new Error(`${name} must be a whole number from 1 to 2147483647, got ${JSON.stringify(value)}`);
+  return n;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {
@@ -96,7 +111,7 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   const store = await openStore(config);
   let app: FastifyInstance;
   try {
-    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy });
+    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, zoneQuota: config.zoneQuota });
   } catch (err) {
     await store.close();
     throw err;

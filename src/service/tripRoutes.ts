@@ -4,6 +4,7 @@ import type { Router } from '../routing/Router.js';
 import type { Store } from '../store/Store.js';
 import { calculateTrip, type TripRequest } from '../trip/calculateTrip.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { unstorableTextProblem } from '../zones/validateZone.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError } from './httpErrors.js';
@@ -25,6 +26,20 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
   app.addHook('onRequest', async (request) => {
     await authenticate(request, store, 'Trip', now());
   });
+
+  /**
+   * The zone names of a trip, NFC-normalised as stored names are; 400 naming each entry no store
+   * can hold (NUL, lone surrogates), before any query.
+   */
+  function zoneNames(names: string[]): string[] {
+    const errors: Array<{ path: string; message: string }> = [];
+    names.forEach((name, i) => {
+      const problem = unstorableTextProblem(name);
+      if (problem) errors.push({ path: `restrictionZones[${i}]`, message: problem });
+    });
+    if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+    return names.map((name) => name.normalize('NFC'));
+  }
 
   /**
    * The caller's zones by name, calculated for this graph. Read from the store on every trip, so a
@@ -68,7 +83,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     },
     async (request) => {
       const clientId = request.caller!.clientId;
-      const zoneList = await resolveZones(clientId, request.body.restrictionZones ?? []);
+      const zoneList = await resolveZones(clientId, zoneNames(request.body.restrictionZones ?? []));
       return calculateTrip(request.body, { router, clientId, zones: zoneList, pointsMode: request.query.pointsMode, now: new Date(now()) });
     },
   );

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import type { Store, StoredZone } from '../store/Store.js';
-import { storedZone, validateZoneAsync, ZoneValidationError } from '../zones/validateZone.js';
+import { ZoneQuotaExceeded, type Store, type StoredZone, type ZoneQuota } from '../store/Store.js';
+import { storedZone, unstorableTextProblem, validateZoneAsync, ZoneValidationError } from '../zones/validateZone.js';
 import type { ZoneInput } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, schemaIssues } from './httpErrors.js';
-import { authHeadersSchema, zoneBodySchema, zoneNameParamsSchema } from './schemas.js';
+import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
 export interface ZoneRoutesOptions {
   store: Store;
@@ -14,6 +15,8 @@ export interface ZoneRoutesOptions {
   now: () => number;
   /** Largest zone body in bytes. */
   bodyLimit: number;
+  /** Per-client limits on inserts and replacements. */
+  quota: ZoneQuota;
 }
 
 /** The cache entry of a stored zone: per client and name, recalculated when its revision changes. */
@@ -32,6 +35,9 @@ export function zoneSource(stored: StoredZone): ZoneSource {
  * schema's own findings come second, for what the rules do not cover. Returns the body to store.
  */
 async function checkedZoneBody(request: FastifyRequest): Promise<ZoneInput> {
+  const raw = request.body as { name?: unknown } | null;
+  // Names are stored in NFC, so composed and decomposed spellings are the same zone.
+  if (typeof raw === 'object' && raw !== null && typeof raw.name === 'string') raw.name = raw.name.normalize('NFC');
   try {
     // Time-sliced: a 100,000-vertex zone does not hold up other requests while it is checked.
     await validateZoneAsync(request.body);
@@ -40,8 +46,9 @@ async function checkedZoneBody(request: FastifyRequest): Promise<ZoneInput> {
     throw err;
   }
   if (request.validationError) {
-    const errors = schemaIssues((request.validationError as FastifyError).validation ?? []);
-    throw apiError(400, 'INVALID_ZONE', 'invalid restriction zone', { errors });
+    // The name was checked above, in NFC (the schema saw it as sent: its length may differ).
+    const errors = schemaIssues((request.validationError as FastifyError).validation ?? []).filter((e) => e.path !== 'name');
+    if (errors.length > 0) throw apiError(400, 'INVALID_ZONE', 'invalid restriction zone', { errors });
   }
   const body = request.body as ZoneInput;
   // Keep what the API defines, as the client sent it (ring open or closed), and nothing else.
@@ -56,6 +63,73 @@ async function checkedZoneBody(request: FastifyRequest): Promise<ZoneInput> {
 
 const notFound = (name: string) => apiError(404, 'ZONE_NOT_FOUND', `no restriction zone named ${JSON.stringify(name)}`, { zones: [name] });
 
+/**
+ * The zone name of the path, NFC-normalised as stored names are; 400 for what no store can hold
+ * (NUL, lone surrogates), before any query.
+ */
+function nameParam(request: FastifyRequest<{ Params: { name: string } }>): string {
+  const problem = unstorableTextProblem(request.params.name);
+  if (problem) throw apiError(400, 'INVALID_REQUEST', `invalid zone name in the path: ${problem}`, { errors: [{ path: 'name', message: problem }] });
+  return request.params.name.normalize('NFC');
+}
+
+/**
+ * The zone of the path: by its NFC name, else (a zone stored before names were normalised, whose
+ * NFC twin exists; see nfcRenames) by the name exactly as sent, so it can still be read and deleted.
+ */
+async function zoneOfPath(store: Store, clientId: string, request: FastifyRequest<{ Params: { name: string } }>): Promise<StoredZone | undefined> {
+  const name = nameParam(request);
+  return (await store.getZone(clientId, name)) ?? (name !== request.params.name ? store.getZone(clientId, request.params.name) : undefined);
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** The 409 of a write over the client's quota, with the limits and the usage before the write. */
+function quotaError(err: ZoneQuotaExceeded) {
+  const { quota, usage, zoneVertices } = err;
+  const message =
+    err.limit === 'zones'
+      ? `zone quota exceeded: this client stores ${fmt(usage.zones)} zones, the most allowed is ${fmt(quota.zones)}; delete zones first`
+      : `zone quota exceeded: this zone's ${fmt(zoneVertices)} vertices would bring this client's zones to ${fmt(usage.vertices + zoneVertices)} vertices, over the limit of ${fmt(quota.vertices)}`;
+  return apiError(409, 'ZONE_QUOTA_EXCEEDED', message, {
+    quota: { limit: err.limit, zones: { used: usage.zones, max: quota.zones }, vertices: { used: usage.vertices, max: quota.vertices } },
+  });
+}
+
+/** Runs a zone write, turning a broken quota into its 409. */
+async function withinQuota<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof ZoneQuotaExceeded) throw quotaError(err);
+    throw err;
+  }
+}
+
+type ZoneField = 'name' | 'geometries' | 'status';
+const ZONE_FIELDS: readonly ZoneField[] = ['name', 'geometries', 'status'];
+
+/** limit, offset and fields of the zone list, each checked with a message naming it. */
+function listQuery(query: { limit?: string; offset?: string; fields?: string }): { limit: number; offset: number; fields: ZoneField[] } {
+  const bad = (path: string, message: string) => apiError(400, 'INVALID_REQUEST', `invalid query string: ${path} ${message}`, { errors: [{ path, message }] });
+  const whole = (value: string | undefined, path: string, min: number, max: number, fallback: number) => {
+    if (value === undefined) return fallback;
+    const n = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
+    if (!(n >= min && n <= max)) throw bad(path, `must be a whole number from ${min} to ${fmt(max)}, got ${JSON.stringify(value.slice(0, 20))}`);
+    return n;
+  };
+  const limit = whole(query.limit, 'limit', 1, ZONE_PAGE.max, ZONE_PAGE.default);
+  const offset = whole(query.offset, 'offset', 0, ZONE_PAGE.maxOffset, 0);
+  let fields: ZoneField[] = [...ZONE_FIELDS];
+  if (query.fields !== undefined) {
+    const asked = query.fields.split(',').map((f) => f.trim());
+    const unknown = asked.filter((f) => !(ZONE_FIELDS as readonly string[]).includes(f));
+    if (unknown.length > 0 || query.fields === '') throw bad('fields', `must be a comma-separated list of ${ZONE_FIELDS.join(', ')}, got ${JSON.stringify(query.fields.slice(0, 60))}`);
+    fields = ZONE_FIELDS.filter((f) => asked.includes(f));
+  }
+  return { limit, offset, fields };
+}
+
 /** The Restriction Zone API: /restriction/v1/restrictionZones[/{name}]; zones are private per client. */
 export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOptions): Promise<void> {
   const { store, zones, now } = options;
@@ -63,7 +137,8 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     await authenticate(request, store, 'Restriction Zone', now());
   });
 
-  const view = (stored: StoredZone) => ({ ...stored.body, status: zones.current(zoneSource(stored)).status });
+  const { quota } = options;
+  const view = (stored: StoredZone) => ({ name: stored.body.name, geometries: stored.body.geometries, status: zones.current(zoneSource(stored)).status });
   const common = { tags: ['Restriction Zone'], headers: authHeadersSchema, security: [{ bearer: [] }] };
   const errors = { 400: { $ref: 'ApiError#' }, 401: { $ref: 'ApigeeFault#' }, 403: {}, 404: { $ref: 'ApiError#' } };
   const zoneBodyRoute = { bodyLimit: options.bodyLimit, attachValidation: true };
@@ -75,38 +150,91 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
       const body = await checkedZoneBody(request);
       const at = now();
       const stored: StoredZone = { clientId: request.caller!.clientId, name: body.name, body, revision: randomUUID(), createdAt: at, updatedAt: at };
-      if (!(await store.insertZone(stored))) {
+      if (!(await withinQuota(store.insertZone(stored, quota)))) {
         throw apiError(409, 'ZONE_EXISTS', `a restriction zone named ${JSON.stringify(body.name)} already exists; PUT /restriction/v1/restrictionZones/{name} replaces it`);
       }
       return reply.code(201).send(view(stored));
     },
   );
 
-  app.get('', { schema: { ...common, summary: "The client's zones", response: { 200: { type: 'array', items: { $ref: 'RestrictionZone#' } }, ...errors } } }, async (request) => {
-    return (await store.listZones(request.caller!.clientId)).map(view);
-  });
+  app.get<{ Querystring: { limit?: string; offset?: string; fields?: string } }>(
+    '',
+    {
+      schema: {
+        ...common,
+        summary: "The client's zones, a page at a time (oldest first); X-Total-Count and Link rel=\"next\" tell the rest",
+        querystring: zoneListQuerySchema,
+        response: {
+          200: {
+            type: 'array',
+            items: { $ref: 'RestrictionZone#' },
+            headers: {
+              'X-Total-Count': { type: 'integer', description: "The client's zones in all." },
+              Link: { type: 'string', description: 'The next page, `<...>; rel="next"`; absent on the last page.' },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const clientId = request.caller!.clientId;
+      const { limit, offset, fields } = listQuery(request.query);
+      const total = (await store.zoneUsage(clientId)).zones;
+      reply.header('X-Total-Count', String(total));
+      if (offset + limit < total) {
+        const next = new URLSearchParams({ limit: String(limit), offset: String(offset + limit) });
+        if (request.query.fields !== undefined) next.set('fields', fields.join(','));
+        reply.header('Link', `<${request.url.split('?')[0]}?${next}>; rel="next"`);
+      }
+      const project = (stored: StoredZone) => {
+        const full = view(stored) as Record<ZoneField, unknown>;
+        const out: Record<string, unknown> = {};
+        for (const f of fields) out[f] = full[f];
+        return out;
+      };
+      // The page is read ZONE_PAGE.batch zones at a time and written as it goes, so memory holds
+      // a few zones, not the page (a zone may have 100,000 vertices).
+      async function* pageJson(): AsyncGenerator<string> {
+        yield '[';
+        let first = true;
+        for (let done = 0; done < limit; ) {
+          const want = Math.min(ZONE_PAGE.batch, limit - done);
+          const rows = await store.listZones(clientId, { offset: offset + done, limit: want });
+          for (const stored of rows) {
+            yield (first ? '' : ',') + JSON.stringify(project(stored));
+            first = false;
+          }
+          done += rows.length;
+          if (rows.length < want) break;
+        }
+        yield ']';
+      }
+      return reply.type('application/json; charset=utf-8').send(Readable.from(pageJson(), { objectMode: false, highWaterMark: 64 * 1024 }));
+    },
+  );
 
   app.get<{ Params: { name: string } }>(
     '/:name',
     { schema: { ...common, summary: 'One zone with its status', params: zoneNameParamsSchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
     async (request) => {
-      const stored = await store.getZone(request.caller!.clientId, request.params.name);
-      if (!stored) throw notFound(request.params.name);
+      const stored = await zoneOfPath(store, request.caller!.clientId, request);
+      if (!stored) throw notFound(nameParam(request));
       return view(stored);
     },
   );
 
   app.put<{ Params: { name: string } }>(
     '/:name',
-    { ...zoneBodyRoute, schema: { ...common, summary: 'Replace a zone', params: zoneNameParamsSchema, body: zoneBodySchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
+    { ...zoneBodyRoute, schema: { ...common, summary: 'Replace a zone', params: zoneNameParamsSchema, body: zoneBodySchema, response: { 200: { $ref: 'RestrictionZone#' }, 409: { $ref: 'ApiError#' }, ...errors } } },
     async (request) => {
-      const { name } = request.params;
+      const name = nameParam(request);
       const body = await checkedZoneBody(request);
       if (body.name !== name) {
         throw apiError(400, 'INVALID_ZONE', 'invalid restriction zone', { errors: [{ path: 'name', message: `must be the name in the path (${JSON.stringify(name)}), got ${JSON.stringify(body.name)}` }] });
       }
       const stored: StoredZone = { clientId: request.caller!.clientId, name, body, revision: randomUUID(), createdAt: 0, updatedAt: now() };
-      if (!(await store.replaceZone(stored))) throw notFound(name);
+      if (!(await withinQuota(store.replaceZone(stored, quota)))) throw notFound(name);
       return view(stored);
     },
   );
@@ -115,8 +243,8 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     '/:name',
     { schema: { ...common, summary: 'Delete a zone', params: zoneNameParamsSchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
     async (request) => {
-      const stored = await store.getZone(request.caller!.clientId, request.params.name);
-      if (!stored || !(await store.deleteZone(stored.clientId, stored.name))) throw notFound(request.params.name);
+      const stored = await zoneOfPath(store, request.caller!.clientId, request);
+      if (!stored || !(await store.deleteZone(stored.clientId, stored.name))) throw notFound(nameParam(request));
       const deleted = view(stored);
       zones.forget(zoneSource(stored).key);
       return deleted;

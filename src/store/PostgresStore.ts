@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { MIGRATIONS } from './schemaSql.js';
-import { clientFromRow, tokenFromRow, TOKEN_QUERY, zoneFromRow, type TokenRow } from './rows.js';
-import type { ClientRecord, Store, StoredZone, TokenLookup, TokenRecord } from './Store.js';
+import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
+import { brokenQuotaLimit, clientFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow, type TokenRow } from './rows.js';
+import { ZoneQuotaExceeded, zoneVertexCount, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage } from './Store.js';
 
 /** Any 64-bit number of our own: serialises migrations when several instances start at once. */
 const MIGRATION_LOCK = 0x64657430;
@@ -65,7 +65,15 @@ export class PostgresStore implements Store {
         for (let i = applied; i < MIGRATIONS.length; i++) {
           await client.query('BEGIN');
           try {
-            await client.query(MIGRATIONS[i]);
+            const m = MIGRATIONS[i];
+            const sql = migrationSql(m, 'postgres');
+            if (sql !== undefined) await client.query(sql);
+            else if (typeof m === 'object' && 'renameZones' in m) {
+              const { rows: names } = await client.query<ZoneName>('SELECT client_id, name FROM zones');
+              for (const r of m.renameZones(names)) {
+                await client.query("UPDATE zones SET name = $1, body = jsonb_set(body::jsonb, '{name}', to_jsonb($1::text))::text WHERE client_id = $2 AND name = $3", [r.to, r.clientId, r.from]);
+              }
+            }
             await client.query('INSERT INTO detour_migrations VALUES ($1, $2)', [i + 1, Date.now()]);
             await client.query('COMMIT');
           } catch (err) {
@@ -91,7 +99,7 @@ export class PostgresStore implements Store {
 
   async addClient(c: ClientRecord): Promise<void> {
     await this.pool.query('INSERT INTO clients VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-      c.clientId,
+      storableText(c.clientId, 'client_id'),
       c.applicationName,
       c.organizationName,
       c.developerEmail,
@@ -103,7 +111,7 @@ export class PostgresStore implements Store {
   }
 
   async getClient(clientId: string): Promise<ClientRecord | undefined> {
-    const { rows } = await this.pool.query('SELECT * FROM clients WHERE client_id = $1', [clientId]);
+    const { rows } = await this.pool.query('SELECT * FROM clients WHERE client_id = $1', [storableText(clientId, 'client_id')]);
     return rows[0] && clientFromRow(rows[0]);
   }
 
@@ -113,7 +121,7 @@ export class PostgresStore implements Store {
   }
 
   async revokeClient(clientId: string, at: number): Promise<boolean> {
-    const r = await this.pool.query('UPDATE clients SET revoked_at = $1 WHERE client_id = $2 AND revoked_at IS NULL', [at, clientId]);
+    const r = await this.pool.query('UPDATE clients SET revoked_at = $1 WHERE client_id = $2 AND revoked_at IS NULL', [at, storableText(clientId, 'client_id')]);
     return r.rowCount === 1;
   }
 
@@ -130,19 +138,32 @@ export class PostgresStore implements Store {
     return (await this.pool.query('DELETE FROM tokens WHERE expires_at < $1', [now])).rowCount ?? 0;
   }
 
-  async listZones(clientId: string): Promise<StoredZone[]> {
-    const { rows } = await this.pool.query('SELECT * FROM zones WHERE client_id = $1 ORDER BY created_at, name', [clientId]);
+  async listZones(clientId: string, page?: Page): Promise<StoredZone[]> {
+    const sql = 'SELECT * FROM zones WHERE client_id = $1 ORDER BY created_at, name';
+    const params = [storableText(clientId, 'client_id')];
+    const { rows } = page ? await this.pool.query(`${sql} LIMIT $2 OFFSET $3`, [...params, page.limit, page.offset]) : await this.pool.query(sql, params);
     return rows.map(zoneFromRow);
   }
 
+  async zoneUsage(clientId: string): Promise<ZoneUsage> {
+    return this.usage(this.pool, storableText(clientId, 'client_id'), null);
+  }
+
+  /** The client's usage, leaving out the zone named `except` (being replaced). */
+  private async usage(db: pg.Pool | pg.PoolClient, clientId: string, except: string | null): Promise<ZoneUsage> {
+    const { rows } = await db.query('SELECT count(*) AS zones, sum(vertex_count) AS vertices FROM zones WHERE client_id = $1 AND name IS DISTINCT FROM $2', [clientId, except]);
+    return usageFromRow(rows[0]);
+  }
+
   async getZone(clientId: string, name: string): Promise<StoredZone | undefined> {
-    const { rows } = await this.pool.query('SELECT * FROM zones WHERE client_id = $1 AND name = $2', [clientId, name]);
+    const { rows } = await this.pool.query('SELECT * FROM zones WHERE client_id = $1 AND name = $2', [storableText(clientId, 'client_id'), storableText(name, 'name')]);
     return rows[0] && zoneFromRow(rows[0]);
   }
 
   async getZones(clientId: string, names: string[]): Promise<StoredZone[]> {
     if (names.length === 0) return [];
-    const { rows } = await this.pool.query('SELECT * FROM zones WHERE client_id = $1 AND name = ANY($2::text[])', [clientId, names]);
+    for (const n of names) storableText(n, 'name');
+    const { rows } = await this.pool.query('SELECT * FROM zones WHERE client_id = $1 AND name = ANY($2::text[])', [storableText(clientId, 'client_id'), names]);
     return rows.map(zoneFromRow);
   }
 
@@ -151,30 +172,57 @@ export class PostgresStore implements Store {
     return rows.map(zoneFromRow);
   }
 
-  async insertZone(z: StoredZone): Promise<boolean> {
-    const r = await this.pool.query('INSERT INTO zones VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (client_id, name) DO NOTHING', [
-      z.clientId,
-      z.name,
-      JSON.stringify(z.body),
-      z.revision,
-      z.createdAt,
-      z.updatedAt,
-    ]);
-    return r.rowCount === 1;
+  /**
+   * Runs a zone write with the quota check in one transaction holding the client's row lock, so
+   * one client's zone writes are serialised across instances (READ COMMITTED: each statement after
+   * the lock sees the writes committed before it). FOR NO KEY UPDATE leaves token inserts (which
+   * take FOR KEY SHARE through their foreign key) unblocked.
+   */
+  private async quotaWrite(z: StoredZone, quota: ZoneQuota, replacing: boolean, write: (db: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
+    const db = await this.pool.connect();
+    try {
+      await db.query('BEGIN');
+      try {
+        await db.query('SELECT 1 FROM clients WHERE client_id = $1 FOR NO KEY UPDATE', [z.clientId]);
+        // Whether the zone exists, and the usage of the client's other zones, in one round trip.
+        const { rows } = await db.query(
+          `SELECT bool_or(name = $2) AS found, count(*) FILTER (WHERE name <> $2) AS zones, sum(vertex_count) FILTER (WHERE name <> $2) AS vertices
+             FROM zones WHERE client_id = $1`,
+          [z.clientId, z.name],
+        );
+        let done = false;
+        if ((rows[0].found === true) === replacing) {
+          const vertices = zoneVertexCount(z.body);
+          const usage = usageFromRow(rows[0]);
+          const limit = brokenQuotaLimit(quota, usage, !replacing, vertices);
+          if (limit) throw new ZoneQuotaExceeded(limit, quota, usage, vertices);
+          done = await write(db);
+        }
+        await db.query('COMMIT');
+        return done;
+      } catch (err) {
+        await db.query('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      db.release();
+    }
   }
 
-  async replaceZone(z: StoredZone): Promise<boolean> {
-    const r = await this.pool.query('UPDATE zones SET body = $1, revision = $2, updated_at = $3 WHERE client_id = $4 AND name = $5', [
-      JSON.stringify(z.body),
-      z.revision,
-      z.updatedAt,
-      z.clientId,
-      z.name,
-    ]);
-    return r.rowCount === 1;
+  async insertZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
+    const params = [storableText(z.clientId, 'client_id'), storableText(z.name, 'name'), JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt, zoneVertexCount(z.body)];
+    const insert = async (db: pg.Pool | pg.PoolClient) => (await db.query(`INSERT INTO zones ${ZONE_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (client_id, name) DO NOTHING`, params)).rowCount === 1;
+    return quota ? this.quotaWrite(z, quota, false, insert) : insert(this.pool);
+  }
+
+  async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
+    const params = [JSON.stringify(z.body), z.revision, z.updatedAt, zoneVertexCount(z.body), storableText(z.clientId, 'client_id'), storableText(z.name, 'name')];
+    const update = async (db: pg.Pool | pg.PoolClient) =>
+      (await db.query('UPDATE zones SET body = $1, revision = $2, updated_at = $3, vertex_count = $4 WHERE client_id = $5 AND name = $6', params)).rowCount === 1;
+    return quota ? this.quotaWrite(z, quota, true, update) : update(this.pool);
   }
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
-    return (await this.pool.query('DELETE FROM zones WHERE client_id = $1 AND name = $2', [clientId, name])).rowCount === 1;
+    return (await this.pool.query('DELETE FROM zones WHERE client_id = $1 AND name = $2', [storableText(clientId, 'client_id'), storableText(name, 'name')])).rowCount === 1;
   }
 }

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from './schemaSql.js';
-import { clientFromRow, tokenFromRow, TOKEN_QUERY, zoneFromRow, type ClientRow, type TokenRow, type ZoneRow } from './rows.js';
-import type { ClientRecord, Store, StoredZone, TokenLookup, TokenRecord } from './Store.js';
+import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
+import {
+  brokenQuotaLimit, clientFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow, type ClientRow, type TokenRow, type ZoneRow,
+} from './rows.js';
+import { ZoneQuotaExceeded, zoneVertexCount, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage } from './Store.js';
 
 /**
  * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned
@@ -38,7 +40,15 @@ export class SqliteStore implements Store {
   private migrate(): void {
     this.db.transaction(() => {
       const applied = this.db.pragma('user_version', { simple: true }) as number;
-      for (let i = applied; i < MIGRATIONS.length; i++) this.db.exec(MIGRATIONS[i]);
+      for (let i = applied; i < MIGRATIONS.length; i++) {
+        const m = MIGRATIONS[i];
+        const sql = migrationSql(m, 'sqlite');
+        if (sql !== undefined) this.db.exec(sql);
+        else if (typeof m === 'object' && 'renameZones' in m) {
+          const rename = this.db.prepare("UPDATE zones SET name = ?, body = json_set(body, '$.name', ?) WHERE client_id = ? AND name = ?");
+          for (const r of m.renameZones(this.db.prepare('SELECT client_id, name FROM zones').all() as ZoneName[])) rename.run(r.to, r.to, r.clientId, r.from);
+        }
+      }
       if (applied < MIGRATIONS.length) this.db.pragma(`user_version = ${MIGRATIONS.length}`);
     }).immediate();
   }
@@ -52,13 +62,14 @@ export class SqliteStore implements Store {
   }
 
   async addClient(c: ClientRecord): Promise<void> {
+    storableText(c.clientId, 'client_id');
     this.db
       .prepare('INSERT INTO clients VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(c.clientId, c.applicationName, c.organizationName, c.developerEmail, JSON.stringify(c.products), c.secretHash, c.createdAt, c.revokedAt);
   }
 
   async getClient(clientId: string): Promise<ClientRecord | undefined> {
-    const row = this.statement('SELECT * FROM clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+    const row = this.statement('SELECT * FROM clients WHERE client_id = ?').get(storableText(clientId, 'client_id')) as ClientRow | undefined;
     return row && clientFromRow(row);
   }
 
@@ -67,7 +78,7 @@ export class SqliteStore implements Store {
   }
 
   async revokeClient(clientId: string, at: number): Promise<boolean> {
-    return this.statement('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, clientId).changes === 1;
+    return this.statement('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, storableText(clientId, 'client_id')).changes === 1;
   }
 
   async saveToken(t: TokenRecord): Promise<void> {
@@ -83,20 +94,34 @@ export class SqliteStore implements Store {
     return this.statement('DELETE FROM tokens WHERE expires_at < ?').run(now).changes;
   }
 
-  async listZones(clientId: string): Promise<StoredZone[]> {
-    return (this.statement('SELECT * FROM zones WHERE client_id = ? ORDER BY created_at, name').all(clientId) as ZoneRow[]).map(zoneFromRow);
+  async listZones(clientId: string, page?: Page): Promise<StoredZone[]> {
+    const sql = 'SELECT * FROM zones WHERE client_id = ? ORDER BY created_at, name';
+    const rows = page
+      ? this.statement(`${sql} LIMIT ? OFFSET ?`).all(storableText(clientId, 'client_id'), page.limit, page.offset)
+      : this.statement(sql).all(storableText(clientId, 'client_id'));
+    return (rows as ZoneRow[]).map(zoneFromRow);
+  }
+
+  async zoneUsage(clientId: string): Promise<ZoneUsage> {
+    return this.usage(storableText(clientId, 'client_id'), null);
+  }
+
+  /** The client's usage, leaving out the zone named `except` (being replaced). */
+  private usage(clientId: string, except: string | null): ZoneUsage {
+    const row = this.statement('SELECT count(*) AS zones, sum(vertex_count) AS vertices FROM zones WHERE client_id = ? AND name IS NOT ?').get(clientId, except);
+    return usageFromRow(row as { zones: number; vertices: number | null });
   }
 
   async getZone(clientId: string, name: string): Promise<StoredZone | undefined> {
-    const row = this.statement('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as ZoneRow | undefined;
+    const row = this.statement('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(storableText(clientId, 'client_id'), storableText(name, 'name')) as ZoneRow | undefined;
     return row && zoneFromRow(row);
   }
 
   async getZones(clientId: string, names: string[]): Promise<StoredZone[]> {
     if (names.length === 0) return [];
-    const rows = this.db
-      .prepare('SELECT z.* FROM zones z JOIN json_each(?) n ON n.value = z.name WHERE z.client_id = ?')
-      .all(JSON.stringify(names), clientId) as ZoneRow[];
+    for (const n of names) storableText(n, 'name');
+    const rows = this.statement('SELECT z.* FROM zones z JOIN json_each(?) n ON n.value = z.name WHERE z.client_id = ?')
+      .all(JSON.stringify(names), storableText(clientId, 'client_id')) as ZoneRow[];
     return rows.map(zoneFromRow);
   }
 
@@ -104,21 +129,49 @@ export class SqliteStore implements Store {
     return (this.statement('SELECT * FROM zones ORDER BY client_id, created_at, name').all() as ZoneRow[]).map(zoneFromRow);
   }
 
-  async insertZone(z: StoredZone): Promise<boolean> {
-    const result = this.db
-      .prepare('INSERT INTO zones VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, name) DO NOTHING')
-      .run(z.clientId, z.name, JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt);
-    return result.changes === 1;
+  private exists(clientId: string, name: string): boolean {
+    return this.statement('SELECT 1 FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) !== undefined;
   }
 
-  async replaceZone(z: StoredZone): Promise<boolean> {
-    const result = this.db
-      .prepare('UPDATE zones SET body = ?, revision = ?, updated_at = ? WHERE client_id = ? AND name = ?')
-      .run(JSON.stringify(z.body), z.revision, z.updatedAt, z.clientId, z.name);
-    return result.changes === 1;
+  /** Throws ZoneQuotaExceeded when the write would break the quota. */
+  private checkQuota(quota: ZoneQuota, clientId: string, except: string | null, vertices: number): void {
+    const usage = this.usage(clientId, except);
+    const limit = brokenQuotaLimit(quota, usage, except === null, vertices);
+    if (limit) throw new ZoneQuotaExceeded(limit, quota, usage, vertices);
+  }
+
+  async insertZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
+    storableText(z.clientId, 'client_id');
+    storableText(z.name, 'name');
+    const vertices = zoneVertexCount(z.body);
+    // IMMEDIATE takes the write lock first, so check and insert are atomic across processes too.
+    return this.db.transaction(() => {
+      if (quota) {
+        if (this.exists(z.clientId, z.name)) return false;
+        this.checkQuota(quota, z.clientId, null, vertices);
+      }
+      const result = this.statement(`INSERT INTO zones ${ZONE_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, name) DO NOTHING`)
+        .run(z.clientId, z.name, JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt, vertices);
+      return result.changes === 1;
+    }).immediate();
+  }
+
+  async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
+    storableText(z.clientId, 'client_id');
+    storableText(z.name, 'name');
+    const vertices = zoneVertexCount(z.body);
+    return this.db.transaction(() => {
+      if (quota) {
+        if (!this.exists(z.clientId, z.name)) return false;
+        this.checkQuota(quota, z.clientId, z.name, vertices);
+      }
+      const result = this.statement('UPDATE zones SET body = ?, revision = ?, updated_at = ?, vertex_count = ? WHERE client_id = ? AND name = ?')
+        .run(JSON.stringify(z.body), z.revision, z.updatedAt, vertices, z.clientId, z.name);
+      return result.changes === 1;
+    }).immediate();
   }
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
-    return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
+    return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(storableText(clientId, 'client_id'), storableText(name, 'name')).changes === 1;
   }
 }

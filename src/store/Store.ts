@@ -64,18 +64,82 @@ export interface TokenStore {
   deleteExpiredTokens(now: number): Promise<number>;
 }
 
+/** Per-client limits on stored zones (the service's defaults: DEFAULT_ZONE_QUOTA). */
+export interface ZoneQuota {
+  /** Most zones one client may store. */
+  zones: number;
+  /** Most vertices in all of one client's zones together (as sent, a closing vertex included). */
+  vertices: number;
+}
+
+/** What a client stores now: zones and their vertices in all. */
+export interface ZoneUsage {
+  zones: number;
+  vertices: number;
+}
+
+export const DEFAULT_ZONE_QUOTA: ZoneQuota = { zones: 1_000, vertices: 1_000_000 };
+
+/** Vertices of a zone as sent (what quotas count). */
+export function zoneVertexCount(body: ZoneInput): number {
+  let n = 0;
+  for (const g of body.geometries) n += g.vertices.length;
+  return n;
+}
+
+/** A write refused because it would take the client over its quota; nothing was written. */
+export class ZoneQuotaExceeded extends Error {
+  constructor(
+    /** Which limit: 'zones' or 'vertices'. */
+    readonly limit: keyof ZoneQuota,
+    readonly quota: ZoneQuota,
+    /** The client's usage before the write. */
+    readonly usage: ZoneUsage,
+    /** The zone's vertices (the count the write would add or set). */
+    readonly zoneVertices: number,
+  ) {
+    super(`zone quota exceeded (${limit})`);
+  }
+}
+
+/**
+ * A client-supplied string no store can keep as text (NUL, lone surrogate): refused before any
+ * query, so both stores answer the same (PostgreSQL would fail the query).
+ */
+export class UnstorableText extends Error {
+  constructor(
+    /** What the string is, e.g. "client_id" or "name". */
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${field} ${problem}`);
+  }
+}
+
+/** A page of a listing: skip `offset` rows, then at most `limit`. */
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
 export interface ZoneStore {
-  /** The client's zones, oldest first. */
-  listZones(clientId: string): Promise<StoredZone[]>;
+  /** The client's zones, oldest first (then by name); a page of them when `page` is given. */
+  listZones(clientId: string, page?: Page): Promise<StoredZone[]>;
+  /** How many zones and vertices the client stores. */
+  zoneUsage(clientId: string): Promise<ZoneUsage>;
   getZone(clientId: string, name: string): Promise<StoredZone | undefined>;
   /** The client's zones among `names` (absent names are simply missing from the result). */
   getZones(clientId: string, names: string[]): Promise<StoredZone[]>;
   /** Every client's zones (for recalculation at start-up). */
   allZones(): Promise<StoredZone[]>;
-  /** Inserts; false when the client already has a zone of that name. */
-  insertZone(zone: StoredZone): Promise<boolean>;
-  /** Replaces body, revision and updatedAt; false when the zone does not exist. */
-  replaceZone(zone: StoredZone): Promise<boolean>;
+  /**
+   * Inserts; false when the client already has a zone of that name. With a quota, throws
+   * ZoneQuotaExceeded instead of going over it; the check and the insert are one transaction
+   * serialised per client, so parallel inserts (from any instance) cannot exceed it.
+   */
+  insertZone(zone: StoredZone, quota?: ZoneQuota): Promise<boolean>;
+  /** Replaces body, revision and updatedAt; false when the zone does not exist. Quota as insertZone (vertices). */
+  replaceZone(zone: StoredZone, quota?: ZoneQuota): Promise<boolean>;
   /** False when the zone does not exist. */
   deleteZone(clientId: string, name: string): Promise<boolean>;
 }

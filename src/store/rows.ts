@@ -1,4 +1,25 @@
-import type { ClientRecord, StoredZone, TokenLookup } from './Store.js';
+import { unstorableTextProblem } from '../zones/validateZone.js';
+import { UnstorableText, type ClientRecord, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
+
+/** Throws UnstorableText when a client-supplied string cannot be stored as text; returns it. */
+export function storableText(value: string, field: string): string {
+  const problem = unstorableTextProblem(value);
+  if (problem) throw new UnstorableText(field, problem);
+  return value;
+}
+
+/** The quota a write would break, or undefined; `usage` excludes the zone being replaced. */
+export function brokenQuotaLimit(quota: ZoneQuota, usage: ZoneUsage, addsZone: boolean, vertices: number): keyof ZoneQuota | undefined {
+  if (addsZone && usage.zones + 1 > quota.zones) return 'zones';
+  if (usage.vertices + vertices > quota.vertices) return 'vertices';
+  return undefined;
+}
+
+/** Usage as both databases answer it (PostgreSQL: count/sum as strings). */
+export const usageFromRow = (r: { zones: number | string; vertices: number | string | null }): ZoneUsage => ({ zones: Number(r.zones), vertices: Number(r.vertices ?? 0) });
+
+/** The zone columns in insert order. */
+export const ZONE_COLUMNS = '(client_id, name, body, revision, created_at, updated_at, vertex_count)';
 
 /** A row's products/body columns are JSON text in both databases. */
 export function parseJsonColumn<T>(text: string, column: string): T {

@@ -1,8 +1,48 @@
+/** A zone's key as a code migration reads it. */
+export interface ZoneName {
+  client_id: string;
+  name: string;
+}
+
+/** A zone to rename (its row and the name inside its body). */
+export interface ZoneRename {
+  clientId: string;
+  from: string;
+  to: string;
+}
+
 /**
- * The tables, in SQL both SQLite and PostgreSQL accept. Each entry is one migration; a database
- * records how many it has applied (SQLite: user_version; PostgreSQL: detour_migrations).
+ * A migration: SQL both databases accept, one text per database, or a step in code that returns
+ * the zones to rename given every zone's key.
  */
-export const MIGRATIONS: readonly string[] = [
+export type Migration = string | { sqlite: string; postgres: string } | { renameZones: (zones: ZoneName[]) => ZoneRename[] };
+
+/** The SQL of a migration for one database; undefined for a step in code. */
+export const migrationSql = (m: Migration, kind: 'sqlite' | 'postgres'): string | undefined => (typeof m === 'string' ? m : 'renameZones' in m ? undefined : m[kind]);
+
+/**
+ * Zone names stored before names were normalised, renamed to their NFC form (the form paths and
+ * trips now look up). A name whose NFC twin is already stored keeps its spelling: merging two
+ * zones is the client's call; it stays listed, and readable by path once the twin is deleted.
+ */
+export function nfcRenames(zones: ZoneName[]): ZoneRename[] {
+  const taken = new Set(zones.map((z) => `${z.client_id}\n${z.name}`));
+  const renames: ZoneRename[] = [];
+  for (const z of zones) {
+    const to = z.name.normalize('NFC');
+    const key = `${z.client_id}\n${to}`;
+    if (to === z.name || taken.has(key)) continue;
+    taken.add(key);
+    renames.push({ clientId: z.client_id, from: z.name, to });
+  }
+  return renames;
+}
+
+/**
+ * The tables. Each entry is one migration; a database records how many it has applied (SQLite:
+ * user_version; PostgreSQL: detour_migrations).
+ */
+export const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE clients (
      client_id TEXT PRIMARY KEY,
      application_name TEXT NOT NULL,
@@ -30,4 +70,16 @@ export const MIGRATIONS: readonly string[] = [
      updated_at BIGINT NOT NULL,
      PRIMARY KEY (client_id, name)
    );`,
+  // 2: vertices per zone (per-client quotas sum them without parsing bodies) and the listing order
+  // as an index, so a page costs its rows, not the client's zones.
+  {
+    sqlite: `ALTER TABLE zones ADD COLUMN vertex_count BIGINT NOT NULL DEFAULT 0;
+     UPDATE zones SET vertex_count = (SELECT coalesce(sum(json_array_length(g.value, '$.vertices')), 0) FROM json_each(zones.body, '$.geometries') g);
+     CREATE INDEX zones_client_order ON zones (client_id, created_at, name);`,
+    postgres: `ALTER TABLE zones ADD COLUMN vertex_count BIGINT NOT NULL DEFAULT 0;
+     UPDATE zones SET vertex_count = (SELECT coalesce(sum(json_array_length(g -> 'vertices')), 0) FROM json_array_elements(body::json -> 'geometries') g);
+     CREATE INDEX zones_client_order ON zones (client_id, created_at, name);`,
+  },
+  // 3: names normalised to NFC (see nfcRenames).
+  { renameZones: nfcRenames },
 ];

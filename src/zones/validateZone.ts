@@ -27,13 +27,44 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v)}` : typeof v);
 
-/** Checks a zone name; returns the issue message or null. */
+/** `U+XXXX` of the code point at `index` of `text`. */
+const codePointLabel = (text: string, index: number) => `U+${text.codePointAt(index)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * Why `text` cannot be stored as text by every store, or null: PostgreSQL refuses NUL (U+0000) in
+ * text, and a lone surrogate has no UTF-8 form (SQLite would store U+FFFD, so it could never be
+ * found again). Client-supplied strings that reach a store (zone names, client ids) pass this first.
+ */
+export function unstorableTextProblem(text: string): string | null {
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) return `must not contain NUL (U+0000), found at character ${nul}`;
+  // With the u flag a paired surrogate is one code point, so only lone ones match \p{Cs}.
+  const at = text.search(/\p{Cs}/u);
+  if (at >= 0) {
+    return `must not contain a lone surrogate (${codePointLabel(text, at)} at character ${at} is not part of a pair)`;
+  }
+  return null;
+}
+
+// Invisible format characters (zero-width space/joiner, BOM, bidi controls, soft hyphen...): two
+// names differing only by them look the same.
+const FORMAT = /\p{Cf}/u;
+
+/**
+ * Checks a zone name; returns the issue message or null. Names are compared after NFC
+ * normalisation (the service normalises them), so this is meant for the normalised name.
+ */
 export function zoneNameProblem(name: unknown): string | null {
   if (name === undefined) return 'is required';
   if (typeof name !== 'string') return `must be a string, got ${describe(name)}`;
+  const unstorable = unstorableTextProblem(name);
+  if (unstorable) return unstorable;
   if (name.trim().length === 0) return 'must not be empty or only spaces';
   if ([...name].length > ZONE_LIMITS.nameMaxLength) return `must be at most ${ZONE_LIMITS.nameMaxLength} characters, got ${[...name].length}`;
-  if (CONTROL.test(name)) return 'must not contain control characters';
+  const control = name.search(CONTROL);
+  if (control >= 0) return `must not contain control characters (${codePointLabel(name, control)} at character ${control})`;
+  const format = name.search(FORMAT);
+  if (format >= 0) return `must not contain invisible format characters (Unicode Cf: ${codePointLabel(name, format)} at character ${format})`;
   if (name.includes('/')) return 'must not contain "/"';
   // URLs resolve "." and ".." path segments away, so such a name could never be read back by name.
   if (name === '.' || name === '..') return 'must not be "." or ".."';
