@@ -2,12 +2,12 @@
  * detour benchmarks: `npm run bench` (writes bench/RESULTS.md).
  * Every figure is set beside a peer measured in the same process on the same data, as a ratio.
  */
-import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { routingBench } from './routingBench.js';
 import { zonesBench } from './zonesBench.js';
 import { serviceBench } from './serviceBench.js';
+import { zoneResilienceBench } from './zoneResilienceBench.js';
+import { updateResults } from './results.js';
 
 const sections: string[] = [];
 const started = new Date();
@@ -15,15 +15,15 @@ const only = process.argv[2];
 if (!only || only === 'routing') sections.push(await routingBench());
 if (!only || only === 'zones') sections.push(await zonesBench());
 if (!only || only === 'service') sections.push(await serviceBench());
+if (!only || only === 'resilience') sections.push(await zoneResilienceBench());
 
 const header = [
   '# detour benchmark results',
   '',
-  `Produced by \`npm run bench\` (\`node --import tsx --expose-gc bench/index.ts\`) on ${started.toISOString().slice(0, 10)},`,
+  `Sections without their own command below were produced by \`npm run bench\` (\`node --import tsx --expose-gc bench/index.ts [routing|zones|service|resilience]\`), last on ${started.toISOString().slice(0, 10)},`,
   `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores).`,
   'Ratios compare runs in the same process on the same graph and inputs; absolute times vary by machine.',
   '',
 ];
-const out = [...header, ...sections].join('\n');
-writeFileSync(fileURLToPath(new URL('./RESULTS.md', import.meta.url)), out);
-console.log(out);
+updateResults(header.join('\n'), sections);
+console.log(sections.join('\n\n'));
