@@ -5,7 +5,7 @@ import { openGraph } from '../graph/openGraph.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/Store.js';
 import { createService } from './createService.js';
-import { registerClient } from './credentials.js';
+import { ensureDemoClient } from './demoClient.js';
 import { zoneSource } from './zoneRoutes.js';
 
 /** How the service is run: flags override the environment, which overrides these defaults. */
@@ -26,6 +26,12 @@ export interface ServeConfig {
   corsOrigins: string[];
   /** DETOUR_TRUST_PROXY: "true", a hop count, or comma-separated proxy addresses/CIDRs; unset: none. */
   trustProxy: boolean | number | string[];
+  /** DETOUR_TOKEN_LIFETIME, seconds, default 3600 (2 to 86400). */
+  tokenLifetimeSeconds: number;
+  /** DETOUR_DOCS, default true: false serves no /docs (neither the reference nor the OpenAPI document). */
+  docs: boolean;
+  /** DETOUR_DEMO_CLIENT: true or false; unset: a demo client only when listening on loopback. */
+  demoClient?: boolean;
 }
 
 /** The configuration from environment variables (see ServeConfig for the names). */
@@ -41,7 +47,26 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     logLevel: env.LOG_LEVEL || 'info',
     corsOrigins: (env.DETOUR_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustProxy: parseTrustProxy(env.DETOUR_TRUST_PROXY),
+    tokenLifetimeSeconds: parseTokenLifetime(env.DETOUR_TOKEN_LIFETIME),
+    docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
+    demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
   };
+}
+
+function parseTokenLifetime(value: string | undefined): number {
+  if (value === undefined || value === '') return 3600;
+  const seconds = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(seconds >= 2 && seconds <= 86_400)) throw new Error(`DETOUR_TOKEN_LIFETIME must be whole seconds from 2 to 86400, got ${JSON.stringify(value)}`);
+  return seconds;
+}
+
+/** "true"/"false" (also 1/0, yes/no); unset or empty: undefined. */
+function parseBoolean(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {
@@ -70,14 +95,17 @@ export async function recalculateStoredZones(app: FastifyInstance): Promise<{ zo
 
 /**
  * Starts the service: loads the graph, opens the store (migrating it), recalculates the stored
- * zones, creates a demo client when there is none, and listens.
+ * zones, creates a demo client when there is none and that is allowed (ensureDemoClient), and listens.
  */
 export async function startService(config: ServeConfig): Promise<RunningService> {
   const graph = await openGraph(config.graphPath);
   const store = await openStore(config);
   let app: FastifyInstance;
   try {
-    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy });
+    app = await createService({
+      graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
+      tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
+    });
   } catch (err) {
     await store.close();
     throw err;
@@ -88,13 +116,10 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   const warm = await recalculateStoredZones(app);
   log.info(`${warm.zones} stored restriction zones calculated in ${warm.millis.toFixed(0)} ms`);
 
-  if ((await store.listClients()).length === 0) {
-    const { client, clientSecret } = await registerClient(store, { applicationName: 'detour demo', organizationName: 'detour' });
-    log.warn(
-      { client_id: client.clientId, client_secret: clientSecret },
-      `no clients yet: created a demo client. client_id=${client.clientId} client_secret=${clientSecret} (the secret is shown only now; \`detour clients add\` makes more)`,
-    );
-  }
+  const demo = await ensureDemoClient(store, { host: config.host, enabled: config.demoClient });
+  if (demo.created) log.warn({ client_id: demo.created.clientId }, 'created a demo client; its secret was printed to the console once');
+  else if (demo.skipped === 'not loopback') log.info(`no clients yet and listening on ${config.host}: no demo client (DETOUR_DEMO_CLIENT=true makes one); \`detour clients add\` registers clients`);
+  for (const c of demo.exposedDemoClients) log.warn({ client_id: c.clientId }, `the demo client is active while listening on ${config.host}; \`detour clients revoke ${c.clientId}\` if it should not be`);
 
   const cleanup = setInterval(() => {
     store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
@@ -111,7 +136,7 @@ export async function startService(config: ServeConfig): Promise<RunningService>
     throw err;
   }
   const url = address.replace('0.0.0.0', '127.0.0.1');
-  log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
+  log.info(`detour is listening on ${url} ${config.docs ? `(API reference: ${url}/docs)` : '(no /docs: DETOUR_DOCS=false)'}`);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
