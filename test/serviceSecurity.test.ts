@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { importGeoJson } from '../src/index.js';
 import { createService, type ServiceOptions } from '../src/service/createService.js';
 import { DEMO_CLIENT_NAME, ensureDemoClient, isLoopback } from '../src/service/demoClient.js';
+import { addressUnit } from '../src/service/loginLimits.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
@@ -129,6 +130,20 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
     assert.deepEqual(tally(results), { 401: 10, 429: 10 }, 'ten guesses per client and address');
     assert.equal((await loginFrom(svc.url, client, '203.0.113.200')).status, 429, 'the guessing address waits, even with the right secret');
     assert.equal((await loginFrom(svc.url, client, '192.0.2.2')).status, 200, 'the client, never seen before, logs in from its address');
+  });
+
+  test('addresses are counted as IPv4 addresses or IPv6 /64 prefixes: rotating through a /64 does not buy guesses', async () => {
+    const cases: Array<[string, string]> = [
+      ['192.0.2.1', '192.0.2.1'], ['::ffff:192.0.2.1', '192.0.2.1'], ['2001:db8::1', '2001:db8:0:0::/64'], ['2001:db8:0:0:1::1', '2001:db8:0:0::/64'],
+      ['2001:0db8:0000:0001:ffff::', '2001:db8:0:1::/64'], ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'], ['::1', '0:0:0:0::/64'], ['proxy-name', 'proxy-name'],
+    ];
+    for (const [address, unit] of cases) assert.equal(addressUnit(address), unit, address);
+    const svc = await serve({ failedLogins: { perAddress: 4, perClientAddress: 100 } });
+    const client = await newClient(store);
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push((await loginFrom(svc.url, wrong(client, i), `2001:db8:5:6::${i + 1}`)).status);
+    assert.deepEqual(results, [401, 401, 401, 401, 429, 429]);
+    assert.equal((await loginFrom(svc.url, client, '2001:db8:5:7::1')).status, 200, 'the next /64 is another subscriber');
   });
 
   test('a cached verification skips scrypt; a wrong secret, a stale entry or no cache run it', async () => {

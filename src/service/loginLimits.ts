@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import type pg from 'pg';
 import {
   RateLimiterCluster, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract,
@@ -65,6 +66,26 @@ const keyOf = (...parts: string[]) => {
   return hash.digest('base64url');
 };
 
+/**
+ * The unit an address is counted in: an IPv4 address (also when IPv4-mapped), or the /64 prefix
+ * of an IPv6 address, since one subscriber usually holds a whole /64 and could otherwise rotate
+ * through it. Anything else (a name from a proxy) as it is.
+ */
+export function addressUnit(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (isIPv6(address)) {
+    const [head, tail = ''] = address.toLowerCase().split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    // An embedded IPv4 tail takes two groups; it only ever sits in the low 64 bits.
+    const rightGroups = right.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
+    const groups = address.includes('::') ? [...left, ...Array(8 - left.length - rightGroups).fill('0'), ...right] : left;
+    return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  }
+  return address;
+}
+
 const isRefusal = (err: unknown): err is RateLimiterRes => err instanceof RateLimiterRes;
 
 /**
@@ -97,11 +118,12 @@ export class LoginLimits {
   }
 
   /**
-   * Counts one attempt of `clientId` from `address`, or refuses it (LimitRefusal) without
+   * Counts one attempt of `clientId` from `remoteAddress` (IPv6 by /64: addressUnit), or refuses it (LimitRefusal) without
    * counting further rules. The address rule is counted first so a blocked address creates no
    * keys for the client ids it sprays.
    */
-  async admit(clientId: string, address: string): Promise<Admission> {
+  async admit(clientId: string, remoteAddress: string): Promise<Admission> {
+    const address = addressUnit(remoteAddress);
     const counted: RateLimiterAbstract[] = [];
     const admission = { clientId, address, counted };
     const pair = keyOf(clientId, address);
