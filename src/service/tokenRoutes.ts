@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Store } from '../store/Store.js';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import type { ClientRecord, Store } from '../store/Store.js';
 import { decoySecretHash, randomToken, tokenHash, verifySecret } from './credentials.js';
 import { apigeeFault, HttpError, oauthError } from './httpErrors.js';
 import { IssuanceLimit, LimitRefusal, LoginLimits, type Admission } from './loginLimits.js';
@@ -62,6 +62,40 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
     }
   };
 
+  /**
+   * The client these credentials belong to, or an HttpError: 401 (wrong, unknown or revoked: one
+   * answer for all), 429 (login limits), 503 (no verification slot, or the limits' store is down).
+   */
+  const verifyCredentials = async (clientId: string, secret: string, address: string, now: number, log: FastifyBaseLogger): Promise<ClientRecord> => {
+    const invalid = () => oauthError(401, 'invalid_client', 'Client credentials are invalid');
+    const cacheKey = PLAUSIBLE_CLIENT_ID.test(clientId) && secret.length <= MAX_SECRET_LENGTH ? verified.keyOf(clientId, secret) : undefined;
+    // A cached verification proves the secret right, so it skips the login limits (it cannot
+    // be used to guess) and scrypt; the client is read each time, so revoking takes effect at once.
+    const cachedHash = cacheKey === undefined ? undefined : verified.get(cacheKey, now);
+    let client = cachedHash === undefined ? undefined : await store.getClient(clientId);
+    if (!client || client.secretHash !== cachedHash) {
+      let admission: Admission;
+      try {
+        admission = await loginLimits.admit(clientId, address);
+      } catch (err) {
+        throw err instanceof LimitRefusal ? refused(err) : unavailable(err, log);
+      }
+      // Read after admission, so refused attempts cost no store read.
+      if (client === undefined && cacheKey !== undefined) client = await store.getClient(clientId);
+      const valid = cacheKey === undefined ? false : await verifyBounded(secret, client?.secretHash ?? (await decoySecretHash()));
+      if (valid === undefined) {
+        // No verification ran, so the attempt is not held against the caller.
+        await loginLimits.giveBack(admission).catch((err) => log.warn({ err }, 'could not give back a login attempt'));
+        throw apigeeFault(503, 'Too many token requests in verification; retry shortly', 'messaging.adaptors.http.flow.ServiceUnavailable', { 'Retry-After': '1' });
+      }
+      if (!valid || !client) throw invalid();
+      await loginLimits.success(admission).catch((err) => log.warn({ err }, 'could not give back a login attempt'));
+      verified.add(cacheKey!, client.secretHash, now);
+    }
+    if (client.revokedAt !== null) throw invalid();
+    return client;
+  };
+
   // Only forms are parsed; any other body (JSON too, even broken JSON) is read as text so the
   // handler answers in Apigee's shape rather than with a generic 400 or 415.
   app.removeAllContentTypeParsers();
@@ -99,42 +133,15 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
       const clientId = form.client_id as string;
       const secret = form.client_secret as string;
 
-      const started = now();
-      const invalid = () => oauthError(401, 'invalid_client', 'Client credentials are invalid');
-      const cacheKey = PLAUSIBLE_CLIENT_ID.test(clientId) && secret.length <= MAX_SECRET_LENGTH ? verified.keyOf(clientId, secret) : undefined;
+      const issuedAt = now();
       // The socket may already be gone; the attempt still counts somewhere.
-      const address = request.ip ?? 'unknown';
-      // A cached verification proves the secret right, so it skips the login limits (it cannot
-      // be used to guess) and scrypt; the client is read each time, so revoking takes effect at once.
-      const cachedHash = cacheKey === undefined ? undefined : verified.get(cacheKey, started);
-      let client = cachedHash === undefined ? undefined : await store.getClient(clientId);
-      if (!client || client.secretHash !== cachedHash) {
-        let admission: Admission;
-        try {
-          admission = await loginLimits.admit(clientId, address);
-        } catch (err) {
-          throw err instanceof LimitRefusal ? refused(err) : unavailable(err, request.log);
-        }
-        // Read after admission, so refused attempts cost no store read.
-        if (client === undefined && cacheKey !== undefined) client = await store.getClient(clientId);
-        const valid = cacheKey === undefined ? false : await verifyBounded(secret, client?.secretHash ?? (await decoySecretHash()));
-        if (valid === undefined) {
-          // No verification ran, so the attempt is not held against the caller.
-          await loginLimits.giveBack(admission).catch((err) => request.log.warn({ err }, 'could not give back a login attempt'));
-          throw apigeeFault(503, 'Too many token requests in verification; retry shortly', 'messaging.adaptors.http.flow.ServiceUnavailable', { 'Retry-After': '1' });
-        }
-        if (!valid || !client) throw invalid();
-        await loginLimits.success(admission).catch((err) => request.log.warn({ err }, 'could not give back a login attempt'));
-        verified.add(cacheKey!, client.secretHash, started);
-      }
-      if (!client || client.revokedAt !== null) throw invalid();
+      const client = await verifyCredentials(clientId, secret, request.ip ?? 'unknown', issuedAt, request.log);
       try {
         await issuance.consume(clientId);
       } catch (err) {
         throw err instanceof LimitRefusal ? refused(err) : unavailable(err, request.log);
       }
 
-      const issuedAt = started;
       const accessToken = randomToken(32);
       await store.saveToken({
         tokenHash: tokenHash(accessToken),
@@ -164,7 +171,7 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
 }
 
 /** A limiter's store failing (PostgreSQL down): the token endpoint cannot count, so it answers 503. */
-function unavailable(err: unknown, log: FastifyInstance['log']): HttpError {
+function unavailable(err: unknown, log: FastifyBaseLogger): HttpError {
   log.error({ err }, 'login limits unavailable');
   return apigeeFault(503, 'The service cannot check login limits now; retry shortly', 'messaging.adaptors.http.flow.ServiceUnavailable', { 'Retry-After': '5' });
 }
