@@ -244,6 +244,8 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
     assert.equal(page.status, 200);
     const csp = page.headers.get('content-security-policy')!;
     assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /upgrade-insecure-requests/, 'served over plain HTTP, the page must load its scripts from http://');
+    assert.equal(page.headers.get('strict-transport-security'), null);
     assert.doesNotMatch(page.text, /<script>|<script [^>]*>[^<\s]/, 'no inline script, which script-src \'self\' would block');
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     assert.ok(assets.length >= 4);

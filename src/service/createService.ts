@@ -142,8 +142,10 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     // default policy fits it; API answers are JSON, which the policy does not affect.
     // Answers may be read cross-origin when CORS is configured.
     crossOriginResourcePolicy: { policy: options.corsOrigins && options.corsOrigins.length > 0 ? 'cross-origin' : 'same-origin' },
-    // Plain HTTP on loopback is the default deployment: HSTS is for the TLS proxy in front.
+    // Plain HTTP on loopback is the default deployment: HSTS is for the TLS proxy in front, and
+    // upgrade-insecure-requests would send /docs' own scripts to an https:// that is not there.
     strictTransportSecurity: false,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
   });
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'] });
