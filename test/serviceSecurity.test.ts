@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { importGeoJson } from '../src/index.js';
 import { createService, type ServiceOptions } from '../src/service/createService.js';
 import { DEMO_CLIENT_NAME, ensureDemoClient, isLoopback } from '../src/service/demoClient.js';
-import { addressUnit } from '../src/service/loginLimits.js';
+import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, LimitRefusal, LoginLimits } from '../src/service/loginLimits.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
@@ -144,6 +144,25 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
     for (let i = 0; i < 6; i++) results.push((await loginFrom(svc.url, wrong(client, i), `2001:db8:5:6::${i + 1}`)).status);
     assert.deepEqual(results, [401, 401, 401, 401, 429, 429]);
     assert.equal((await loginFrom(svc.url, client, '2001:db8:5:7::1')).status, 200, 'the next /64 is another subscriber');
+  });
+
+  test('the per-client pace: one attempt per delay once over the threshold, the delay doubling up to its cap', async () => {
+    const limits = await LoginLimits.create({ ...DEFAULT_FAILED_LOGIN_LIMITS, perClient: 2, maxDelaySeconds: 8 }, { kind: 'memory' });
+    const attempt = (i: number) => limits.admit('victim', `198.51.100.${i}`).then(() => 0, (refusal: LimitRefusal) => refusal.retryMillis);
+    await limits.success(await limits.admit('victim', '192.0.2.9'));
+    const waits = [];
+    for (let i = 0; i < 10; i++) waits.push(await attempt(i));
+    // Two free attempts; the third (one over) opens a 1 s slot; the rest wait for it.
+    assert.deepEqual(waits.slice(0, 3), [0, 0, 0]);
+    for (const w of waits.slice(3)) assert.ok(w > 0 && w <= 1000, String(w));
+    await new Promise((r) => setTimeout(r, 1100));
+    // Eleven attempts, nine over: the next slot lasts 2^3 = 8 s (the cap).
+    assert.equal(await attempt(20), 0);
+    const next = await attempt(21);
+    assert.ok(next > 7000 && next <= 8000, String(next));
+    assert.ok((await attempt(22)) > 0);
+    // The address the client logged in from is not paced.
+    assert.ok(await limits.admit('victim', '192.0.2.9'));
   });
 
   test('a cached verification skips scrypt; a wrong secret, a stale entry or no cache run it', async () => {
@@ -377,6 +396,20 @@ describe('login limits on PostgreSQL are shared by every instance', { skip: pgSk
     assert.equal(verifications, 6, 'one budget of six for both instances');
     assert.deepEqual(tally(burst), { 401: 6, 429: 54 });
     for (const svc of services) assert.equal((await login(svc.url, client)).status, 429);
+  });
+
+  test('when the limits cannot be counted (database gone) the token endpoint answers 503, not 500', async () => {
+    const broken = await kind.open();
+    const svc = await listen(graph, broken, {});
+    try {
+      await (broken as unknown as { pool: { end(): Promise<void> } }).pool.end();
+      const res = await login(svc.url, { clientId: 'someone', clientSecret: 'x' });
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get('retry-after'), '5');
+      assert.equal(res.body.fault.detail.errorcode, 'messaging.adaptors.http.flow.ServiceUnavailable');
+    } finally {
+      await svc.close();
+    }
   });
 
   test('a success on one instance gives the attempt back for both; issuance is counted once for both', async () => {
