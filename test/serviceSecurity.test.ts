@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, LimitRefusal, LoginLimits } f
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
+import { GOTHENBURG_GEOJSON } from './support/helpers.js';
 import {
   http, listen, newClient, postgresKind, postgresSkipReason, requestToken, TOKEN_PATH, ZONES_PATH, type HttpResult, type StoreKind, type TestService,
 } from './support/service.js';
@@ -363,6 +365,43 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
       }
     } finally {
       await local.close();
+    }
+  });
+});
+
+describe('serve with the security settings from the environment', () => {
+  test('DETOUR_DEMO_CLIENT=false, DETOUR_DOCS=false and DETOUR_TOKEN_LIFETIME reach the running service', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'detour-serve-security-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts'), 'serve', '--port', '0', '--graph', GOTHENBURG_GEOJSON], {
+      env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_DEMO_CLIENT: 'false', DETOUR_DOCS: 'false', DETOUR_TOKEN_LIFETIME: '600' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (log += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (log += d));
+    try {
+      const started = Date.now();
+      while (!/listening on (http:\/\/\S+) /.test(log)) {
+        if (child.exitCode !== null || Date.now() - started > 60_000) assert.fail(`serve did not start:\n${log}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const url = /listening on (http:\/\/\S+) /.exec(log)![1];
+      assert.doesNotMatch(log, /client_secret/, 'no demo client');
+      assert.equal((await http(`${url}/docs/json`)).status, 404);
+      const store = new SqliteStore(join(dir, 'detour.sqlite'));
+      let client: Credentials;
+      try {
+        assert.deepEqual(await store.listClients(), []);
+        client = await newClient(store);
+      } finally {
+        await store.close();
+      }
+      const token = await login(url, client);
+      assert.deepEqual([token.status, token.body.expires_in], [200, '599']);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
