@@ -183,6 +183,7 @@ export const DEFAULT_TOKEN_ISSUANCE_LIMIT: TokenIssuanceLimit = { perClient: 120
 export class IssuanceLimit {
   private constructor(private readonly limiter: RateLimiterAbstract) {}
 
+  /** The issuance counter on `backend` (windowSeconds in seconds). */
   static async create(rule: TokenIssuanceLimit, backend: LimitBackend): Promise<IssuanceLimit> {
     return new IssuanceLimit(await makeLimiter({ keyPrefix: 'token_issuance', points: rule.perClient, duration: rule.windowSeconds }, backend));
   }
