@@ -1,16 +1,24 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { DetourError } from '../errors.js';
+import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Router } from '../routing/Router.js';
+import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
 import { fromDetourError, HttpError, apiError, oauthError, schemaIssues } from './httpErrors.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
-import { DEFAULT_FAILED_LOGIN_LIMITS, tokenRoutes, type FailedLoginLimits } from './tokenRoutes.js';
+import {
+  DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
+} from './loginLimits.js';
+import { tokenRoutes } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
+import { VerifiedSecrets } from './verifiedSecrets.js';
 import { zoneRoutes } from './zoneRoutes.js';
 
 export interface ServiceOptions {
@@ -20,9 +28,23 @@ export interface ServiceOptions {
   logger?: FastifyServerOptions['logger'];
   /** The clock, epoch milliseconds (tests move it to expire tokens). */
   now?: () => number;
-  /** Default 3,600 s, as Maplink's tokens. */
+  /** Default 3,600 s, as Maplink's tokens; whole seconds from 2 to 86,400. */
   tokenLifetimeSeconds?: number;
+  /** Login limits of the token endpoint (see FailedLoginLimits for the defaults). */
   failedLogins?: Partial<FailedLoginLimits>;
+  /** Tokens issued per client id (default 120 an hour). */
+  tokenIssuance?: Partial<TokenIssuanceLimit>;
+  /**
+   * Where login and issuance counts live; default PostgreSQL when the store is (shared by every
+   * instance), else the cluster primary in a node:cluster worker, else this process's memory.
+   */
+  limitBackend?: LimitBackend['kind'];
+  /** scrypt verifications at once in this process (default half the cores, at least 2); more get 503. */
+  maxConcurrentVerifications?: number;
+  /** How long a successful verification is trusted, seconds (default 300; 0: never cached). */
+  verificationCacheSeconds?: number;
+  /** Called before each scrypt verification of a secret (tests count them). */
+  onSecretVerification?: () => void;
   /** Allowed CORS origins; undefined or empty: no CORS headers. `['*']` allows any origin. */
   corsOrigins?: string[];
   /**
@@ -98,8 +120,12 @@ function toHttpError(err: FastifyError, log: FastifyInstance['log'], request?: F
  */
 export async function createService(options: ServiceOptions): Promise<FastifyInstance> {
   const now = options.now ?? Date.now;
+  const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
+  if (!Number.isInteger(tokenLifetimeSeconds) || tokenLifetimeSeconds < 2 || tokenLifetimeSeconds > 86_400) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `the token lifetime must be whole seconds from 2 to 86400, got ${tokenLifetimeSeconds}`);
+  }
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: redactingLogger(options.logger ?? false),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // A hop count becomes a function: fastify's typings take no number.
     trustProxy: typeof options.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (options.trustProxy as number)) : (options.trustProxy ?? false),
@@ -145,6 +171,16 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     done(JSON_ONLY(), undefined);
   });
 
+  await app.register(helmet, {
+    // Swagger UI at /docs loads only its own scripts and styles (no inline scripts), so the
+    // default policy fits it; API answers are JSON, which the policy does not affect.
+    // Answers may be read cross-origin when CORS is configured.
+    crossOriginResourcePolicy: { policy: options.corsOrigins && options.corsOrigins.length > 0 ? 'cross-origin' : 'same-origin' },
+    // Plain HTTP on loopback is the default deployment: HSTS is for the TLS proxy in front, and
+    // upgrade-insecure-requests would send /docs' own scripts to an https:// that is not there.
+    strictTransportSecurity: false,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+  });
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'], exposedHeaders: ['X-Total-Count', 'Link'] });
   }
@@ -158,11 +194,16 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     await app.register(swaggerUi, { routePrefix: '/docs' });
   }
 
+  const backend = limitBackend(options);
   await app.register(tokenRoutes, {
     store: options.store,
     now,
-    tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
-    failedLogins: { ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins },
+    tokenLifetimeSeconds,
+    loginLimits: await LoginLimits.create({ ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins }, backend),
+    issuance: await IssuanceLimit.create({ ...DEFAULT_TOKEN_ISSUANCE_LIMIT, ...options.tokenIssuance }, backend),
+    maxConcurrentVerifications: options.maxConcurrentVerifications ?? Math.max(2, Math.floor(availableParallelism() / 2)),
+    verified: new VerifiedSecrets((options.verificationCacheSeconds ?? 300) * 1000),
+    onVerification: options.onSecretVerification,
   });
   await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024, quota: { ...DEFAULT_ZONE_QUOTA, ...options.zoneQuota } });
   await app.register(tripRoutes, { prefix: '/trip/v2', store: options.store, zones, router, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000 });
@@ -178,4 +219,31 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done' };
   });
   return app;
+}
+
+/** The backend of the login limits: the option, else PostgreSQL, a cluster worker's primary, or memory. */
+function limitBackend(options: ServiceOptions): LimitBackend {
+  const kind = options.limitBackend ?? (options.store instanceof PostgresStore ? 'postgres' : cluster.isWorker ? 'cluster' : 'memory');
+  if (kind !== 'postgres') return { kind };
+  if (!(options.store instanceof PostgresStore)) throw new DetourError(ErrorCode.INVALID_INPUT, 'login limits on PostgreSQL need the PostgreSQL store');
+  return { kind, pool: options.store.pool };
+}
+
+/**
+ * The request as logged: the path, and the query string with every value replaced, since
+ * clients may put credentials there (`?client_secret=...`); never headers or bodies.
+ */
+export function redactedRequest(request: FastifyRequest): Record<string, unknown> {
+  const url = request.url;
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? '' : `?${url.slice(q + 1).split('&').map((pair) => `${pair.split('=')[0].slice(0, 64)}=[redacted]`).join('&')}`;
+  return { method: request.method, url: path + query, host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
+}
+
+/** The logger option with the request serializer that redacts query strings (always: it cannot be replaced). */
+function redactingLogger(logger: NonNullable<ServiceOptions['logger']>): FastifyServerOptions['logger'] {
+  if (logger === false) return false;
+  const base = logger === true ? {} : logger;
+  return { ...base, serializers: { ...base.serializers, req: redactedRequest as never } };
 }

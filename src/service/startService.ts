@@ -5,7 +5,7 @@ import { openGraph } from '../graph/openGraph.js';
 import { openStore } from '../store/openStore.js';
 import { DEFAULT_ZONE_QUOTA, type Store, type ZoneQuota } from '../store/Store.js';
 import { createService } from './createService.js';
-import { registerClient } from './credentials.js';
+import { ensureDemoClient } from './demoClient.js';
 import { zoneSource } from './zoneRoutes.js';
 
 /** How the service is run: flags override the environment, which overrides these defaults. */
@@ -28,6 +28,12 @@ export interface ServeConfig {
   trustProxy: boolean | number | string[];
   /** DETOUR_ZONES_PER_CLIENT (default 1,000) and DETOUR_VERTICES_PER_CLIENT (default 1,000,000). */
   zoneQuota: ZoneQuota;
+  /** DETOUR_TOKEN_LIFETIME, seconds, default 3600 (2 to 86400). */
+  tokenLifetimeSeconds: number;
+  /** DETOUR_DOCS, default true: false serves no /docs (neither the reference nor the OpenAPI document). */
+  docs: boolean;
+  /** DETOUR_DEMO_CLIENT: true or false; unset: a demo client only when listening on loopback. */
+  demoClient?: boolean;
 }
 
 /** The configuration from environment variables (see ServeConfig for the names). */
@@ -47,6 +53,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
       zones: positiveInteger(env, 'DETOUR_ZONES_PER_CLIENT', DEFAULT_ZONE_QUOTA.zones),
       vertices: positiveInteger(env, 'DETOUR_VERTICES_PER_CLIENT', DEFAULT_ZONE_QUOTA.vertices),
     },
+    tokenLifetimeSeconds: parseTokenLifetime(env.DETOUR_TOKEN_LIFETIME),
+    docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
+    demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
   };
 }
 
@@ -57,6 +66,22 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   const n = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 2 ** 31 - 1)) throw new Error(`${name} must be a whole number from 1 to 2147483647, got ${JSON.stringify(value)}`);
   return n;
+}
+
+function parseTokenLifetime(value: string | undefined): number {
+  if (value === undefined || value === '') return 3600;
+  const seconds = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(seconds >= 2 && seconds <= 86_400)) throw new Error(`DETOUR_TOKEN_LIFETIME must be whole seconds from 2 to 86400, got ${JSON.stringify(value)}`);
+  return seconds;
+}
+
+/** "true"/"false" (also 1/0, yes/no); unset or empty: undefined. */
+function parseBoolean(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {
@@ -104,14 +129,18 @@ export async function recalculateStoredZones(app: FastifyInstance): Promise<{ zo
 
 /**
  * Starts the service: loads the graph, opens the store (migrating it), creates a demo client when
- * there is none, listens, then calculates the stored zones in the background.
+ * there is none and that is allowed (ensureDemoClient), listens, then calculates the stored zones
+ * in the background.
  */
 export async function startService(config: ServeConfig): Promise<RunningService> {
   const graph = await openGraph(config.graphPath);
   const store = await openStore(config);
   let app: FastifyInstance;
   try {
-    app = await createService({ graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, zoneQuota: config.zoneQuota });
+    app = await createService({
+      graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
+      zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
+    });
   } catch (err) {
     await store.close();
     throw err;
@@ -120,13 +149,10 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   log.info(`graph ${config.graphPath}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges (${graph.meta.attribution ?? 'no attribution'})`);
   log.info(`store: ${store.kind} at ${store.location}`);
 
-  if ((await store.listClients()).length === 0) {
-    const { client, clientSecret } = await registerClient(store, { applicationName: 'detour demo', organizationName: 'detour' });
-    log.warn(
-      { client_id: client.clientId, client_secret: clientSecret },
-      `no clients yet: created a demo client. client_id=${client.clientId} client_secret=${clientSecret} (the secret is shown only now; \`detour clients add\` makes more)`,
-    );
-  }
+  const demo = await ensureDemoClient(store, { host: config.host, enabled: config.demoClient });
+  if (demo.created) log.warn({ client_id: demo.created.clientId }, 'created a demo client; its secret was printed to the console once');
+  else if (demo.skipped === 'not loopback') log.info(`no clients yet and listening on ${config.host}: no demo client (DETOUR_DEMO_CLIENT=true makes one); \`detour clients add\` registers clients`);
+  for (const c of demo.exposedDemoClients) log.warn({ client_id: c.clientId }, `the demo client is active while listening on ${config.host}; \`detour clients revoke ${c.clientId}\` if it should not be`);
 
   const cleanup = setInterval(() => {
     store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
@@ -149,7 +175,7 @@ export async function startService(config: ServeConfig): Promise<RunningService>
     (err) => log.warn({ err }, 'could not calculate the stored restriction zones in advance'),
   );
   const url = address.replace('0.0.0.0', '127.0.0.1');
-  log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
+  log.info(`detour is listening on ${url} ${config.docs ? `(API reference: ${url}/docs)` : '(no /docs: DETOUR_DOCS=false)'}`);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

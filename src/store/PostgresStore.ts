@@ -23,7 +23,8 @@ export interface PostgresStoreOptions {
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly location: string;
-  private readonly pool: pg.Pool;
+  /** The connection pool; the service's login limits keep their counts through it too. */
+  readonly pool: pg.Pool;
 
   private constructor(pool: pg.Pool, location: string) {
     this.pool = pool;
