@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_GRAPH_PATH } from '../defaultCity.js';
@@ -26,7 +28,12 @@ export interface ServeConfig {
   corsOrigins: string[];
   /** DETOUR_TRUST_PROXY: "true", a hop count, or comma-separated proxy addresses/CIDRs; unset: none. */
   trustProxy: boolean | number | string[];
+  /** DETOUR_WORKERS, default the machine's cores (os.availableParallelism()): processes serving requests; 1: one process, no cluster. */
+  workers: number;
 }
+
+/** The most worker processes `serve` starts: each holds a whole graph, so more than cores only costs memory. */
+export const MAX_WORKERS = 64;
 
 /** The configuration from environment variables (see ServeConfig for the names). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig {
@@ -41,7 +48,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     logLevel: env.LOG_LEVEL || 'info',
     corsOrigins: (env.DETOUR_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustProxy: parseTrustProxy(env.DETOUR_TRUST_PROXY),
+    workers: parseWorkers(env.DETOUR_WORKERS),
   };
+}
+
+function parseWorkers(value: string | undefined): number {
+  if (value === undefined || value === '') return Math.min(availableParallelism(), MAX_WORKERS);
+  const workers = Number(value);
+  if (!/^\d+$/.test(value.trim()) || workers < 1 || workers > MAX_WORKERS) {
+    throw new Error(`DETOUR_WORKERS must be a whole number of processes from 1 to ${MAX_WORKERS}, got ${JSON.stringify(value)}`);
+  }
+  return workers;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {
@@ -68,11 +85,30 @@ export async function recalculateStoredZones(app: FastifyInstance): Promise<{ zo
   return { zones: stored.length, millis: performance.now() - started };
 }
 
+/** Registers a demo client when the store has no client at all, and logs its id and secret (shown only this once). */
+export async function createDemoClientWhenNone(store: Store, log: { warn(fields: object, message: string): void }): Promise<void> {
+  if ((await store.listClients()).length > 0) return;
+  const { client, clientSecret } = await registerClient(store, { applicationName: 'detour demo', organizationName: 'detour' });
+  log.warn(
+    { client_id: client.clientId, client_secret: clientSecret },
+    `no clients yet: created a demo client. client_id=${client.clientId} client_secret=${clientSecret} (the secret is shown only now; \`detour clients add\` makes more)`,
+  );
+}
+
+export interface StartOptions {
+  /**
+   * This process is a worker of `serve --workers N`: the primary has already migrated the store
+   * and created the demo client, and it announces the address once every worker listens.
+   */
+  clusterWorker?: boolean;
+}
+
 /**
- * Starts the service: loads the graph, opens the store (migrating it), recalculates the stored
- * zones, creates a demo client when there is none, and listens.
+ * Starts the service in this process: loads the graph, opens the store (migrating it),
+ * recalculates the stored zones, creates a demo client when there is none (not in a cluster
+ * worker: its primary did), and listens.
  */
-export async function startService(config: ServeConfig): Promise<RunningService> {
+export async function startService(config: ServeConfig, options: StartOptions = {}): Promise<RunningService> {
   const graph = await openGraph(config.graphPath);
   const store = await openStore(config);
   let app: FastifyInstance;
@@ -88,13 +124,7 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   const warm = await recalculateStoredZones(app);
   log.info(`${warm.zones} stored restriction zones calculated in ${warm.millis.toFixed(0)} ms`);
 
-  if ((await store.listClients()).length === 0) {
-    const { client, clientSecret } = await registerClient(store, { applicationName: 'detour demo', organizationName: 'detour' });
-    log.warn(
-      { client_id: client.clientId, client_secret: clientSecret },
-      `no clients yet: created a demo client. client_id=${client.clientId} client_secret=${clientSecret} (the secret is shown only now; \`detour clients add\` makes more)`,
-    );
-  }
+  if (!options.clusterWorker) await createDemoClientWhenNone(store, log);
 
   const cleanup = setInterval(() => {
     store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
@@ -111,7 +141,8 @@ export async function startService(config: ServeConfig): Promise<RunningService>
     throw err;
   }
   const url = address.replace('0.0.0.0', '127.0.0.1');
-  log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
+  if (options.clusterWorker) log.info(`worker ${cluster.worker?.id} (pid ${process.pid}) serving ${url}`);
+  else log.info(`detour is listening on ${url} (API reference: ${url}/docs)`);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
