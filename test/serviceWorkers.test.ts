@@ -1,0 +1,230 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
+import { configFromEnv } from '../src/service/startService.js';
+import { SqliteStore } from '../src/store/SqliteStore.js';
+import { newClient, TOKEN_PATH, TRIP_PATH, ZONES_PATH } from './support/service.js';
+
+const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
+const router = new Router(graph);
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+/**
+ * One request on a connection of its own (no keep-alive agent), so the cluster's round-robin
+ * hands consecutive requests to different workers.
+ */
+function freshRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+        resolve({ status: res.statusCode!, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A `detour serve` child process with its combined log. */
+class Served {
+  log = '';
+  url = '';
+  constructor(readonly child: ChildProcess) {
+    child.stdout!.setEncoding('utf8').on('data', (d) => (this.log += d));
+    child.stderr!.setEncoding('utf8').on('data', (d) => (this.log += d));
+  }
+
+  static async start(dataDir: string, ...args: string[]): Promise<Served> {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', ...args], {
+      env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const served = new Served(child);
+    served.url = (await served.waitFor(/listening on (http:\/\/\S+) /))[1];
+    return served;
+  }
+
+  /** Waits (60 s at most) until the log matches. */
+  async waitFor(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
+    const started = Date.now();
+    for (;;) {
+      const found = pattern.exec(this.log.slice(from));
+      if (found) return found;
+      if (this.child.exitCode !== null || Date.now() - started > 60_000) assert.fail(`no ${pattern} in the log:\n${this.log}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Process ids of the workers that logged a completed request to `path` after log offset `from`. */
+  servedBy(path: string, from: number): Set<number> {
+    const pids = new Set<number>();
+    const requests = new Map<string, string>();
+    for (const line of this.log.slice(from).split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line);
+      if (entry.req?.url) requests.set(`${entry.pid}/${entry.reqId}`, entry.req.url);
+      if (entry.msg === 'request completed' && requests.get(`${entry.pid}/${entry.reqId}`)?.startsWith(path)) pids.add(entry.pid);
+    }
+    return pids;
+  }
+
+  workerPids(): number[] {
+    return [...this.log.matchAll(/worker \d+ \(pid (\d+)\) serving/g)].map((m) => Number(m[1]));
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode !== null) return this.child.exitCode;
+    this.child.kill(signal);
+    const [code] = await once(this.child, 'exit');
+    return code;
+  }
+}
+
+const west = { latitude: 57.7055, longitude: 11.95, siteId: 'west' };
+const east = { latitude: 57.7055, longitude: 11.985, siteId: 'east' };
+const box = (south: number, west_: number, north: number, east_: number) => ({
+  name: 'block',
+  vertices: [
+    { latitude: south, longitude: west_ }, { latitude: south, longitude: east_ },
+    { latitude: north, longitude: east_ }, { latitude: north, longitude: west_ },
+  ],
+});
+/** The distance the library gives west to east around `zone` (none: straight), in whole metres as the Trip API rounds it. */
+function expectedDistance(zone?: { name: string; geometries: ReturnType<typeof box>[] }): number {
+  const zones = zone ? [calculateZone(graph, validateZone(zone))] : [];
+  return Math.round(router.route({ points: [west, east], calculationMode: 'THE_FASTEST', zones }).distance);
+}
+
+describe('serve --workers', () => {
+  test('DETOUR_WORKERS: default the machine\'s cores, whole numbers from 1 to 64, clear errors', () => {
+    assert.equal(configFromEnv({}).workers, Math.min(availableParallelism(), 64));
+    assert.equal(configFromEnv({ DETOUR_WORKERS: '1' }).workers, 1);
+    assert.equal(configFromEnv({ DETOUR_WORKERS: '3' }).workers, 3);
+    for (const bad of ['0', '-2', '1.5', 'many', '65', ' ']) assert.throws(() => configFromEnv({ DETOUR_WORKERS: bad }), /DETOUR_WORKERS must be a whole number of processes from 1 to 64/);
+  });
+
+  let dir: string;
+  let client: { clientId: string; clientSecret: string };
+  let served: Served;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'detour-workers-'));
+    const store = new SqliteStore(join(dir, 'detour.sqlite'));
+    client = await newClient(store);
+    await store.close();
+    served = await Served.start(dir, '--workers', '2');
+  });
+  after(async () => {
+    await served?.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('two workers share the port and one store: a zone inserted, replaced or deleted through one is used by the trips on both', async () => {
+    assert.equal(served.workerPids().length, 2);
+    assert.match(served.log, /with 2 worker processes/);
+    const token = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
+    assert.equal(token.status, 200);
+    const headers = { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
+    const trip = (zones?: string[]) => freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], ...(zones && { restrictionZones: zones }) }));
+    const tripsOnBothWorkers = async (zones: string[] | undefined, expected: { status: number; distance?: number }) => {
+      const from = served.log.length;
+      for (let i = 0; i < 6; i++) {
+        const res = await trip(zones);
+        assert.equal(res.status, expected.status, JSON.stringify(res.body));
+        if (expected.distance !== undefined) assert.equal(res.body.totalDistance, expected.distance);
+      }
+      await served.waitFor(/request completed[\s\S]*request completed/, from);
+      await new Promise((r) => setTimeout(r, 200)); // the last log lines
+      assert.equal(served.servedBy(TRIP_PATH, from).size, 2, 'the six trips were served by both workers');
+    };
+
+    const straight = expectedDistance();
+    const centrum = { name: 'Centrum', geometries: [box(57.7, 11.96, 57.71, 11.975)] };
+    const aroundCentrum = expectedDistance(centrum);
+    const moved = { name: 'Centrum', geometries: [box(57.7155, 11.962, 57.727, 11.972)] };
+    const aroundMoved = expectedDistance(moved);
+    assert.ok(new Set([straight, aroundCentrum, aroundMoved]).size === 3, 'the three geometries give three different routes');
+
+    await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+    const created = await freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify(centrum));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundCentrum });
+    // Both workers now hold Centrum's first revision in their caches; the replacement must reach both.
+    const replaced = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'PUT', headers, JSON.stringify(moved));
+    assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
+    await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundMoved });
+    const deleted = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'DELETE', { authorization: headers.authorization, clientid: client.clientId });
+    assert.equal(deleted.status, 200);
+    await tripsOnBothWorkers(['Centrum'], { status: 400 });
+    await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+  });
+
+  test('a killed worker is replaced and the service keeps answering on both', async () => {
+    const [victim, survivor] = served.workerPids();
+    const from = served.log.length;
+    process.kill(victim, 'SIGKILL');
+    await served.waitFor(new RegExp(`pid ${victim}\\) exited with signal SIGKILL: starting a replacement`), from);
+    const replacement = Number((await served.waitFor(/worker \d+ \(pid (\d+)\) serving/, from))[1]);
+    await served.waitFor(/replaced the one that died and serves again/, from);
+    assert.ok(![victim, survivor].includes(replacement));
+    const served2 = served.log.length;
+    for (let i = 0; i < 4; i++) assert.equal((await freshRequest(`${served.url}/health`, 'GET', {})).status, 200);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual([...served.servedBy('/health', served2)].sort(), [survivor, replacement].sort());
+  });
+
+  test('SIGTERM: a request in flight is answered, then the primary and its workers exit 0', async () => {
+    // A token request whose body arrives only after SIGTERM: the worker already holds it.
+    const body = new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString();
+    const reply = new Promise<Reply>((resolve, reject) => {
+      const req = httpRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, { method: 'POST', agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(async () => {
+        served.child.kill('SIGTERM');
+        await served.waitFor(/SIGTERM: worker finishing requests in flight/);
+        req.end(body.slice(10));
+      }, 500);
+    });
+    const answered = await reply;
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.ok(answered.body.access_token);
+    const [code] = served.child.exitCode !== null ? [served.child.exitCode] : await once(served.child, 'exit');
+    assert.equal(code, 0, served.log);
+    for (const pid of served.workerPids()) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} exited`);
+  });
+
+  test('a worker that cannot start stops the whole service with its error: a missing graph keeps its code', async () => {
+    const failed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--workers', '2', '--graph', join(dir, 'missing.detour')], {
+      env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    failed.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const [code] = await once(failed, 'exit');
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^detour: FILE_NOT_FOUND: .*missing\.detour/m);
+  });
+});
