@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
-import { newClient, TOKEN_PATH, TRIP_PATH, ZONES_PATH } from './support/service.js';
+import pg from 'pg';
+import { PostgresStore } from '../src/store/PostgresStore.js';
+import { newClient, PG_TEST_URL, postgresSkipReason, TOKEN_PATH, TRIP_PATH, ZONES_PATH } from './support/service.js';
 
 const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
 const graph = loadGraph(DEFAULT_GRAPH_PATH);
@@ -114,6 +116,47 @@ function expectedDistance(zone?: { name: string; geometries: ReturnType<typeof b
   return Math.round(router.route({ points: [west, east], calculationMode: 'THE_FASTEST', zones }).distance);
 }
 
+/** Inserts, replaces and deletes a zone through one worker; checks trips served by both workers use each state. */
+async function zoneChangesReachEveryWorker(served: Served, client: { clientId: string; clientSecret: string }): Promise<void> {
+  assert.equal(served.workerPids().length, 2);
+  assert.match(served.log, /with 2 worker processes/);
+  const token = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
+  assert.equal(token.status, 200);
+  const headers = { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
+  const trip = (zones?: string[]) => freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], ...(zones && { restrictionZones: zones }) }));
+  const tripsOnBothWorkers = async (zones: string[] | undefined, expected: { status: number; distance?: number }) => {
+    const from = served.log.length;
+    for (let i = 0; i < 6; i++) {
+      const res = await trip(zones);
+      assert.equal(res.status, expected.status, JSON.stringify(res.body));
+      if (expected.distance !== undefined) assert.equal(res.body.totalDistance, expected.distance);
+    }
+    await served.waitFor(/request completed[\s\S]*request completed/, from);
+    await new Promise((r) => setTimeout(r, 200)); // the last log lines
+    assert.equal(served.servedBy(TRIP_PATH, from).size, 2, 'the six trips were served by both workers');
+  };
+
+  const straight = expectedDistance();
+  const centrum = { name: 'Centrum', geometries: [box(57.7, 11.96, 57.71, 11.975)] };
+  const aroundCentrum = expectedDistance(centrum);
+  const moved = { name: 'Centrum', geometries: [box(57.7155, 11.962, 57.727, 11.972)] };
+  const aroundMoved = expectedDistance(moved);
+  assert.ok(new Set([straight, aroundCentrum, aroundMoved]).size === 3, 'the three geometries give three different routes');
+
+  await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+  const created = await freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify(centrum));
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundCentrum });
+  // Both workers now hold Centrum's first revision in their caches; the replacement must reach both.
+  const replaced = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'PUT', headers, JSON.stringify(moved));
+  assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
+  await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundMoved });
+  const deleted = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'DELETE', { authorization: headers.authorization, clientid: client.clientId });
+  assert.equal(deleted.status, 200);
+  await tripsOnBothWorkers(['Centrum'], { status: 400 });
+  await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+}
+
 describe('serve --workers', () => {
   test('DETOUR_WORKERS: default the machine\'s cores, whole numbers from 1 to 64, clear errors', () => {
     assert.equal(configFromEnv({}).workers, Math.min(availableParallelism(), 64));
@@ -137,44 +180,32 @@ describe('serve --workers', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('two workers share the port and one store: a zone inserted, replaced or deleted through one is used by the trips on both', async () => {
-    assert.equal(served.workerPids().length, 2);
-    assert.match(served.log, /with 2 worker processes/);
-    const token = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
-    assert.equal(token.status, 200);
-    const headers = { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
-    const trip = (zones?: string[]) => freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], ...(zones && { restrictionZones: zones }) }));
-    const tripsOnBothWorkers = async (zones: string[] | undefined, expected: { status: number; distance?: number }) => {
-      const from = served.log.length;
-      for (let i = 0; i < 6; i++) {
-        const res = await trip(zones);
-        assert.equal(res.status, expected.status, JSON.stringify(res.body));
-        if (expected.distance !== undefined) assert.equal(res.body.totalDistance, expected.distance);
-      }
-      await served.waitFor(/request completed[\s\S]*request completed/, from);
-      await new Promise((r) => setTimeout(r, 200)); // the last log lines
-      assert.equal(served.servedBy(TRIP_PATH, from).size, 2, 'the six trips were served by both workers');
-    };
+  test('two workers share the port and one SQLite file: a zone inserted, replaced or deleted through one is used by the trips on both', async () => {
+    await zoneChangesReachEveryWorker(served, client);
+  });
 
-    const straight = expectedDistance();
-    const centrum = { name: 'Centrum', geometries: [box(57.7, 11.96, 57.71, 11.975)] };
-    const aroundCentrum = expectedDistance(centrum);
-    const moved = { name: 'Centrum', geometries: [box(57.7155, 11.962, 57.727, 11.972)] };
-    const aroundMoved = expectedDistance(moved);
-    assert.ok(new Set([straight, aroundCentrum, aroundMoved]).size === 3, 'the three geometries give three different routes');
-
-    await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
-    const created = await freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify(centrum));
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundCentrum });
-    // Both workers now hold Centrum's first revision in their caches; the replacement must reach both.
-    const replaced = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'PUT', headers, JSON.stringify(moved));
-    assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
-    await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundMoved });
-    const deleted = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'DELETE', { authorization: headers.authorization, clientid: client.clientId });
-    assert.equal(deleted.status, 200);
-    await tripsOnBothWorkers(['Centrum'], { status: 400 });
-    await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+  test('the same on PostgreSQL', async (t) => {
+    const skip = await postgresSkipReason();
+    if (skip) return t.skip(skip);
+    const schema = `detour_workers_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+    const store = await PostgresStore.open({ connectionString: PG_TEST_URL, schema });
+    let pgServed: Served | undefined;
+    try {
+      const pgClient = await newClient(store);
+      const url = new URL(PG_TEST_URL);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      pgServed = await Served.start(dir, '--workers', '2', '--database-url', url.toString());
+      assert.match(pgServed.log, /store: postgres at/);
+      await zoneChangesReachEveryWorker(pgServed, pgClient);
+      assert.equal(await pgServed.stop(), 0);
+    } finally {
+      await pgServed?.stop('SIGKILL');
+      await store.close();
+      const admin = new pg.Client({ connectionString: PG_TEST_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
   });
 
   test('a killed worker is replaced and the service keeps answering on both', async () => {
