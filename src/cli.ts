@@ -212,9 +212,9 @@ export function buildProgram(): Command {
           if (err instanceof DetourError) throw err;
           throw new DetourError('SERVICE_START_FAILED', `cannot start the service: ${err.message}`);
         });
-        const stopAll = (signal: string) => running.close(signal).then((code) => process.exit(code));
-        process.once('SIGTERM', () => stopAll('SIGTERM'));
-        process.once('SIGINT', () => stopAll('SIGINT'));
+        void running.stopped.then((code) => process.exit(code));
+        process.once('SIGTERM', () => running.close('SIGTERM'));
+        process.once('SIGINT', () => running.close('SIGINT'));
         return;
       }
       const service = await startService(config).catch((err: Error) => {

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -245,6 +245,29 @@ describe('serve --workers', () => {
     const [code] = served.child.exitCode !== null ? [served.child.exitCode] : await once(served.child, 'exit');
     assert.equal(code, 0, served.log);
     for (const pid of served.workerPids()) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} exited`);
+  });
+
+  test('workers that keep dying: past maxRestarts the primary stops the service and reports exit code 1', async () => {
+    const script = join(dir, 'crashLoop.mts');
+    writeFileSync(script, `
+      import { startCluster } from ${JSON.stringify(new URL('../src/service/serveCluster.ts', import.meta.url).href)};
+      import { configFromEnv } from ${JSON.stringify(new URL('../src/service/startService.ts', import.meta.url).href)};
+      const config = configFromEnv({ PORT: '0', DETOUR_DATA_DIR: ${JSON.stringify(join(dir, 'loop'))}, DETOUR_WORKERS: '1', LOG_LEVEL: 'info' });
+      const running = await startCluster(config, { maxRestarts: 1, restartWindowMs: 60_000 });
+      running.stopped.then((code) => { console.log('stopped with ' + code); process.exit(code); });`);
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const loop = new Served(child);
+    await loop.waitFor(/listening on/);
+    const first = loop.workerPids()[0];
+    process.kill(first, 'SIGKILL');
+    await loop.waitFor(/starting a replacement/);
+    const second = Number((await loop.waitFor(/worker \d+ \(pid (\d+)\) serving/, loop.log.indexOf('starting a replacement')))[1]);
+    assert.notEqual(second, first);
+    process.kill(second, 'SIGKILL');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 1, loop.log);
+    assert.match(loop.log, /1 replacements within 60000 ms already: stopping the service/);
+    assert.match(loop.log, /stopped with 1/);
   });
 
   test('a worker that cannot start stops the whole service with its error: a missing graph keeps its code', async () => {

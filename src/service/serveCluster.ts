@@ -37,6 +37,11 @@ export interface RunningCluster {
   workerPids(): number[];
   /** Asks every worker to finish its requests in flight and exit; resolves with 0 when all exited cleanly, else 1. */
   close(reason?: string): Promise<number>;
+  /**
+   * Resolves with the exit code the process should end with once the cluster has stopped, by
+   * close() or because workers died more often than maxRestarts allows (then 1).
+   */
+  stopped: Promise<number>;
 }
 
 /** The worker entry beside this file: .ts when run through tsx, .js when built. */
@@ -52,7 +57,7 @@ function workerEntry(): string {
  * RateLimiterCluster instances talk to), then forks N workers. Each worker loads its own copy of
  * the graph and runs a whole fastify service on the same port (the primary hands out connections
  * round-robin), so memory is about N times one process's. A worker that dies is replaced, at most
- * maxRestarts times per restartWindowMs; past that the primary stops the rest and exits 1.
+ * maxRestarts times per restartWindowMs; past that the primary stops the rest (`stopped` gives 1).
  * Resolves once every worker listens; rejects (after stopping the others) when one cannot start.
  */
 export async function startCluster(config: ServeConfig, options: ClusterOptions = {}): Promise<RunningCluster> {
@@ -85,6 +90,8 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
   let startResult: { resolve(): void; reject(err: Error): void };
   const startedPromise = new Promise<void>((resolve, reject) => (startResult = { resolve, reject }));
 
+  let stoppedResult: (code: number) => void;
+  const stoppedPromise = new Promise<number>((resolve) => (stoppedResult = resolve));
   const fork = () => workers.add(cluster.fork(env));
 
   const stop = (reason: string): Promise<number> =>
@@ -98,6 +105,7 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
       onAllExited = () => {
         clearTimeout(killer);
         resolve(exitCode);
+        stoppedResult(exitCode);
       };
       if (workers.size === 0) onAllExited();
       for (const w of workers) w.process.kill('SIGTERM');
@@ -136,7 +144,8 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
     while (restarts.length > 0 && restarts[0] < now - restartWindowMs) restarts.shift();
     if (restarts.length >= maxRestarts) {
       log.error(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how}; ${restarts.length} replacements within ${restartWindowMs} ms already: stopping the service`);
-      void stop('too many workers died').then(() => process.exit(1));
+      exitCode = 1;
+      void stop('too many workers died');
       return;
     }
     restarts.push(now);
@@ -152,5 +161,6 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
     log,
     workerPids: () => [...workers].map((w) => w.process.pid!).filter((pid) => pid !== undefined),
     close: (reason = 'close') => stop(reason),
+    stopped: stoppedPromise,
   };
 }
