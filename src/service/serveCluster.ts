@@ -44,6 +44,13 @@ export interface RunningCluster {
   stopped: Promise<number>;
 }
 
+/** An address the workers listen on as the host of a URL a local client can use. */
+function hostForUrl(address: string | undefined): string {
+  if (!address || address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
 /** The worker entry beside this file: .ts when run through tsx, .js when built. */
 function workerEntry(): string {
   const here = fileURLToPath(import.meta.url);
@@ -121,7 +128,7 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
       log.info(`worker ${worker.id} (pid ${worker.process.pid}) replaced the one that died and serves again`);
       return;
     }
-    url ||= `http://${address.address === '0.0.0.0' || !address.address ? '127.0.0.1' : address.address}:${address.port}`;
+    url ||= `http://${hostForUrl(address.address)}:${address.port}`;
     if (++listening === config.workers) {
       started = true;
       startResult.resolve();
