@@ -258,6 +258,12 @@ const lines = [
   '',
   `Rounds at 20 connections, req/s (service cores): --workers 1 ${one.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}; --workers 2 ${two.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}.`,
   '',
+  'Reading the figures: a trip costs the service about the same CPU with one worker or two (the column "service CPU /',
+  'request"), so throughput follows the cores the machine gives it ("service (cores)"): the 1.6x target needs the second',
+  'core to be free for the second worker. The token flood costs what one token request costs (scrypt N=2^15 on',
+  "libuv's pool in each worker) times its rate; the status codes of the flood row show how many were verified (200, 401)",
+  'and how many were turned away cheaply (429, 503).',
+  '',
   `Memory (resident, after the trip runs): --workers 1 ${one.memory!.total.toFixed(0)} MB in ${one.memory!.processes} process; ` +
     `--workers 2 ${two.memory!.total.toFixed(0)} MB in ${two.memory!.processes} processes: a primary without the graph plus one whole service per worker, each with its own copy of the graph (a country graph costs N times its size).`,
   '',
