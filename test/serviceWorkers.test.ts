@@ -61,8 +61,16 @@ class Served {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const served = new Served(child);
-    served.url = (await served.waitFor(/listening on (http:\/\/\S+) /))[1];
+    await served.ready();
     return served;
+  }
+
+  /** Waits until the primary announces its address and every worker has logged its own line (processes write in any order). */
+  async ready(): Promise<void> {
+    const announced = await this.waitFor(/listening on (http:\/\/\S+) with (\d+) worker processes/);
+    this.url = announced[1];
+    const workers = Number(announced[2]);
+    await this.waitFor(new RegExp(`(worker \\d+ \\(pid \\d+\\) serving[\\s\\S]*){${workers}}`));
   }
 
   /** Waits (60 s at most) until the log matches. */
@@ -274,7 +282,7 @@ describe('serve --workers', () => {
       running.stopped.then((code) => { console.log('stopped with ' + code); process.exit(code); });`);
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     const loop = new Served(child);
-    await loop.waitFor(/listening on/);
+    await loop.ready();
     const first = loop.workerPids()[0];
     process.kill(first, 'SIGKILL');
     await loop.waitFor(/starting a replacement/);
