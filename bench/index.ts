@@ -2,7 +2,7 @@
  * detour benchmarks: `npm run bench` (writes bench/RESULTS.md).
  * Every figure is set beside a peer measured in the same process on the same data, as a ratio.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { routingBench } from './routingBench.js';
@@ -24,6 +24,12 @@ const header = [
   'Ratios compare runs in the same process on the same graph and inputs; absolute times vary by machine.',
   '',
 ];
-const out = [...header, ...sections].join('\n');
-writeFileSync(fileURLToPath(new URL('./RESULTS.md', import.meta.url)), out);
+const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+// The "Service under load" section comes from `npm run bench:service` (bench/serviceLoad.ts): kept as it is.
+const previous = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '';
+const loadAt = previous.indexOf('## Service under load');
+const loadEnd = previous.indexOf('\n## ', loadAt + 1);
+const loadSection = loadAt < 0 ? [] : [previous.slice(loadAt, loadEnd < 0 ? undefined : loadEnd).trimEnd(), ''];
+const out = [...header, ...sections, ...loadSection].join('\n');
+writeFileSync(resultsPath, out);
 console.log(out);
