@@ -295,6 +295,26 @@ describe('serve --workers', () => {
     assert.match(loop.log, /stopped with 1/);
   });
 
+  test('a primary killed with SIGKILL leaves no worker behind holding the port', async () => {
+    const orphaned = await Served.start(join(dir, 'orphans'), '--workers', '2');
+    const pids = orphaned.workerPids();
+    assert.equal(pids.length, 2);
+    assert.equal(await orphaned.stop('SIGKILL'), null);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const started = Date.now();
+    while (pids.some(alive)) {
+      if (Date.now() - started > 30_000) assert.fail(`workers ${pids.filter(alive).join(', ')} outlived their primary`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+
   test('a worker that cannot start stops the whole service with its error: a missing graph keeps its code', async () => {
     const failed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--workers', '2', '--graph', join(dir, 'missing.detour')], {
       env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'error' },
