@@ -137,7 +137,9 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
   cluster.on('exit', (worker, code, signal) => {
     workers.delete(worker);
     if (stopping) {
-      if (code !== 0) exitCode = 1;
+      // Ended by our SIGTERM before installing its handler: a worker still starting, with nothing in flight.
+      const stoppedWhileStarting = code === null && signal === 'SIGTERM';
+      if (code !== 0 && !stoppedWhileStarting) exitCode = 1;
       if (workers.size === 0) onAllExited?.();
       return;
     }
