@@ -14,6 +14,7 @@ import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 import { loadZoneFile } from './zones/loadZoneFile.js';
 import { configFromEnv, startService, type ServeConfig } from './service/startService.js';
+import { startCluster } from './service/serveCluster.js';
 import { API_PRODUCTS, registerClient } from './service/credentials.js';
 import { openStore } from './store/openStore.js';
 import type { Store } from './store/Store.js';
@@ -186,7 +187,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT')
+    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT')
     .option('-p, --port <port>', 'port (0: any free port)')
     .option('--host <host>', 'address to listen on')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')
@@ -197,15 +198,26 @@ export function buildProgram(): Command {
     .option('--trust-proxy <proxies>', 'true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed')
     .option('--zones-per-client <n>', 'most zones one client may store (default 1000)')
     .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
+    .option('--workers <n>', "processes serving requests (default: the machine's cores; 1: a single process)")
     .action(async (opts: Record<string, string | undefined>) => {
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {
         config = configFromEnv(env);
       } catch (err) {
         throw new DetourError('INVALID_INPUT', (err as Error).message);
+      }
+      if (config.workers > 1) {
+        const running = await startCluster(config).catch((err: Error) => {
+          if (err instanceof DetourError) throw err;
+          throw new DetourError('SERVICE_START_FAILED', `cannot start the service: ${err.message}`);
+        });
+        void running.stopped.then((code) => process.exit(code));
+        process.once('SIGTERM', () => running.close('SIGTERM'));
+        process.once('SIGINT', () => running.close('SIGINT'));
+        return;
       }
       const service = await startService(config).catch((err: Error) => {
         if (err instanceof DetourError) throw err;
@@ -229,7 +241,7 @@ export function buildProgram(): Command {
   const storeOptions = (c: Command) =>
     c.option('--data-dir <dir>', 'folder of the SQLite database (default DETOUR_DATA_DIR or ./.detour)').option('--database-url <url>', 'PostgreSQL connection string (default DATABASE_URL)');
   const withStore = async <T>(opts: { dataDir?: string; databaseUrl?: string }, use: (store: Store) => Promise<T>): Promise<T> => {
-    const env = configFromEnv({ ...process.env, ...(opts.dataDir && { DETOUR_DATA_DIR: opts.dataDir }), ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }), PORT: '' });
+    const env = configFromEnv({ ...process.env, ...(opts.dataDir && { DETOUR_DATA_DIR: opts.dataDir }), ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }), PORT: '', DETOUR_WORKERS: '' });
     const store = await openStore(env);
     try {
       return await use(store);

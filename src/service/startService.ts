@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_GRAPH_PATH } from '../defaultCity.js';
@@ -34,7 +36,12 @@ export interface ServeConfig {
   docs: boolean;
   /** DETOUR_DEMO_CLIENT: true or false; unset: a demo client only when listening on loopback. */
   demoClient?: boolean;
+  /** DETOUR_WORKERS, default the machine's cores (os.availableParallelism()): processes serving requests; 1: one process, no cluster. */
+  workers: number;
 }
+
+/** The most worker processes `serve` starts: each holds a whole graph, so more than cores only costs memory. */
+export const MAX_WORKERS = 64;
 
 /** The configuration from environment variables (see ServeConfig for the names). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig {
@@ -56,6 +63,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     tokenLifetimeSeconds: parseTokenLifetime(env.DETOUR_TOKEN_LIFETIME),
     docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
+    workers: parseWorkers(env.DETOUR_WORKERS),
   };
 }
 
@@ -82,6 +90,15 @@ function parseBoolean(name: string, value: string | undefined): boolean | undefi
   if (['true', '1', 'yes'].includes(v)) return true;
   if (['false', '0', 'no'].includes(v)) return false;
   throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function parseWorkers(value: string | undefined): number {
+  if (value === undefined || value === '') return Math.min(availableParallelism(), MAX_WORKERS);
+  const workers = Number(value);
+  if (!/^\d+$/.test(value.trim()) || workers < 1 || workers > MAX_WORKERS) {
+    throw new Error(`DETOUR_WORKERS must be a whole number of processes from 1 to ${MAX_WORKERS}, got ${JSON.stringify(value)}`);
+  }
+  return workers;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {
@@ -128,11 +145,30 @@ export async function recalculateStoredZones(app: FastifyInstance): Promise<{ zo
 }
 
 /**
- * Starts the service: loads the graph, opens the store (migrating it), creates a demo client when
- * there is none and that is allowed (ensureDemoClient), listens, then calculates the stored zones
- * in the background.
+ * The demo client rules (ensureDemoClient: created on an empty store when listening on loopback
+ * or when asked; its secret printed to the console once, never logged), with what the log says.
  */
-export async function startService(config: ServeConfig): Promise<RunningService> {
+export async function setUpDemoClient(store: Store, config: Pick<ServeConfig, 'host' | 'demoClient'>, log: { info(message: string): void; warn(fields: object, message: string): void }): Promise<void> {
+  const demo = await ensureDemoClient(store, { host: config.host, enabled: config.demoClient });
+  if (demo.created) log.warn({ client_id: demo.created.clientId }, 'created a demo client; its secret was printed to the console once');
+  else if (demo.skipped === 'not loopback') log.info(`no clients yet and listening on ${config.host}: no demo client (DETOUR_DEMO_CLIENT=true makes one); \`detour clients add\` registers clients`);
+  for (const c of demo.exposedDemoClients) log.warn({ client_id: c.clientId }, `the demo client is active while listening on ${config.host}; \`detour clients revoke ${c.clientId}\` if it should not be`);
+}
+
+export interface StartOptions {
+  /**
+   * This process is a worker of `serve --workers N`: the primary has already migrated the store
+   * and created the demo client, and it announces the address once every worker listens.
+   */
+  clusterWorker?: boolean;
+}
+
+/**
+ * Starts the service in this process: loads the graph, opens the store (migrating it), creates a
+ * demo client when there is none and that is allowed (ensureDemoClient; not in a cluster worker:
+ * its primary did), listens, then calculates the stored zones in the background.
+ */
+export async function startService(config: ServeConfig, options: StartOptions = {}): Promise<RunningService> {
   const graph = await openGraph(config.graphPath);
   const store = await openStore(config);
   let app: FastifyInstance;
@@ -149,10 +185,7 @@ export async function startService(config: ServeConfig): Promise<RunningService>
   log.info(`graph ${config.graphPath}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges (${graph.meta.attribution ?? 'no attribution'})`);
   log.info(`store: ${store.kind} at ${store.location}`);
 
-  const demo = await ensureDemoClient(store, { host: config.host, enabled: config.demoClient });
-  if (demo.created) log.warn({ client_id: demo.created.clientId }, 'created a demo client; its secret was printed to the console once');
-  else if (demo.skipped === 'not loopback') log.info(`no clients yet and listening on ${config.host}: no demo client (DETOUR_DEMO_CLIENT=true makes one); \`detour clients add\` registers clients`);
-  for (const c of demo.exposedDemoClients) log.warn({ client_id: c.clientId }, `the demo client is active while listening on ${config.host}; \`detour clients revoke ${c.clientId}\` if it should not be`);
+  if (!options.clusterWorker) await setUpDemoClient(store, config, log);
 
   const cleanup = setInterval(() => {
     store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
@@ -175,7 +208,8 @@ export async function startService(config: ServeConfig): Promise<RunningService>
     (err) => log.warn({ err }, 'could not calculate the stored restriction zones in advance'),
   );
   const url = address.replace('0.0.0.0', '127.0.0.1');
-  log.info(`detour is listening on ${url} ${config.docs ? `(API reference: ${url}/docs)` : '(no /docs: DETOUR_DOCS=false)'}`);
+  if (options.clusterWorker) log.info(`worker ${cluster.worker?.id} (pid ${process.pid}) serving ${url}`);
+  else log.info(`detour is listening on ${url} ${config.docs ? `(API reference: ${url}/docs)` : '(no /docs: DETOUR_DOCS=false)'}`);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

@@ -1,0 +1,329 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
+import { configFromEnv } from '../src/service/startService.js';
+import { SqliteStore } from '../src/store/SqliteStore.js';
+import pg from 'pg';
+import { PostgresStore } from '../src/store/PostgresStore.js';
+import { newClient, PG_TEST_URL, postgresSkipReason, TOKEN_PATH, TRIP_PATH, ZONES_PATH } from './support/service.js';
+
+const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
+const router = new Router(graph);
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+/**
+ * One request on a connection of its own (no keep-alive agent), so the cluster's round-robin
+ * hands consecutive requests to different workers.
+ */
+function freshRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+        resolve({ status: res.statusCode!, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A `detour serve` child process with its combined log. */
+class Served {
+  log = '';
+  url = '';
+  constructor(readonly child: ChildProcess) {
+    child.stdout!.setEncoding('utf8').on('data', (d) => (this.log += d));
+    child.stderr!.setEncoding('utf8').on('data', (d) => (this.log += d));
+  }
+
+  static async start(dataDir: string, ...args: string[]): Promise<Served> {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', ...args], {
+      env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const served = new Served(child);
+    await served.ready();
+    return served;
+  }
+
+  /** Waits until the primary announces its address and every worker has logged its own line (processes write in any order). */
+  async ready(): Promise<void> {
+    const announced = await this.waitFor(/listening on (http:\/\/\S+) with (\d+) worker processes/);
+    this.url = announced[1];
+    const workers = Number(announced[2]);
+    await this.waitFor(new RegExp(`(worker \\d+ \\(pid \\d+\\) serving[\\s\\S]*){${workers}}`));
+  }
+
+  /** Waits (60 s at most) until the log matches. */
+  async waitFor(pattern: RegExp, from = 0): Promise<RegExpExecArray> {
+    const started = Date.now();
+    for (;;) {
+      const found = pattern.exec(this.log.slice(from));
+      if (found) return found;
+      if (this.child.exitCode !== null || Date.now() - started > 60_000) assert.fail(`no ${pattern} in the log:\n${this.log}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Process ids of the workers that logged a completed request to `path` after log offset `from`. */
+  servedBy(path: string, from: number): Set<number> {
+    const pids = new Set<number>();
+    const requests = new Map<string, string>();
+    for (const line of this.log.slice(from).split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line);
+      if (entry.req?.url) requests.set(`${entry.pid}/${entry.reqId}`, entry.req.url);
+      if (entry.msg === 'request completed' && requests.get(`${entry.pid}/${entry.reqId}`)?.startsWith(path)) pids.add(entry.pid);
+    }
+    return pids;
+  }
+
+  workerPids(): number[] {
+    return [...this.log.matchAll(/worker \d+ \(pid (\d+)\) serving/g)].map((m) => Number(m[1]));
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode !== null) return this.child.exitCode;
+    this.child.kill(signal);
+    const [code] = await once(this.child, 'exit');
+    return code;
+  }
+}
+
+const west = { latitude: 57.7055, longitude: 11.95, siteId: 'west' };
+const east = { latitude: 57.7055, longitude: 11.985, siteId: 'east' };
+const box = (south: number, west_: number, north: number, east_: number) => ({
+  name: 'block',
+  vertices: [
+    { latitude: south, longitude: west_ }, { latitude: south, longitude: east_ },
+    { latitude: north, longitude: east_ }, { latitude: north, longitude: west_ },
+  ],
+});
+/** The distance the library gives west to east around `zone` (none: straight), in whole metres as the Trip API rounds it. */
+function expectedDistance(zone?: { name: string; geometries: ReturnType<typeof box>[] }): number {
+  const zones = zone ? [calculateZone(graph, validateZone(zone))] : [];
+  return Math.round(router.route({ points: [west, east], calculationMode: 'THE_FASTEST', zones }).distance);
+}
+
+/** Inserts, replaces and deletes a zone through one worker; checks trips served by both workers use each state. */
+async function zoneChangesReachEveryWorker(served: Served, client: { clientId: string; clientSecret: string }): Promise<void> {
+  assert.equal(served.workerPids().length, 2);
+  assert.match(served.log, /with 2 worker processes/);
+  const token = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
+  assert.equal(token.status, 200);
+  const headers = { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
+  const trip = (zones?: string[]) => freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], ...(zones && { restrictionZones: zones }) }));
+  const tripsOnBothWorkers = async (zones: string[] | undefined, expected: { status: number; distance?: number }) => {
+    const from = served.log.length;
+    for (let i = 0; i < 6; i++) {
+      const res = await trip(zones);
+      assert.equal(res.status, expected.status, JSON.stringify(res.body));
+      if (expected.distance !== undefined) assert.equal(res.body.totalDistance, expected.distance);
+    }
+    await served.waitFor(/request completed[\s\S]*request completed/, from);
+    await new Promise((r) => setTimeout(r, 200)); // the last log lines
+    assert.equal(served.servedBy(TRIP_PATH, from).size, 2, 'the six trips were served by both workers');
+  };
+
+  const straight = expectedDistance();
+  const centrum = { name: 'Centrum', geometries: [box(57.7, 11.96, 57.71, 11.975)] };
+  const aroundCentrum = expectedDistance(centrum);
+  const moved = { name: 'Centrum', geometries: [box(57.7155, 11.962, 57.727, 11.972)] };
+  const aroundMoved = expectedDistance(moved);
+  assert.ok(new Set([straight, aroundCentrum, aroundMoved]).size === 3, 'the three geometries give three different routes');
+
+  await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+  const created = await freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify(centrum));
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundCentrum });
+  // Both workers now hold Centrum's first revision in their caches; the replacement must reach both.
+  const replaced = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'PUT', headers, JSON.stringify(moved));
+  assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
+  await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundMoved });
+  const deleted = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'DELETE', { authorization: headers.authorization, clientid: client.clientId });
+  assert.equal(deleted.status, 200);
+  await tripsOnBothWorkers(['Centrum'], { status: 400 });
+  await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+}
+
+describe('serve --workers', () => {
+  test('DETOUR_WORKERS: default the machine\'s cores, whole numbers from 1 to 64, clear errors', () => {
+    assert.equal(configFromEnv({}).workers, Math.min(availableParallelism(), 64));
+    assert.equal(configFromEnv({ DETOUR_WORKERS: '1' }).workers, 1);
+    assert.equal(configFromEnv({ DETOUR_WORKERS: '3' }).workers, 3);
+    for (const bad of ['0', '-2', '1.5', 'many', '65', ' ']) assert.throws(() => configFromEnv({ DETOUR_WORKERS: bad }), /DETOUR_WORKERS must be a whole number of processes from 1 to 64/);
+  });
+
+  let dir: string;
+  let client: { clientId: string; clientSecret: string };
+  let served: Served;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'detour-workers-'));
+    const store = new SqliteStore(join(dir, 'detour.sqlite'));
+    client = await newClient(store);
+    await store.close();
+    served = await Served.start(dir, '--workers', '2');
+  });
+  after(async () => {
+    await served?.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('two workers share the port and one SQLite file: a zone inserted, replaced or deleted through one is used by the trips on both', async () => {
+    await zoneChangesReachEveryWorker(served, client);
+  });
+
+  test('concurrent writes through both workers to one SQLite file all land (WAL, busy timeout): 40 parallel inserts, each readable afterwards', async () => {
+    const token = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
+    const headers = { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
+    const from = served.log.length;
+    const names = Array.from({ length: 40 }, (_, i) => `parallel ${i}`);
+    const replies = await Promise.all(names.map((name, i) => freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify({ name, geometries: [box(57.68 + i * 0.001, 11.9, 57.6805 + i * 0.001, 11.9005)] }))));
+    assert.deepEqual(replies.map((r) => r.status), names.map(() => 201), JSON.stringify(replies.find((r) => r.status !== 201)?.body));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(served.servedBy(ZONES_PATH, from).size, 2, 'both workers wrote');
+    // Read back one by one (not the list, whose paging is not this test's concern), through either worker.
+    for (const name of names) {
+      const read = await freshRequest(`${served.url}${ZONES_PATH}/${encodeURIComponent(name)}`, 'GET', { authorization: headers.authorization, clientid: client.clientId });
+      assert.equal(read.status, 200, `${name}: ${JSON.stringify(read.body)}`);
+      assert.equal(read.body.name, name);
+    }
+  });
+
+  test('the same on PostgreSQL', async (t) => {
+    const skip = await postgresSkipReason();
+    if (skip) return t.skip(skip);
+    const schema = `detour_workers_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+    const store = await PostgresStore.open({ connectionString: PG_TEST_URL, schema });
+    let pgServed: Served | undefined;
+    try {
+      const pgClient = await newClient(store);
+      const url = new URL(PG_TEST_URL);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      pgServed = await Served.start(dir, '--workers', '2', '--database-url', url.toString());
+      assert.match(pgServed.log, /store: postgres at/);
+      await zoneChangesReachEveryWorker(pgServed, pgClient);
+      assert.equal(await pgServed.stop(), 0);
+    } finally {
+      await pgServed?.stop('SIGKILL');
+      await store.close();
+      const admin = new pg.Client({ connectionString: PG_TEST_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
+
+  test('a killed worker is replaced and the service keeps answering on both', async () => {
+    const [victim, survivor] = served.workerPids();
+    const from = served.log.length;
+    process.kill(victim, 'SIGKILL');
+    await served.waitFor(new RegExp(`pid ${victim}\\) exited with signal SIGKILL: starting a replacement`), from);
+    const replacement = Number((await served.waitFor(/worker \d+ \(pid (\d+)\) serving/, from))[1]);
+    await served.waitFor(/replaced the one that died and serves again/, from);
+    assert.ok(![victim, survivor].includes(replacement));
+    const served2 = served.log.length;
+    for (let i = 0; i < 4; i++) assert.equal((await freshRequest(`${served.url}/health`, 'GET', {})).status, 200);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual([...served.servedBy('/health', served2)].sort(), [survivor, replacement].sort());
+  });
+
+  test('SIGTERM: a request in flight is answered, then the primary and its workers exit 0', async () => {
+    // A token request whose body arrives only after SIGTERM: the worker already holds it.
+    const body = new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString();
+    const reply = new Promise<Reply>((resolve, reject) => {
+      const req = httpRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, { method: 'POST', agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(async () => {
+        served.child.kill('SIGTERM');
+        await served.waitFor(/SIGTERM: worker finishing requests in flight/);
+        req.end(body.slice(10));
+      }, 500);
+    });
+    const answered = await reply;
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.ok(answered.body.access_token);
+    const [code] = served.child.exitCode !== null ? [served.child.exitCode] : await once(served.child, 'exit');
+    assert.equal(code, 0, served.log);
+    for (const pid of served.workerPids()) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} exited`);
+  });
+
+  test('workers that keep dying: past maxRestarts the primary stops the service and reports exit code 1', async () => {
+    const script = join(dir, 'crashLoop.mts');
+    writeFileSync(script, `
+      import { startCluster } from ${JSON.stringify(new URL('../src/service/serveCluster.ts', import.meta.url).href)};
+      import { configFromEnv } from ${JSON.stringify(new URL('../src/service/startService.ts', import.meta.url).href)};
+      const config = configFromEnv({ PORT: '0', DETOUR_DATA_DIR: ${JSON.stringify(join(dir, 'loop'))}, DETOUR_WORKERS: '1', LOG_LEVEL: 'info' });
+      const running = await startCluster(config, { maxRestarts: 1, restartWindowMs: 60_000 });
+      running.stopped.then((code) => { console.log('stopped with ' + code); process.exit(code); });`);
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const loop = new Served(child);
+    await loop.ready();
+    const first = loop.workerPids()[0];
+    process.kill(first, 'SIGKILL');
+    await loop.waitFor(/starting a replacement/);
+    const second = Number((await loop.waitFor(/worker \d+ \(pid (\d+)\) serving/, loop.log.indexOf('starting a replacement')))[1]);
+    assert.notEqual(second, first);
+    process.kill(second, 'SIGKILL');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 1, loop.log);
+    assert.match(loop.log, /1 replacements within 60000 ms already: stopping the service/);
+    assert.match(loop.log, /stopped with 1/);
+  });
+
+  test('a primary killed with SIGKILL leaves no worker behind holding the port', async () => {
+    const orphaned = await Served.start(join(dir, 'orphans'), '--workers', '2');
+    const pids = orphaned.workerPids();
+    assert.equal(pids.length, 2);
+    assert.equal(await orphaned.stop('SIGKILL'), null);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const started = Date.now();
+    while (pids.some(alive)) {
+      if (Date.now() - started > 30_000) assert.fail(`workers ${pids.filter(alive).join(', ')} outlived their primary`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+
+  test('a worker that cannot start stops the whole service with its error: a missing graph keeps its code', async () => {
+    const failed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--workers', '2', '--graph', join(dir, 'missing.detour')], {
+      env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    failed.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const [code] = await once(failed, 'exit');
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^detour: FILE_NOT_FOUND: .*missing\.detour/m);
+  });
+});
