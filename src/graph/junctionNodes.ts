@@ -55,3 +55,20 @@ export function junctionNodes(graph: RoadGraph, node: number): number[] {
   for (let v = first; v < end; v++) out.push(v);
   return out;
 }
+
+/**
+ * Per road, the strongly connected component it lies in, judged by its edges (copies included):
+ * the biggest component holding both ends of one of them, or -1 when none does. A junction split
+ * for turn restrictions can leave its original node without in-edges (every way in is restricted),
+ * so judging a road by its end nodes alone would call it cut off.
+ */
+export function roadComponents(graph: RoadGraph, component: Int32Array, size: Int32Array): Int32Array {
+  const out = new Int32Array(graph.roadCount).fill(-1);
+  for (let e = 0; e < graph.edgeCount; e++) {
+    const a = component[graph.edgeTail[e]];
+    if (a !== component[graph.edgeHead[e]]) continue;
+    const r = graph.edgeRoad[e];
+    if (out[r] < 0 || size[a] > size[out[r]]) out[r] = a;
+  }
+  return out;
+}
