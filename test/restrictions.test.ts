@@ -7,7 +7,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { createReadStream } from 'node:fs';
 import { OSMTransform } from 'osm-pbf-parser-node';
@@ -427,3 +430,13 @@ for (const [file, format] of [['monaco.osm.pbf', 'pbf'], ['andorra.osm.pbf', 'pb
     compareOnPairs(graph, oracle, pairs, file);
   });
 }
+
+test('detour import prints the restriction and barrier summary', () => {
+  const cli = new URL('../src/cli.ts', import.meta.url).pathname;
+  const out = join(mkdtempSync(join(tmpdir(), 'detour-legal-')), 'r.detour');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', cli, 'import', FIXTURES + 'restrictions.osm', '-o', out], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /turn restrictions: 22 read, 14 applied, 8 skipped \(conditionalOnly 1, otherVehicles 1, exceptCars 1, unknownKind 1, missingMembers 1, outsideExtract 1, notCarRoad 1, viaNotJoined 1\); junction copies add \d+ nodes and \d+ edges/);
+  const b = spawnSync(process.execPath, ['--import', 'tsx', cli, 'import', FIXTURES + 'barriers.osm', '-o', out], { encoding: 'utf8', timeout: 120_000 });
+  assert.match(b.stdout, /barriers: 5 stop cars, 4 passable/);
+});

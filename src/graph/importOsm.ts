@@ -378,3 +378,16 @@ async function readXml(path: string, gzipped: boolean, pass: number, options: Os
     file.destroy();
   }
 }
+
+/** The import summary as lines for the `import` command. */
+export function formatImportSummary(s: ImportSummary): string[] {
+  const r = s.restrictions;
+  const skipped = Object.entries(r.skipped).filter(([, n]) => n > 0);
+  const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
+  const reasons = skipped.length ? ` (${skipped.map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
+  return [
+    `turn restrictions: ${r.read} read, ${r.applied} applied, ${skippedTotal} skipped${reasons}; ` +
+      `junction copies add ${s.turns.nodesAdded} nodes and ${s.turns.edgesAdded} edges`,
+    `barriers: ${s.barriers.blocking} stop cars, ${s.barriers.passable} passable`,
+  ];
+}
