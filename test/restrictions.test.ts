@@ -440,3 +440,16 @@ test('detour import prints the restriction and barrier summary', () => {
   const b = spawnSync(process.execPath, ['--import', 'tsx', cli, 'import', FIXTURES + 'barriers.osm', '-o', out], { encoding: 'utf8', timeout: 120_000 });
   assert.match(b.stdout, /barriers: 5 stop cars, 4 passable/);
 });
+
+test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry) is not a road', { skip: existsSync(OSM_DIR + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
+  const { graph } = await importOsmWithSummary(OSM_DIR + 'monaco.osm.pbf', 'pbf');
+  const ferries = [...Array(graph.roadCount).keys()].filter((r) => graph.roadFlags[r] & RoadFlag.FERRY);
+  assert.deepEqual(ferries, [], 'Monaco has no car ferry');
+  // Across the harbour between its two piers: by road, far longer than the ~320 m crossing.
+  const router = new Router(graph);
+  const route = router.route({
+    points: [{ latitude: 43.736984, longitude: 7.4252073 }, { latitude: 43.7346299, longitude: 7.4274737 }],
+    calculationMode: 'THE_SHORTEST',
+  });
+  assert.ok(route.distance > 600, String(route.distance));
+});
