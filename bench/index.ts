@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { routingBench } from './routingBench.js';
 import { zonesBench } from './zonesBench.js';
 import { serviceBench } from './serviceBench.js';
+import { restrictionsBench } from './restrictionsBench.js';
 
 const sections: string[] = [];
 const started = new Date();
@@ -15,6 +16,7 @@ const only = process.argv[2];
 if (!only || only === 'routing') sections.push(await routingBench());
 if (!only || only === 'zones') sections.push(await zonesBench());
 if (!only || only === 'service') sections.push(await serviceBench());
+if (!only || only === 'restrictions') sections.push(await restrictionsBench());
 
 const header = [
   '# detour benchmark results',

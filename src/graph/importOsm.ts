@@ -38,6 +38,8 @@ export interface OsmImportOptions {
   source?: string;
   /** Receives the import summary once the graph is built. */
   onSummary?: (summary: ImportSummary) => void;
+  /** false: read no turn restrictions (to measure what they cost). Default true. */
+  turnRestrictions?: boolean;
 }
 
 export type OsmFormat = 'pbf' | 'xml' | 'xml.gz';
@@ -88,7 +90,7 @@ export async function importOsmWithSummary(
       ways.attrs.push(attrs);
     },
     relation(id, members, tags) {
-      if (!isRestrictionRelation(tags)) return;
+      if (options.turnRestrictions === false || !isRestrictionRelation(tags)) return;
       summary.restrictions.read++;
       const r = parseRestriction(id, tags, members);
       if (typeof r === 'string') summary.restrictions.skipped[r]++;
