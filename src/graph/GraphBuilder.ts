@@ -3,7 +3,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
 import { RoadGraph, type GraphMeta } from './RoadGraph.js';
-import { expandTurns } from './turnExpansion.js';
+import { expandTurns, outAdjacency } from './turnExpansion.js';
 
 const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
 
@@ -415,7 +415,7 @@ function assemble(
   const stats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
   let baseOf: Uint32Array | undefined;
   let copyOf: Uint32Array = new Uint32Array(0);
-  const forbidden = forbiddenSequences(rules, edgeOfDirected, tails, heads);
+  const forbidden = forbiddenSequences(rules, edgeOfDirected, tails, heads, baseNodeCount);
   if (forbidden.length > 0) {
     const reverse = new Int32Array(baseEdgeCount);
     for (let e = 0; e < baseEdgeCount; e++) reverse[e] = edgeOfDirected[2 * baseRoad[e] + (baseRev[e] ^ 1)];
@@ -501,18 +501,9 @@ function assemble(
  * driven that way can never be driven, so it forbids nothing; an `only` rule forbids every other
  * edge out of the end of its prefix (u-turn included).
  */
-function forbiddenSequences(rules: TurnRule[], edgeOfDirected: Int32Array, tails: Uint32Array, heads: Uint32Array): number[][] {
+function forbiddenSequences(rules: TurnRule[], edgeOfDirected: Int32Array, tails: Uint32Array, heads: Uint32Array, nodeCount: number): number[][] {
   const out: number[][] = [];
-  const firstOutOf = new Map<number, number[]>();
-  const outOf = (node: number): number[] => {
-    let list = firstOutOf.get(node);
-    if (!list) {
-      list = [];
-      firstOutOf.set(node, list);
-    }
-    return list;
-  };
-  if (rules.some((r) => r.kind === 'only')) for (let e = 0; e < tails.length; e++) outOf(tails[e]).push(e);
+  const adjacency = rules.some((r) => r.kind === 'only') ? outAdjacency(nodeCount, tails) : undefined;
   for (const rule of rules) {
     const edges = rule.roads.map((d) => edgeOfDirected[d]);
     const prefix = edges.slice(0, -1);
@@ -522,7 +513,11 @@ function forbiddenSequences(rules: TurnRule[], edgeOfDirected: Int32Array, tails
       continue;
     }
     const allowed = edges[edges.length - 1];
-    for (const e of outOf(heads[prefix[prefix.length - 1]])) if (e !== allowed) out.push([...prefix, e]);
+    const v = heads[prefix[prefix.length - 1]];
+    for (let k = adjacency!.firstOut[v]; k < adjacency!.firstOut[v + 1]; k++) {
+      const e = adjacency!.outEdges[k];
+      if (e !== allowed) out.push([...prefix, e]);
+    }
   }
   return out;
 }

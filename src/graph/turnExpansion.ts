@@ -41,6 +41,8 @@ export interface ExpandedEdges {
   uTurnSequences: number;
 }
 
+import { Growable } from './growable.js';
+
 const ROOT = 0;
 
 class Automaton {
@@ -123,18 +125,11 @@ class Automaton {
  * sequences that are not connected (an edge's head is not the next edge's tail) never match.
  */
 export function expandTurns(base: BaseEdges, forbidden: number[][]): ExpandedEdges {
-  const E = base.tails.length;
-  const firstOut = new Uint32Array(base.nodeCount + 1);
-  for (let e = 0; e < E; e++) firstOut[base.tails[e] + 1]++;
-  for (let v = 0; v < base.nodeCount; v++) firstOut[v + 1] += firstOut[v];
-  const outEdges = new Uint32Array(E);
-  const fill = firstOut.slice(0, base.nodeCount);
-  for (let e = 0; e < E; e++) outEdges[fill[base.tails[e]]++] = e;
-
+  const { firstOut, outEdges } = outAdjacency(base.nodeCount, base.tails);
   const sequences = forbidden.filter((s) => s.length >= 2);
   const uTurnAdded = new Set<number>();
   for (;;) {
-    const automaton = new Automaton(E);
+    const automaton = new Automaton(base.tails.length);
     for (const s of sequences) automaton.add(s);
     automaton.finish();
     const result = explore(base, firstOut, outEdges, automaton);
@@ -155,15 +150,29 @@ export function expandTurns(base: BaseEdges, forbidden: number[][]): ExpandedEdg
   }
 }
 
+/** Out-edges per node of an edge list given by tails (CSR by counting sort). */
+export function outAdjacency(nodeCount: number, tails: Uint32Array): { firstOut: Uint32Array; outEdges: Uint32Array } {
+  const E = tails.length;
+  const firstOut = new Uint32Array(nodeCount + 1);
+  for (let e = 0; e < E; e++) firstOut[tails[e] + 1]++;
+  for (let v = 0; v < nodeCount; v++) firstOut[v + 1] += firstOut[v];
+  const outEdges = new Uint32Array(E);
+  const fill = firstOut.slice(0, nodeCount);
+  for (let e = 0; e < E; e++) outEdges[fill[tails[e]]++] = e;
+  return { firstOut, outEdges };
+}
+
+/**
+ * The expanded edge list: first every plain edge once, from its original tail (its head
+ * redirected to a copy when it starts a forbidden sequence), then the edges of the copies.
+ */
 function explore(
   base: BaseEdges, firstOut: Uint32Array, outEdges: Uint32Array, automaton: Automaton,
 ): Omit<ExpandedEdges, 'uTurnSequences'> {
+  const E = base.tails.length;
   const copyOfState = new Map<number, number>(); // automaton state -> copy node id
   const copyOf: number[] = [];
   const copyState: number[] = [];
-  const baseEdge: number[] = [];
-  const tails: number[] = [];
-  const heads: number[] = [];
   const nodeOf = (state: number, head: number): number => {
     if (state === ROOT) return head;
     let id = copyOfState.get(state);
@@ -175,23 +184,36 @@ function explore(
     }
     return id;
   };
-  const expand = (node: number, original: number, state: number) => {
+  // Plain edges: a sequence needs two edges, so none is forbidden from an original node.
+  const rootHeads = new Uint32Array(E);
+  for (let e = 0; e < E; e++) rootHeads[e] = nodeOf(automaton.step(ROOT, e), base.heads[e]);
+  const baseEdge = new Growable(Uint32Array);
+  const tails = new Growable(Uint32Array);
+  const heads = new Growable(Uint32Array);
+  // Copies are created while expanding; each is expanded once (the list grows as we go).
+  for (let c = 0; c < copyOf.length; c++) {
+    const original = copyOf[c];
     for (let k = firstOut[original]; k < firstOut[original + 1]; k++) {
       const e = outEdges[k];
-      const next = automaton.step(state, e);
+      const next = automaton.step(copyState[c], e);
       if (automaton.forbidden[next]) continue;
       baseEdge.push(e);
-      tails.push(node);
+      tails.push(base.nodeCount + c);
       heads.push(nodeOf(next, base.heads[e]));
     }
+  }
+  const concat = (first: Uint32Array, rest: Growable<Uint32Array>) => {
+    const out = new Uint32Array(first.length + rest.length);
+    out.set(first);
+    out.set(rest.toArray(), first.length);
+    return out;
   };
-  for (let v = 0; v < base.nodeCount; v++) expand(v, v, ROOT);
-  // Copies are created while expanding; each is expanded once (the list grows as we go).
-  for (let c = 0; c < copyOf.length; c++) expand(base.nodeCount + c, copyOf[c], copyState[c]);
+  const identity = new Uint32Array(E);
+  for (let e = 0; e < E; e++) identity[e] = e;
   return {
-    baseEdge: Uint32Array.from(baseEdge),
-    tails: Uint32Array.from(tails),
-    heads: Uint32Array.from(heads),
+    baseEdge: concat(identity, baseEdge),
+    tails: concat(base.tails, tails),
+    heads: concat(rootHeads, heads),
     copyOf: Uint32Array.from(copyOf),
   };
 }
