@@ -21,6 +21,8 @@ import { Router } from '../src/routing/Router.js';
 import type { RoadGraph } from '../src/graph/RoadGraph.js';
 import { DetourError } from '../src/errors.js';
 import { seededRandom } from '../bench/seededRandom.js';
+import { calculateZone } from '../src/zones/calculateZone.js';
+import { validateZone } from '../src/zones/validateZone.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 const OSM_DIR = new URL('../../shared/data/osm/', import.meta.url).pathname;
@@ -89,7 +91,8 @@ class Oracle {
   readonly startsWith = new Map<Seg, number[]>();
   applied = 0;
 
-  constructor(readonly raw: RawOsm) {
+  /** `closed`: segments (as "lat,lon|lat,lon" either way round) a route may not use, e.g. a zone's. */
+  constructor(readonly raw: RawOsm, readonly closed: Set<string> = new Set()) {
     for (const [id, n] of raw.nodes) if (carBarrierBlocks(n.tags)) this.barrier.add(id);
     for (const [wayId, w] of raw.ways) {
       const attrs = carRoadAttributes(w.tags);
@@ -100,6 +103,7 @@ class Oracle {
         if (!na || !nb || a === b) continue;
         this.degree.set(a, (this.degree.get(a) ?? 0) + 1);
         this.degree.set(b, (this.degree.get(b) ?? 0) + 1);
+        if (closed.has(`${na.lat},${na.lon}|${nb.lat},${nb.lon}`)) continue;
         const distance = haversineMetres(na.lat, na.lon, nb.lat, nb.lon);
         const duration = distance / (attrs.speedKmh / 3.6);
         const fwd = segKey(wayId, k, false), bwd = segKey(wayId, k, true);
@@ -452,4 +456,61 @@ test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry)
     calculationMode: 'THE_SHORTEST',
   });
   assert.ok(route.distance > 600, String(route.distance));
+});
+
+test('monaco.osm.pbf: with restriction zones too, random junction pairs equal the oracle (zone roads closed in it)', { skip: existsSync(OSM_DIR + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
+  const path = OSM_DIR + 'monaco.osm.pbf';
+  const { graph } = await importOsmWithSummary(path, 'pbf');
+  const raw = await parsePbf(path);
+  const random = seededRandom(2024);
+  // Three squares of about 300 m around random junctions.
+  const zones = [0, 1, 2].map((i) => {
+    const v = Math.floor(random() * graph.nodeCount);
+    const lat = graph.nodeLat[v], lon = graph.nodeLon[v], d = 0.0014;
+    return calculateZone(graph, validateZone({ name: `z${i}`, geometries: [{ name: 'square', vertices: [
+      { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d },
+      { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },
+    ] }] }));
+  });
+  const closed = new Set<string>();
+  for (const z of zones) {
+    for (const r of z.roads) {
+      for (let k = 1; k < graph.roadPointCount(r); k++) {
+        const a = `${graph.roadPointLat(r, k - 1)},${graph.roadPointLon(r, k - 1)}`, b = `${graph.roadPointLat(r, k)},${graph.roadPointLon(r, k)}`;
+        closed.add(`${a}|${b}`);
+        closed.add(`${b}|${a}`);
+      }
+    }
+  }
+  assert.ok(closed.size > 100, `the zones close ${closed.size / 2} segments`);
+  const oracle = new Oracle(raw, closed);
+  const full = new Oracle(raw);
+  // Junctions no zone touches (a stop inside a zone is served through it: another rule).
+  const nodes = junctions(full).filter((id) => oracle.degree.get(id) === full.degree.get(id));
+  const router = new Router(graph);
+  let compared = 0, throughZones = 0, changed = 0;
+  const failures: string[] = [];
+  while (compared < 400) {
+    const s = nodes[Math.floor(random() * nodes.length)], t = nodes[Math.floor(random() * nodes.length)];
+    const a = raw.nodes.get(s)!, b = raw.nodes.get(t)!;
+    const points = [{ latitude: a.lat, longitude: a.lon }, { latitude: b.lat, longitude: b.lon }];
+    if (router.snapStops(points).some((x) => x.distance > 1e-6)) continue;
+    for (const [mode, metric] of [['THE_SHORTEST', 'distance'], ['THE_FASTEST', 'duration']] as const) {
+      const expected = oracle.cost(s, t, metric);
+      let got: number;
+      try {
+        const route = router.route({ points, calculationMode: mode, zones });
+        got = route.legs[0].zonesEntered ? Infinity : mode === 'THE_SHORTEST' ? route.distance : route.duration;
+        if (route.legs[0].zonesEntered) throughZones++;
+      } catch (err) {
+        if (!(err instanceof DetourError && err.code === 'ROUTE_NOT_FOUND')) throw err;
+        got = Infinity;
+      }
+      compared++;
+      if (!close(full.cost(s, t, metric), expected)) changed++;
+      if (!close(got, expected)) failures.push(`${s} -> ${t} ${metric}: detour ${got}, oracle ${expected}`);
+    }
+  }
+  assert.deepEqual(failures.slice(0, 10), [], `${failures.length} of ${compared} disagree (${throughZones} only through zones)`);
+  assert.ok(changed > 20, `the zones change ${changed} of ${compared} routes`);
 });
