@@ -390,6 +390,9 @@ test('barriers fixture: blocking barriers cut roads, passable ones do not; equal
   const { graph, summary, oracle } = await importFixture('barriers.osm');
   // Rungs 0, 3, 4, 6 and the junction bollard block; 1, 2, 5, 7 pass.
   assert.deepEqual(summary.barriers, { blocking: 5, passable: 4 });
+  // A restriction whose via node is the junction bollard: cars cannot pass there anyway.
+  assert.equal(summary.restrictions.skipped.barrier, 1);
+  assert.equal(oracle.applied, 0);
   const J = (r: number, c: number) => 100 + r * 10 + c;
   const router = new Router(graph, { landmarks: 0 });
   const at = (id: number) => oracle.raw.nodes.get(id)!;

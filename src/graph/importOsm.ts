@@ -213,6 +213,10 @@ export async function importOsmWithSummary(
         const roads: number[] = [];
         for (const s of seq) {
           const k = ways.refsStart[s.way] + s.k;
+          if (segWay[k] < 0) {
+            joined = false; // a segment that became no road (defensive: resolve checks the points)
+            break;
+          }
           const d = layout.directedRoad(segWay[k], segIndex[k], s.against);
           if (roads[roads.length - 1] !== d) roads.push(d);
         }
