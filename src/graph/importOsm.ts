@@ -69,9 +69,12 @@ export async function importOsm(path: string, format: OsmFormat, options: OsmImp
 export async function importOsmWithSummary(
   path: string, format: OsmFormat, options: OsmImportOptions = {},
 ): Promise<{ graph: RoadGraph; summary: ImportSummary }> {
-  const ways: { ids: number[]; refsStart: number[]; attrs: RoadAttributes[] } = { ids: [], refsStart: [0], attrs: [] };
+  const ways: { ids: Growable<Float64Array>; refsStart: number[]; attrs: RoadAttributes[] } = {
+    ids: new Growable(Float64Array, 1 << 12), refsStart: [0], attrs: [],
+  };
   const refs = new Growable(Float64Array, 1 << 16);
-  const allWayIds = new Growable(Float64Array, 1 << 12);
+  // Other highways (footways, ...), only to tell "not a car road" from "outside the extract".
+  const otherHighwayIds = new Growable(Float64Array, 1 << 12);
   const restrictions: OsmRestriction[] = [];
   const summary: ImportSummary = {
     carWays: 0,
@@ -81,9 +84,11 @@ export async function importOsmWithSummary(
   };
   await readOsm(path, format, 1, options, {
     way(id, wayRefs, tags) {
-      allWayIds.push(id);
       const attrs = carRoadAttributes(tags);
-      if (!attrs || wayRefs.length < 2) return;
+      if (!attrs || wayRefs.length < 2) {
+        if (tags.highway !== undefined) otherHighwayIds.push(id);
+        return;
+      }
       for (let i = 0; i < wayRefs.length; i++) refs.push(wayRefs[i]);
       ways.ids.push(id);
       ways.refsStart.push(refs.length);
@@ -179,12 +184,17 @@ export async function importOsmWithSummary(
     flush(attrs);
   }
 
-  const wayOf = new Map<number, number>();
-  ways.ids.forEach((id, w) => wayOf.set(id, w));
-  const sortedWayIds = uniqueSorted(allWayIds.toArray());
+  // Car ways by OSM id: ids sorted, with each one's way index (typed arrays, not a Map, for big extracts).
+  const wayIds = ways.ids.toArray();
+  const wayOrder = Uint32Array.from(wayIds.keys()).sort((a, b) => wayIds[a] - wayIds[b]);
+  const sortedCarWayIds = Float64Array.from(wayOrder, (w) => wayIds[w]);
+  const sortedOtherIds = uniqueSorted(otherHighwayIds.toArray());
   const index: WayIndex = {
-    wayOf: (id) => wayOf.get(id),
-    hasWay: (id) => binarySearch(sortedWayIds, id) >= 0,
+    wayOf: (id) => {
+      const i = binarySearch(sortedCarWayIds, id);
+      return i >= 0 ? wayOrder[i] : undefined;
+    },
+    hasWay: (id) => binarySearch(sortedOtherIds, id) >= 0,
     refs: (w) => refPoint.subarray(ways.refsStart[w], ways.refsStart[w + 1]),
     pointOf: (node) => {
       const i = binarySearch(ids, node);

@@ -19,7 +19,7 @@ export type SkipReason =
   | 'unknownKind' // a restriction value none of RESTRICTION_KINDS
   | 'missingMembers' // no from, via or to, members of the wrong type, or several `to` for an only_*
   | 'outsideExtract' // a member (or the via point) is not in the extract
-  | 'notCarRoad' // a member way is not a road cars may use
+  | 'notCarRoad' // a member way is a highway cars may not use
   | 'viaNotJoined' // the via does not join from and to (a from/to not ending there, a broken via chain)
   | 'barrier'; // a barrier at the via stops cars anyway
 
@@ -120,7 +120,7 @@ export interface WaySegment {
 export interface WayIndex {
   /** Index of a car way by OSM id, or undefined. */
   wayOf(osmId: number): number | undefined;
-  /** Whether the extract has a way with this id at all (car or not). */
+  /** Whether the extract has a highway with this id that cars may not use. */
   hasWay(osmId: number): boolean;
   /** Point indices of a car way (-1 for nodes outside the extract). */
   refs(way: number): ArrayLike<number>;
