@@ -3,7 +3,10 @@ import type { RoadGraph } from './RoadGraph.js';
 /**
  * Turn restrictions split a junction into copies (turnExpansion.ts): the original node, which
  * roadFrom / roadTo name, and right after it in id order its copies, at the same position, each
- * with only the turns its state allows. These helpers find them from the graph's own arrays.
+ * with only the turns its state allows. So a road's edges may start or end at copies of its end
+ * nodes (edgeTail / edgeHead are not always roadFrom / roadTo). These helpers find the copies from
+ * the graph's own arrays. Distinct points at exactly one position (the two sides of a barrier)
+ * count as one junction here too: a stop there is reached from either side.
  */
 
 /** Node ids [first, end) at the same position as `node`: the junction with its copies. */
