@@ -517,3 +517,23 @@ test('monaco.osm.pbf: with restriction zones too, random junction pairs equal th
   assert.deepEqual(failures.slice(0, 10), [], `${failures.length} of ${compared} disagree (${throughZones} only through zones)`);
   assert.ok(changed > 20, `the zones change ${changed} of ${compared} routes`);
 });
+
+test('malformed restriction relations are skipped and counted, never a crash', async () => {
+  const { graph, summary, oracle } = await importFixture('malformed-restrictions.osm');
+  assert.equal(summary.restrictions.read, 11);
+  assert.equal(summary.restrictions.applied, 0);
+  assert.equal(oracle.applied, 0);
+  assert.deepEqual(summary.restrictions.skipped, {
+    conditionalOnly: 0, otherVehicles: 0, exceptCars: 0,
+    unknownKind: 2, // no restriction tag (nor members); a list of values
+    missingMembers: 4, // a from without a role; a relation as via; two via nodes; two `to` for an only_*
+    outsideExtract: 3, // a from id that is not a number; a via id that is not a number; a via node not in the file
+    notCarRoad: 0,
+    viaNotJoined: 2, // a closed via way; a via node the from way does not end at
+    barrier: 0,
+  });
+  const nodes = [1, 2, 3, 4, 5];
+  const pairs: [number, number][] = [];
+  for (const s of nodes) for (const t of nodes) if (s !== t) pairs.push([s, t]);
+  compareOnPairs(graph, oracle, pairs, 'malformed');
+});

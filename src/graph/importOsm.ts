@@ -261,6 +261,7 @@ function uniqueSorted(values: Float64Array): Float64Array {
 }
 
 function binarySearch(sorted: Float64Array, value: number): number {
+  if (Number.isNaN(value)) return -1; // an id that is not a number (a malformed file) matches nothing
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {
