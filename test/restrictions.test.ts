@@ -341,6 +341,11 @@ test('restrictions fixture: every restriction kind, via node and via ways, equal
   for (const s of nodes) for (const t of nodes) if (s !== t) pairs.push([s, t]);
   const compared = compareOnPairs(graph, oracle, pairs, 'fixture');
   assert.ok(compared > 1500, `${compared}`);
+  // Point 900's original node has no in-edges left (both ways in lead to copies): a stop there
+  // must still count as on the main network and stay put.
+  const x = oracle.raw.nodes.get(900)!, j = oracle.raw.nodes.get(122)!;
+  const snaps = new Router(graph).snapStops([{ latitude: x.lat, longitude: x.lon }, { latitude: j.lat, longitude: j.lon }]);
+  assert.deepEqual(snaps.map((s) => s.distance), [0, 0]);
 });
 
 test('restrictions fixture: stops in the middle of roads (on a from way, on a to way) equal the oracle', async () => {
