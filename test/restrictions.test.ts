@@ -138,9 +138,6 @@ class Oracle {
     if (r.tags.type !== 'restriction') return;
     const value = r.tags['restriction:motorcar'] ?? r.tags['restriction:motor_vehicle'] ?? r.tags['restriction:vehicle'] ?? r.tags.restriction;
     if (!value || !/^(no|only)_(left_turn|right_turn|straight_on|u_turn|entry|exit)$/.test(value)) return;
-    if (value === 'no_entry' || value === 'no_exit' || value === 'only_entry' || value === 'only_exit') {
-      if (value.startsWith('only')) return;
-    }
     if ((r.tags.except ?? '').split(';').some((v) => ['motorcar', 'motor_vehicle', 'vehicle'].includes(v))) return;
     const role = (x: string) => r.members.filter((m) => m.role === x);
     const from = role('from').map((m) => m.ref), to = role('to').map((m) => m.ref), via = role('via');
