@@ -8,6 +8,7 @@ import { parseLatLon, type LatLon } from './geo/coordinates.js';
 import { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 import { saveGraph } from './graph/graphFile.js';
 import { openGraph } from './graph/openGraph.js';
+import { formatImportSummary, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
 import { Router, type CalculationMode } from './routing/Router.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
@@ -45,7 +46,7 @@ function collect<T>(parse: (v: string) => T) {
 }
 
 /** Opens a graph input, with a progress bar on a terminal for large inputs. */
-async function openWithProgress(path: string): Promise<RoadGraph> {
+async function openWithProgress(path: string, extra: OsmImportOptions = {}): Promise<RoadGraph> {
   let bar: cliProgress.SingleBar | undefined;
   let size = 0;
   try {
@@ -62,6 +63,7 @@ async function openWithProgress(path: string): Promise<RoadGraph> {
   }
   try {
     return await openGraph(path, {
+      ...extra,
       onProgress: bar ? (read, _total, pass) => bar!.update(Math.round(read / 1e6), { pass }) : undefined,
     });
   } finally {
@@ -87,13 +89,15 @@ export function buildProgram(): Command {
     .requiredOption('-o, --output <graph>', 'graph file to write')
     .action(async (input: string, opts: { output: string }) => {
       const started = performance.now();
-      const graph = await openWithProgress(input);
+      let summary: ImportSummary | undefined;
+      const graph = await openWithProgress(input, { onSummary: (s) => (summary = s) });
       saveGraph(graph, opts.output);
       const seconds = (performance.now() - started) / 1000;
       console.log(
         `${opts.output}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges, ${graph.roadCount} roads, ` +
           `${(graph.totalRoadLength() / 1000).toFixed(1)} km of road, built in ${seconds.toFixed(2)} s`,
       );
+      if (summary) for (const line of formatImportSummary(summary)) console.log(line);
       if (graph.meta.attribution) console.log(`data: ${graph.meta.attribution}`);
     });
 

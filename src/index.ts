@@ -3,8 +3,10 @@ export { haversineMetres, EARTH_RADIUS_M } from './geo/haversine.js';
 export { assertValidLatLon, parseLatLon, type LatLon } from './geo/coordinates.js';
 export { RoadGraph, type RoadGraphArrays, type GraphMeta, type Metric } from './graph/RoadGraph.js';
 export { GraphBuilder } from './graph/GraphBuilder.js';
-export { carRoadAttributes, parseMaxspeed, RoadFlag, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes } from './graph/carProfile.js';
-export { importOsm, OSM_ATTRIBUTION, type OsmImportOptions } from './graph/importOsm.js';
+export {
+  carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
+} from './graph/carProfile.js';
+export { importOsm, importOsmWithSummary, OSM_ATTRIBUTION, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
 export { importGeoJson } from './graph/importGeoJson.js';
 export { toNgraph, fromNgraph, type FromNgraphOptions } from './graph/ngraphBridge.js';
 export { saveGraph, loadGraph, encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphFile.js';

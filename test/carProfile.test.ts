@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { carRoadAttributes, parseMaxspeed, RoadFlag, HIGHWAY_CLASSES } from '../src/index.js';
+import { carBarrierBlocks, ferryCarriesCars, parseMetres } from '../src/graph/carProfile.js';
 
 const both = RoadFlag.FORWARD | RoadFlag.BACKWARD;
 const dir = (tags: Record<string, string>) => (carRoadAttributes(tags)?.flags ?? -1) & both;
@@ -55,15 +56,67 @@ test('access rules: the most specific car tag wins', () => {
   assert.ok(carRoadAttributes({ highway: 'residential', access: 'destination' }));
 });
 
-test('non-car ways are not routable; ferries are, with their flag', () => {
+test('non-car ways are not routable; car ferries are, with their flag', () => {
   for (const h of ['footway', 'cycleway', 'path', 'steps', 'pedestrian', 'construction', 'track', 'platform']) {
     assert.equal(carRoadAttributes({ highway: h }), null, h);
   }
   assert.equal(carRoadAttributes({ building: 'yes' }), null);
   assert.equal(carRoadAttributes({ highway: 'residential', area: 'yes' }), null);
-  const ferry = carRoadAttributes({ route: 'ferry' })!;
+  const ferry = carRoadAttributes({ route: 'ferry', motorcar: 'yes' })!;
   assert.ok(ferry.flags & RoadFlag.FERRY);
   assert.equal(HIGHWAY_CLASSES[ferry.highwayClass], 'ferry');
+});
+
+test('ferries carry cars only when a tag says so', () => {
+  // A bare route=ferry is a passenger boat (Monaco's Bateau Bus, way 166399542, has no other tag).
+  assert.equal(carRoadAttributes({ route: 'ferry' }), null);
+  assert.equal(carRoadAttributes({ route: 'ferry', foot: 'yes', bicycle: 'yes' }), null);
+  assert.equal(carRoadAttributes({ route: 'ferry', access: 'yes' }), null); // access=yes says nothing about cars
+  for (const key of ['motorcar', 'motor_vehicle', 'vehicle']) {
+    for (const v of ['yes', 'designated']) assert.ok(carRoadAttributes({ route: 'ferry', [key]: v }), `${key}=${v}`);
+    for (const v of ['no', 'private', 'destination']) assert.equal(ferryCarriesCars({ route: 'ferry', [key]: v }), false, `${key}=${v}`);
+  }
+  // The most specific tag decides.
+  assert.equal(carRoadAttributes({ route: 'ferry', vehicle: 'yes', motorcar: 'no' }), null);
+  assert.ok(carRoadAttributes({ route: 'ferry', vehicle: 'no', motor_vehicle: 'yes' }));
+  // ferry=<road class> names the road a car ferry carries.
+  assert.ok(carRoadAttributes({ route: 'ferry', ferry: 'primary' }));
+  assert.equal(carRoadAttributes({ route: 'ferry', ferry: 'footway' }), null);
+  // The most specific tag wins over a general one, both ways.
+  assert.ok(carRoadAttributes({ route: 'ferry', motorcar: 'yes', access: 'private' }));
+  assert.equal(carRoadAttributes({ route: 'ferry', vehicle: 'yes', motorcar: 'private' }), null);
+});
+
+test('barriers: which stop a car (after OSRM car.lua)', () => {
+  for (const b of ['bollard', 'block', 'jersey_barrier', 'chain', 'kerb', 'fence', 'wall', 'log', 'turnstile', 'stile', 'swing_gate']) {
+    assert.equal(carBarrierBlocks({ barrier: b }), true, b);
+  }
+  for (const b of ['gate', 'lift_gate', 'cattle_grid', 'border_control', 'toll_booth', 'sally_port', 'entrance', 'arch', 'no', 'height_restrictor']) {
+    assert.equal(carBarrierBlocks({ barrier: b }), false, b);
+  }
+  assert.equal(carBarrierBlocks({}), false);
+  assert.equal(carBarrierBlocks({ highway: 'crossing' }), false);
+  // Exceptions: rising bollards, flat kerbs, kerbs on crossings, virtual fences, tall enough height restrictors.
+  assert.equal(carBarrierBlocks({ barrier: 'bollard', bollard: 'rising' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'bollard', bollard: 'fixed' }), true);
+  assert.equal(carBarrierBlocks({ barrier: 'kerb', kerb: 'lowered' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'kerb', kerb: 'flush' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'kerb', kerb: 'raised' }), true);
+  assert.equal(carBarrierBlocks({ barrier: 'kerb', highway: 'crossing' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'fence', sensory: 'audible' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'height_restrictor', maxheight: '1.9' }), true);
+  assert.equal(carBarrierBlocks({ barrier: 'height_restrictor', maxheight: '2.5 m' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'height_restrictor', maxheight: `6'0"` }), true);
+  // A car access tag on the node decides, whatever the barrier.
+  assert.equal(carBarrierBlocks({ barrier: 'bollard', motor_vehicle: 'yes' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'bollard', access: 'yes', motorcar: 'no' }), true);
+  assert.equal(carBarrierBlocks({ barrier: 'gate', access: 'private' }), true);
+  assert.equal(carBarrierBlocks({ barrier: 'gate', access: 'no' }), true);
+  assert.equal(carBarrierBlocks({ barrier: 'gate', access: 'destination' }), false);
+  assert.equal(carBarrierBlocks({ barrier: 'bollard', foot: 'yes' }), true); // foot says nothing about cars
+  assert.equal(carBarrierBlocks({ access: 'no' }), true); // as OSRM: a node closed to cars stops them
+  assert.equal(parseMetres('3'), 3);
+  assert.equal(parseMetres('default'), undefined);
 });
 
 test('tunnel, bridge and toll flags are kept', () => {

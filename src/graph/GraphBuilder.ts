@@ -3,6 +3,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
 import { RoadGraph, type GraphMeta } from './RoadGraph.js';
+import { expandTurns, outAdjacency } from './turnExpansion.js';
 
 const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
 
@@ -11,6 +12,8 @@ const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
  * Ways are split at junctions (points shared by several ways, or way ends); then chains of
  * pieces that meet at a point no other road touches, with equal attributes, are joined into one
  * road, which keeps every route identical while shrinking the graph.
+ * Turn restrictions (given as sequences of directed roads, see build) split junctions into copies
+ * so the graph stays node-based (turnExpansion.ts).
  */
 export class GraphBuilder {
   private readonly pointLat = new Growable(Float64Array);
@@ -18,6 +21,9 @@ export class GraphBuilder {
   private readonly wayPoints = new Growable(Uint32Array);
   private readonly wayStart: number[] = [0];
   private readonly wayAttrs: RoadAttributes[] = [];
+  private readonly keptNodes = new Set<number>();
+  /** What the last build did about turn restrictions. */
+  turnStats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
 
   /** Adds a point (degrees) and returns its index for addWay. Callers deduplicate shared points. */
   addPoint(lat: number, lon: number): number {
@@ -34,8 +40,12 @@ export class GraphBuilder {
     return this.wayAttrs.length;
   }
 
-  /** Adds a routable way through the given point indices. Ways with fewer than 2 points are ignored. */
-  addWay(points: ArrayLike<number>, attrs: RoadAttributes): void {
+  /**
+   * Adds a routable way through the given point indices and returns its index (segments are
+   * numbered from 0 along it, after repeated consecutive points are dropped). Ways with fewer
+   * than 2 distinct points are ignored (-1).
+   */
+  addWay(points: ArrayLike<number>, attrs: RoadAttributes): number {
     let added = 0;
     let last = -1;
     for (let i = 0; i < points.length; i++) {
@@ -47,20 +57,33 @@ export class GraphBuilder {
     }
     if (added < 2) {
       this.wayPoints.length -= added;
-      return;
+      return -1;
     }
     this.wayStart.push(this.wayPoints.length);
     this.wayAttrs.push(attrs);
+    return this.wayAttrs.length - 1;
   }
 
-  /** Builds the immutable graph. Throws GRAPH_EMPTY when no routable road was added. */
-  build(meta: GraphMeta): RoadGraph {
+  /** Keeps a point as a graph node (a turn restriction's via point), never joined into a road. */
+  keepNode(point: number): void {
+    this.keptNodes.add(point);
+  }
+
+  /**
+   * Builds the immutable graph. Throws GRAPH_EMPTY when no routable road was added.
+   * `turns`, when given, is called with the roads the ways became and returns the turn rules,
+   * each a sequence of directed roads (see RoadLayout.directedRoad).
+   */
+  build(meta: GraphMeta, turns?: (layout: RoadLayout) => TurnRule[]): RoadGraph {
     const pieces = this.splitAtJunctions();
-    const roads = joinChains(pieces, this.pointLat.length);
+    const roads = joinChains(pieces, this.pointLat.length, this.keptNodes);
     if (roads.attrs.length === 0) {
       throw new DetourError(ErrorCode.GRAPH_EMPTY, `no routable road found in ${meta.source}`);
     }
-    return assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta);
+    const rules = turns ? turns(new RoadLayout(pieces, roads)) : [];
+    const { graph, stats } = assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta, rules);
+    this.turnStats = stats;
+    return graph;
   }
 
   private splitAtJunctions(): Pieces {
@@ -76,21 +99,29 @@ export class GraphBuilder {
       junction[wayPoints[b - 1]] = 1;
     }
     for (let p = 0; p < n; p++) if (uses[p] > 1) junction[p] = 1;
+    for (const p of this.keptNodes) junction[p] = 1;
 
-    const pieces: Pieces = { points: new Growable(Uint32Array), start: [0], attrs: [] };
+    const pieces: Pieces = {
+      points: new Growable(Uint32Array), start: [0], attrs: [], wayFirstPiece: [0], firstSegment: [], road: [], reversed: [],
+    };
     for (let w = 0; w < this.wayAttrs.length; w++) {
       const a = this.wayStart[w];
       const b = this.wayStart[w + 1];
       pieces.points.push(wayPoints[a]);
+      pieces.firstSegment.push(0);
       for (let i = a + 1; i < b; i++) {
         const p = wayPoints[i];
         pieces.points.push(p);
         if (junction[p]) {
           pieces.start.push(pieces.points.length);
           pieces.attrs.push(this.wayAttrs[w]);
-          if (i < b - 1) pieces.points.push(p); // next piece starts here
+          if (i < b - 1) {
+            pieces.points.push(p); // next piece starts here
+            pieces.firstSegment.push(i - a);
+          }
         }
       }
+      pieces.wayFirstPiece.push(pieces.attrs.length);
     }
     return pieces;
   }
@@ -100,6 +131,67 @@ interface Pieces {
   points: Growable<Uint32Array>;
   start: number[];
   attrs: RoadAttributes[];
+  /** Pieces of way w are wayFirstPiece[w] .. wayFirstPiece[w + 1] - 1, in the way's order. */
+  wayFirstPiece: number[];
+  /** Per piece: the index of its first segment within its way. */
+  firstSegment: number[];
+  /** Per piece, set when joined into roads: its road, and 1 when it runs against the road's shape. */
+  road: number[];
+  reversed: number[];
+}
+
+/** A turn rule: `no` forbids driving `roads` in sequence; `only` allows nothing but `roads` once its prefix is driven. */
+export interface TurnRule {
+  kind: 'no' | 'only';
+  /** Directed roads (RoadLayout.directedRoad), from the first (from) to the last (to). */
+  roads: number[];
+}
+
+/** What the turn rules cost: sequences forbidden, and nodes / edges the copies add. */
+export interface TurnStats {
+  sequences: number;
+  uTurnSequences: number;
+  nodesAdded: number;
+  edgesAdded: number;
+}
+
+/** Where the builder's ways went: which road (and direction) each segment of a way is part of. */
+export class RoadLayout {
+  constructor(private readonly pieces: Pieces, private readonly roads: Roads) {}
+
+  get roadCount(): number {
+    return this.roads.attrs.length;
+  }
+
+  /**
+   * The directed road driving segment `segment` of builder way `way` (2 * road, + 1 when that is
+   * against the road's shape); `againstWay` drives the segment against the way's point order.
+   */
+  directedRoad(way: number, segment: number, againstWay = false): number {
+    const { wayFirstPiece, firstSegment } = this.pieces;
+    let p = wayFirstPiece[way + 1] - 1;
+    while (p > wayFirstPiece[way] && firstSegment[p] > segment) p--;
+    return 2 * this.pieces.road[p] + ((this.pieces.reversed[p] ^ (againstWay ? 1 : 0)) & 1);
+  }
+
+  /** Builder point indices at the start and end of a directed road. */
+  directedRoadStart(directed: number): number {
+    const r = directed >> 1;
+    return directed & 1 ? this.lastPoint(r) : this.firstPoint(r);
+  }
+
+  directedRoadEnd(directed: number): number {
+    const r = directed >> 1;
+    return directed & 1 ? this.firstPoint(r) : this.lastPoint(r);
+  }
+
+  private firstPoint(r: number): number {
+    return this.roads.points.get(this.roads.start[r]);
+  }
+
+  private lastPoint(r: number): number {
+    return this.roads.points.get(this.roads.start[r + 1] - 1);
+  }
 }
 
 interface Roads {
@@ -123,7 +215,7 @@ function orientedFlags(attrs: RoadAttributes, reversed: boolean): number {
  * Joins pieces across points where exactly two pieces meet with equal attributes (in the
  * direction of travel). A ring made only of such points is cut at the start of its first piece.
  */
-function joinChains(pieces: Pieces, pointCount: number): Roads {
+function joinChains(pieces: Pieces, pointCount: number, kept: Set<number>): Roads {
   const pieceCount = pieces.attrs.length;
   const pts = pieces.points.toArray();
   const first = (p: number) => pts[pieces.start[p]];
@@ -144,7 +236,7 @@ function joinChains(pieces: Pieces, pointCount: number): Roads {
   }
   const mergeable = new Uint8Array(pointCount);
   for (let v = 0; v < pointCount; v++) {
-    if (degree[v] !== 2) continue;
+    if (degree[v] !== 2 || kept.has(v)) continue;
     const a = end0[v] >> 1;
     const b = end1[v] >> 1;
     if (a === b) continue;
@@ -184,6 +276,8 @@ function joinChains(pieces: Pieces, pointCount: number): Roads {
     let emitted = 0;
     for (;;) {
       visited[cur] = 1;
+      pieces.road[cur] = roads.attrs.length;
+      pieces.reversed[cur] = curReversed ? 1 : 0;
       const a = pieces.start[cur];
       const b = pieces.start[cur + 1];
       if (curReversed) {
@@ -228,12 +322,17 @@ function mortonOrder(lat: Float64Array, lon: Float64Array, ids: Uint32Array): Ui
     const i = ids[k];
     keys[k] = (spread((lon[i] - minLon) * sLon) | (spread((lat[i] - minLat) * sLat) << 1)) >>> 0;
   }
-  const order = Array.from(ids.keys()).sort((a, b) => keys[a] - keys[b] || ids[a] - ids[b]);
+  // Points at one position stay adjacent (junctionNodes.ts relies on it): ties by position, then id.
+  const order = Array.from(ids.keys()).sort(
+    (a, b) => keys[a] - keys[b] || lat[ids[a]] - lat[ids[b]] || lon[ids[a]] - lon[ids[b]] || ids[a] - ids[b],
+  );
   return Uint32Array.from(order, (k) => ids[k]);
 }
 
-/** Turns roads over builder points into the CSR arrays of a RoadGraph. */
-function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, meta: GraphMeta): RoadGraph {
+/** Turns roads over builder points into the CSR arrays of a RoadGraph, splitting nodes for turn rules. */
+function assemble(
+  roads: Roads, pointLat: Float64Array, pointLon: Float64Array, meta: GraphMeta, rules: TurnRule[],
+): { graph: RoadGraph; stats: TurnStats } {
   const roadCount = roads.attrs.length;
   const pts = roads.points.toArray();
 
@@ -249,13 +348,9 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
     }
   }
   const ordered = mortonOrder(pointLat, pointLon, Uint32Array.from(endPoints));
-  const nodeCount = ordered.length;
-  const nodeLat = new Float64Array(nodeCount);
-  const nodeLon = new Float64Array(nodeCount);
+  const baseNodeCount = ordered.length;
   ordered.forEach((p, i) => {
     nodeOfPoint[p] = i;
-    nodeLat[i] = pointLat[p];
-    nodeLon[i] = pointLon[p];
   });
 
   const roadFrom = new Uint32Array(roadCount);
@@ -269,7 +364,8 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
   const roadSpeedKmh = new Float32Array(roadCount);
   const roadFlags = new Uint8Array(roadCount);
   const roadClass = new Uint8Array(roadCount);
-  let edgeCount = 0;
+  let baseEdgeCount = 0;
+  const roadEnds = new Uint32Array(baseNodeCount);
   for (let r = 0; r < roadCount; r++) {
     const a = roads.start[r];
     const b = roads.start[r + 1];
@@ -288,31 +384,80 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
     const attrs = roads.attrs[r];
     roadFrom[r] = nodeOfPoint[pts[a]];
     roadTo[r] = nodeOfPoint[pts[b - 1]];
+    roadEnds[roadFrom[r]]++;
+    roadEnds[roadTo[r]]++;
     roadLength[r] = length;
     roadSpeedKmh[r] = attrs.speedKmh;
     roadFlags[r] = attrs.flags;
     roadClass[r] = attrs.highwayClass;
-    if (attrs.flags & RoadFlag.FORWARD) edgeCount++;
-    if (attrs.flags & RoadFlag.BACKWARD) edgeCount++;
+    if (attrs.flags & RoadFlag.FORWARD) baseEdgeCount++;
+    if (attrs.flags & RoadFlag.BACKWARD) baseEdgeCount++;
   }
   roadShapeStart[roadCount] = shapeCount;
 
-  // Directed edges, then counting sort by tail into CSR order.
-  const tails = new Uint32Array(edgeCount);
-  const heads = new Uint32Array(edgeCount);
-  const eRoad = new Uint32Array(edgeCount);
-  const eRev = new Uint8Array(edgeCount);
+  // Directed edges of the plain graph; edgeOfDirected[2r + reversed] is the edge driving road r that way.
+  let tails: Uint32Array = new Uint32Array(baseEdgeCount);
+  let heads: Uint32Array = new Uint32Array(baseEdgeCount);
+  const baseRoad = new Uint32Array(baseEdgeCount);
+  const baseRev = new Uint8Array(baseEdgeCount);
+  const edgeOfDirected = new Int32Array(2 * roadCount).fill(-1);
   let k = 0;
   for (let r = 0; r < roadCount; r++) {
     if (roadFlags[r] & RoadFlag.FORWARD) {
-      tails[k] = roadFrom[r]; heads[k] = roadTo[r]; eRoad[k] = r; eRev[k] = 0; k++;
+      tails[k] = roadFrom[r]; heads[k] = roadTo[r]; baseRoad[k] = r; baseRev[k] = 0; edgeOfDirected[2 * r] = k; k++;
     }
     if (roadFlags[r] & RoadFlag.BACKWARD) {
-      tails[k] = roadTo[r]; heads[k] = roadFrom[r]; eRoad[k] = r; eRev[k] = 1; k++;
+      tails[k] = roadTo[r]; heads[k] = roadFrom[r]; baseRoad[k] = r; baseRev[k] = 1; edgeOfDirected[2 * r + 1] = k; k++;
     }
   }
+
+  // Turn rules -> forbidden edge sequences -> node copies.
+  const stats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
+  let baseOf: Uint32Array | undefined;
+  let copyOf: Uint32Array = new Uint32Array(0);
+  const forbidden = forbiddenSequences(rules, edgeOfDirected, tails, heads, baseNodeCount);
+  if (forbidden.length > 0) {
+    const reverse = new Int32Array(baseEdgeCount);
+    for (let e = 0; e < baseEdgeCount; e++) reverse[e] = edgeOfDirected[2 * baseRoad[e] + (baseRev[e] ^ 1)];
+    const expanded = expandTurns({ nodeCount: baseNodeCount, tails, heads, reverse, roadEnds }, forbidden);
+    stats.sequences = forbidden.length;
+    stats.uTurnSequences = expanded.uTurnSequences;
+    stats.nodesAdded = expanded.copyOf.length;
+    stats.edgesAdded = expanded.baseEdge.length - baseEdgeCount;
+    baseOf = expanded.baseEdge;
+    tails = expanded.tails;
+    heads = expanded.heads;
+    copyOf = expanded.copyOf;
+  }
+
+  // Final node ids: each original node in spatial order, its copies right after it (same position).
+  const nodeCount = baseNodeCount + copyOf.length;
+  const copiesOf = new Uint32Array(baseNodeCount + 1);
+  for (let c = 0; c < copyOf.length; c++) copiesOf[copyOf[c] + 1]++;
+  for (let v = 0; v < baseNodeCount; v++) copiesOf[v + 1] += copiesOf[v];
+  const newId = new Uint32Array(nodeCount);
+  for (let v = 0; v < baseNodeCount; v++) newId[v] = v + copiesOf[v];
+  const nextCopy = new Uint32Array(baseNodeCount);
+  for (let c = 0; c < copyOf.length; c++) {
+    const v = copyOf[c];
+    newId[baseNodeCount + c] = newId[v] + 1 + nextCopy[v]++;
+  }
+  const nodeLat = new Float64Array(nodeCount);
+  const nodeLon = new Float64Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    const p = ordered[v < baseNodeCount ? v : copyOf[v - baseNodeCount]];
+    nodeLat[newId[v]] = pointLat[p];
+    nodeLon[newId[v]] = pointLon[p];
+  }
+  for (let r = 0; r < roadCount; r++) {
+    roadFrom[r] = newId[roadFrom[r]];
+    roadTo[r] = newId[roadTo[r]];
+  }
+
+  // Counting sort of the edges by tail into CSR order.
+  const edgeCount = tails.length;
   const firstOut = new Uint32Array(nodeCount + 1);
-  for (let e = 0; e < edgeCount; e++) firstOut[tails[e] + 1]++;
+  for (let e = 0; e < edgeCount; e++) firstOut[newId[tails[e]] + 1]++;
   for (let u = 0; u < nodeCount; u++) firstOut[u + 1] += firstOut[u];
   const fill = firstOut.slice(0, nodeCount);
   const edgeTail = new Uint32Array(edgeCount);
@@ -322,12 +467,14 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
   const edgeDistance = new Float64Array(edgeCount);
   const edgeDuration = new Float64Array(edgeCount);
   for (let e = 0; e < edgeCount; e++) {
-    const slot = fill[tails[e]]++;
-    const r = eRoad[e];
-    edgeTail[slot] = tails[e];
-    edgeHead[slot] = heads[e];
+    const tail = newId[tails[e]];
+    const slot = fill[tail]++;
+    const b = baseOf ? baseOf[e] : e;
+    const r = baseRoad[b];
+    edgeTail[slot] = tail;
+    edgeHead[slot] = newId[heads[e]];
     edgeRoad[slot] = r;
-    edgeReversed[slot] = eRev[e];
+    edgeReversed[slot] = baseRev[b];
     edgeDistance[slot] = roadLength[r];
     edgeDuration[slot] = roadLength[r] / (roadSpeedKmh[r] / 3.6);
   }
@@ -338,7 +485,7 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
   const inEdge = new Uint32Array(edgeCount);
   for (let e = 0; e < edgeCount; e++) inEdge[fillIn[edgeHead[e]]++] = e;
 
-  return new RoadGraph(
+  const graph = new RoadGraph(
     {
       nodeLat, nodeLon, firstOut, edgeTail, edgeHead, edgeRoad, edgeReversed, edgeDistance, edgeDuration,
       firstIn, inEdge, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
@@ -346,4 +493,31 @@ function assemble(roads: Roads, pointLat: Float64Array, pointLon: Float64Array, 
     },
     meta,
   );
+  return { graph, stats };
+}
+
+/**
+ * Turn rules as forbidden sequences of plain-graph edges. A `no` rule whose roads cannot all be
+ * driven that way can never be driven, so it forbids nothing; an `only` rule forbids every other
+ * edge out of the end of its prefix (u-turn included).
+ */
+function forbiddenSequences(rules: TurnRule[], edgeOfDirected: Int32Array, tails: Uint32Array, heads: Uint32Array, nodeCount: number): number[][] {
+  const out: number[][] = [];
+  const adjacency = rules.some((r) => r.kind === 'only') ? outAdjacency(nodeCount, tails) : undefined;
+  for (const rule of rules) {
+    const edges = rule.roads.map((d) => edgeOfDirected[d]);
+    const prefix = edges.slice(0, -1);
+    if (prefix.some((e) => e < 0)) continue; // the prefix cannot be driven: nothing to forbid
+    if (rule.kind === 'no') {
+      if (edges[edges.length - 1] >= 0) out.push(edges);
+      continue;
+    }
+    const allowed = edges[edges.length - 1];
+    const v = heads[prefix[prefix.length - 1]];
+    for (let k = adjacency!.firstOut[v]; k < adjacency!.firstOut[v + 1]; k++) {
+      const e = adjacency!.outEdges[k];
+      if (e !== allowed) out.push([...prefix, e]);
+    }
+  }
+  return out;
 }

@@ -2,6 +2,7 @@ import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { assertValidLatLon } from '../geo/coordinates.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
+import { roadComponents } from './junctionNodes.js';
 import { stronglyConnectedComponents } from './components.js';
 import type { RoadGraph } from './RoadGraph.js';
 
@@ -87,10 +88,17 @@ export class SnapIndex {
     const bigFrom = Math.min(TINY_COMPONENT_NODES, Math.ceil(largest / 2));
     this.roadComponent = new Int32Array(roads);
     this.roadInBigComponent = new Uint8Array(roads);
+    const byEdges = roadComponents(graph, component, size);
     for (let r = 0; r < roads; r++) {
-      const a = component[graph.roadFrom[r]], b = component[graph.roadTo[r]];
-      this.roadComponent[r] = a === b ? a : -1;
-      this.roadInBigComponent[r] = size[a] >= bigFrom && size[b] >= bigFrom ? 1 : 0;
+      const c = byEdges[r];
+      if (c >= 0) {
+        this.roadComponent[r] = c;
+        this.roadInBigComponent[r] = size[c] >= bigFrom ? 1 : 0;
+      } else {
+        const a = component[graph.roadFrom[r]], b = component[graph.roadTo[r]];
+        this.roadComponent[r] = -1;
+        this.roadInBigComponent[r] = size[a] >= bigFrom && size[b] >= bigFrom ? 1 : 0;
+      }
     }
   }
 

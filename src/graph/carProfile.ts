@@ -1,6 +1,7 @@
 /**
  * The car profile: which OSM ways a car may use, in which directions, how fast.
  * Modelled on OSRM's car.lua, simplified: no turn costs, no conditional restrictions.
+ * Turn restrictions are read in turnRestrictions.ts; barriers by carBarrierBlocks below.
  */
 
 export type OsmTags = Record<string, string | undefined>;
@@ -111,8 +112,82 @@ function carAccessDenied(tags: OsmTags): boolean {
   return false;
 }
 
+/** Values of motorcar / motor_vehicle / vehicle that put cars on a ferry. */
+const FERRY_CAR_ACCESS = new Set(['yes', 'designated']);
+
+/** `ferry=<road class>` says which road a ferry route carries: a road cars drive on. */
+const CAR_FERRY_ROAD_CLASSES = new Set([
+  'motorway', 'trunk', 'primary', 'secondary', 'tertiary', 'unclassified', 'residential', 'road', 'service',
+]);
+
+/**
+ * A ferry carries cars only when it says so: the most specific of motorcar, motor_vehicle and
+ * vehicle present is yes/designated, or `ferry=<a road class>` names the road it carries.
+ * A bare `route=ferry` is taken as a passenger boat (a water bus), as is `motorcar=no`.
+ */
+export function ferryCarriesCars(tags: OsmTags): boolean {
+  for (const key of ['motorcar', 'motor_vehicle', 'vehicle']) {
+    const v = tags[key];
+    if (v !== undefined) return FERRY_CAR_ACCESS.has(v);
+  }
+  return tags.ferry !== undefined && CAR_FERRY_ROAD_CLASSES.has(tags.ferry);
+}
+
+/** Barrier values a car passes (OSRM's car.lua whitelist, plus gates, which OSRM passes with a delay). */
+const PASSABLE_BARRIERS = new Set([
+  'cattle_grid', 'border_control', 'toll_booth', 'sally_port', 'no', 'entrance', 'height_restrictor', 'arch',
+  'gate', 'lift_gate',
+]);
+
+/** Height of a car in metres: a height restrictor lower than this blocks. */
+const CAR_HEIGHT_M = 2.0;
+
+/**
+ * Whether a node with these tags stops a car (a route may reach it but not pass through).
+ * As OSRM's car.lua: a car access tag on the node decides when present (motorcar, then
+ * motor_vehicle, vehicle, access; a value that denies the way to cars blocks, any other passes);
+ * else `barrier=*` blocks unless it is one cars pass (cattle grid, border control, toll booth,
+ * sally port, entrance, arch, gate, lift gate, `no`), a rising bollard, a lowered or flush kerb,
+ * a kerb on a crossing, an audible (virtual) fence, or a height restrictor at least 2 m high.
+ */
+export function carBarrierBlocks(tags: OsmTags): boolean {
+  for (const key of ['motorcar', 'motor_vehicle', 'vehicle', 'access']) {
+    const v = tags[key];
+    if (v !== undefined) return DENIED_ACCESS.has(firstAccessValue(v));
+  }
+  const barrier = tags.barrier;
+  if (barrier === undefined) return false;
+  if (barrier === 'height_restrictor') {
+    const height = parseMetres(tags.maxheight);
+    return height !== undefined && height < CAR_HEIGHT_M;
+  }
+  if (PASSABLE_BARRIERS.has(barrier)) return false;
+  if (barrier === 'bollard' && tags.bollard === 'rising') return false;
+  if (barrier === 'kerb' && (tags.kerb === 'lowered' || tags.kerb === 'flush' || tags.highway === 'crossing')) return false;
+  if (barrier === 'fence' && (tags.sensory === 'audible' || tags.sensory === 'audio')) return false;
+  return true;
+}
+
+/** `no;yes`-style lists: the first value decides (the most common reading). */
+function firstAccessValue(v: string): string {
+  const i = v.indexOf(';');
+  return (i < 0 ? v : v.slice(0, i)).trim();
+}
+
+/** Parses a height like `1.9`, `1.9 m` or `6'6"` into metres; undefined when unreadable. */
+export function parseMetres(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().toLowerCase();
+  const metres = /^(\d+(?:\.\d+)?)\s*m?$/.exec(v);
+  if (metres) return Number(metres[1]);
+  const feet = /^(\d+)\s*'\s*(?:(\d+(?:\.\d+)?)\s*")?$/.exec(v);
+  if (feet) return Number(feet[1]) * 0.3048 + Number(feet[2] ?? 0) * 0.0254;
+  return undefined;
+}
+
 /**
  * Decides how a car may use a way with these tags; null when it may not at all.
+ * Ferries need a tag that lets cars on (ferryCarriesCars).
  * `oneway=reversible` ways are excluded, as OSRM does: their direction depends on the time of day.
  */
 export function carRoadAttributes(tags: OsmTags): RoadAttributes | null {
@@ -121,6 +196,7 @@ export function carRoadAttributes(tags: OsmTags): RoadAttributes | null {
   if (highway === undefined || !(highway in HIGHWAY_DEFAULT_SPEED_KMH)) return null;
   if (tags.area === 'yes' && !isFerry) return null;
   if (carAccessDenied(tags)) return null;
+  if (isFerry && !ferryCarriesCars(tags)) return null;
   if (tags.impassable === 'yes' || tags.status === 'impassable') return null;
 
   const junction = tags.junction;

@@ -4,15 +4,31 @@ import type { Readable } from 'node:stream';
 import { OSMTransform } from 'osm-pbf-parser-node';
 import { SaxesParser } from 'saxes';
 import { DetourError, ErrorCode } from '../errors.js';
-import { carRoadAttributes, type OsmTags, type RoadAttributes } from './carProfile.js';
-import { GraphBuilder } from './GraphBuilder.js';
+import { carBarrierBlocks, carRoadAttributes, type OsmTags, type RoadAttributes } from './carProfile.js';
+import { GraphBuilder, type RoadLayout, type TurnRule, type TurnStats } from './GraphBuilder.js';
 import { Growable } from './growable.js';
 import type { RoadGraph } from './RoadGraph.js';
+import {
+  emptyRestrictionSummary, isRestrictionRelation, parseRestriction, resolveRestriction,
+  type OsmMember, type OsmRestriction, type ResolvedRestriction, type RestrictionSummary, type WayIndex,
+} from './turnRestrictions.js';
 
 export const OSM_ATTRIBUTION = '© OpenStreetMap contributors, ODbL 1.0 (https://www.openstreetmap.org/copyright)';
 
 /** Called as the input is read: bytes of the file read so far, total bytes, and which pass (1 or 2). */
 export type ProgressCallback = (bytesRead: number, totalBytes: number, pass: number) => void;
+
+/** What an OSM import read and did, for the `import` command and tests. */
+export interface ImportSummary {
+  /** Ways cars may use. */
+  carWays: number;
+  /** Turn restriction relations: read, applied, skipped by reason. */
+  restrictions: RestrictionSummary;
+  /** Barrier nodes on car roads: those that stop cars (roads end there) and those cars pass. */
+  barriers: { blocking: number; passable: number };
+  /** What the restrictions cost: forbidden edge sequences, node copies and edges added. */
+  turns: TurnStats;
+}
 
 export interface OsmImportOptions {
   onProgress?: ProgressCallback;
@@ -20,70 +36,221 @@ export interface OsmImportOptions {
   totalBytes?: number;
   /** Source name stored in the graph; defaults to the path. */
   source?: string;
+  /** Receives the import summary once the graph is built. */
+  onSummary?: (summary: ImportSummary) => void;
+  /** false: read no turn restrictions (to measure what they cost). Default true. */
+  turnRestrictions?: boolean;
 }
 
 export type OsmFormat = 'pbf' | 'xml' | 'xml.gz';
 
 interface OsmHandlers {
-  node?(id: number, lat: number, lon: number): void;
+  node?(id: number, lat: number, lon: number, tags: OsmTags | undefined): void;
   way?(id: number, refs: ArrayLike<number>, tags: OsmTags): void;
+  relation?(id: number, members: OsmMember[], tags: OsmTags): void;
 }
+
+/** Node tags the car profile reads (barriers and their access). */
+const NODE_TAG_KEYS = ['barrier', 'access', 'motorcar', 'motor_vehicle', 'vehicle', 'bollard', 'kerb', 'highway', 'sensory', 'maxheight'];
 
 /**
  * Imports an OpenStreetMap extract (.osm.pbf, .osm, .osm.gz) into a RoadGraph with the car profile.
- * Reads the file twice: first the ways (to learn which nodes roads use), then only those nodes,
- * so memory grows with the road network, not with the whole extract.
+ * Reads the file twice: first the ways and turn restriction relations (to learn which nodes roads
+ * use), then only those nodes with their barrier tags, so memory grows with the road network, not
+ * with the whole extract.
  */
 export async function importOsm(path: string, format: OsmFormat, options: OsmImportOptions = {}): Promise<RoadGraph> {
-  const ways: { refsStart: number[]; attrs: RoadAttributes[] } = { refsStart: [0], attrs: [] };
+  const { graph, summary } = await importOsmWithSummary(path, format, options);
+  options.onSummary?.(summary);
+  return graph;
+}
+
+/** importOsm, also returning what the import read and did. */
+export async function importOsmWithSummary(
+  path: string, format: OsmFormat, options: OsmImportOptions = {},
+): Promise<{ graph: RoadGraph; summary: ImportSummary }> {
+  const ways: { ids: Growable<Float64Array>; refsStart: number[]; attrs: RoadAttributes[] } = {
+    ids: new Growable(Float64Array, 1 << 12), refsStart: [0], attrs: [],
+  };
   const refs = new Growable(Float64Array, 1 << 16);
+  // Other highways (footways, ...), only to tell "not a car road" from "outside the extract".
+  const otherHighwayIds = new Growable(Float64Array, 1 << 12);
+  const restrictions: OsmRestriction[] = [];
+  const summary: ImportSummary = {
+    carWays: 0,
+    restrictions: emptyRestrictionSummary(),
+    barriers: { blocking: 0, passable: 0 },
+    turns: { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 },
+  };
   await readOsm(path, format, 1, options, {
-    way(_id, wayRefs, tags) {
+    way(id, wayRefs, tags) {
       const attrs = carRoadAttributes(tags);
-      if (!attrs || wayRefs.length < 2) return;
+      if (!attrs || wayRefs.length < 2) {
+        if (tags.highway !== undefined) otherHighwayIds.push(id);
+        return;
+      }
       for (let i = 0; i < wayRefs.length; i++) refs.push(wayRefs[i]);
+      ways.ids.push(id);
       ways.refsStart.push(refs.length);
       ways.attrs.push(attrs);
     },
+    relation(id, members, tags) {
+      if (options.turnRestrictions === false || !isRestrictionRelation(tags)) return;
+      summary.restrictions.read++;
+      const r = parseRestriction(id, tags, members);
+      if (typeof r === 'string') summary.restrictions.skipped[r]++;
+      else restrictions.push(r);
+    },
   });
+  summary.carWays = ways.attrs.length;
 
   const allRefs = refs.toArray();
   const ids = uniqueSorted(allRefs);
   const lat = new Float64Array(ids.length).fill(NaN);
   const lon = new Float64Array(ids.length).fill(NaN);
+  const blocking = new Uint8Array(ids.length);
+  // Via nodes that no car way uses: only whether they exist is needed.
+  const strayVia = new Map<number, boolean>();
+  for (const r of restrictions) if (r.viaNode !== undefined && binarySearch(ids, r.viaNode) < 0) strayVia.set(r.viaNode, false);
   await readOsm(path, format, 2, options, {
-    node(id, nodeLat, nodeLon) {
+    node(id, nodeLat, nodeLon, tags) {
       const i = binarySearch(ids, id);
       if (i >= 0) {
         lat[i] = nodeLat;
         lon[i] = nodeLon;
+        if (tags && (tags.barrier !== undefined || tags.access !== undefined || tags.motorcar !== undefined ||
+          tags.motor_vehicle !== undefined || tags.vehicle !== undefined)) {
+          if (carBarrierBlocks(tags)) {
+            blocking[i] = 1;
+            summary.barriers.blocking++;
+          } else if (tags.barrier !== undefined) {
+            summary.barriers.passable++;
+          }
+        }
+      } else if (strayVia.has(id)) {
+        strayVia.set(id, true);
       }
     },
   });
 
   const builder = new GraphBuilder();
   for (let i = 0; i < ids.length; i++) builder.addPoint(lat[i], lon[i]);
-  const wayPoints: number[] = [];
+  // Per reference position: the point index (-1 outside the extract), and the builder way and
+  // segment of the segment ending there (-1 for a way's first point or a repeated point).
+  const refPoint = new Int32Array(allRefs.length);
+  const segWay = new Int32Array(allRefs.length).fill(-1);
+  const segIndex = new Int32Array(allRefs.length).fill(-1);
+  const piece: number[] = [];
+  const pieceRefs: number[] = []; // reference positions of piece[1..]
+  const flush = (attrs: RoadAttributes) => {
+    const w = piece.length >= 2 ? builder.addWay(piece, attrs) : -1;
+    if (w >= 0) {
+      pieceRefs.forEach((k, i) => {
+        segWay[k] = w;
+        segIndex[k] = i;
+      });
+    }
+    piece.length = 0;
+    pieceRefs.length = 0;
+  };
   for (let w = 0; w < ways.attrs.length; w++) {
-    wayPoints.length = 0;
+    const attrs = ways.attrs[w];
+    let previous = -1;
     for (let k = ways.refsStart[w]; k < ways.refsStart[w + 1]; k++) {
       const p = binarySearch(ids, allRefs[k]);
       if (Number.isNaN(lat[p])) {
         // A node outside the extract: the way continues beyond it, so split the way there.
-        builder.addWay(wayPoints, ways.attrs[w]);
-        wayPoints.length = 0;
-      } else {
-        wayPoints.push(p);
+        refPoint[k] = -1;
+        flush(attrs);
+        previous = -1;
+        continue;
       }
+      refPoint[k] = p;
+      if (p === previous) continue; // a repeated point: no segment
+      previous = p;
+      if (blocking[p]) {
+        // A barrier: the road on each side ends at its own copy of the point, so none passes it.
+        if (piece.length > 0) {
+          piece.push(builder.addPoint(lat[p], lon[p]));
+          pieceRefs.push(k);
+        }
+        flush(attrs);
+        piece.push(builder.addPoint(lat[p], lon[p]));
+        continue;
+      }
+      if (piece.length > 0) pieceRefs.push(k);
+      piece.push(p);
     }
-    builder.addWay(wayPoints, ways.attrs[w]);
+    flush(attrs);
   }
-  return builder.build({
-    source: options.source ?? path,
-    attribution: OSM_ATTRIBUTION,
-    profile: 'car',
-    builtAt: new Date().toISOString(),
-  });
+
+  // Car ways by OSM id: ids sorted, with each one's way index (typed arrays, not a Map, for big extracts).
+  const wayIds = ways.ids.toArray();
+  const wayOrder = Uint32Array.from(wayIds.keys()).sort((a, b) => wayIds[a] - wayIds[b]);
+  const sortedCarWayIds = Float64Array.from(wayOrder, (w) => wayIds[w]);
+  const sortedOtherIds = uniqueSorted(otherHighwayIds.toArray());
+  const index: WayIndex = {
+    wayOf: (id) => {
+      const i = binarySearch(sortedCarWayIds, id);
+      return i >= 0 ? wayOrder[i] : undefined;
+    },
+    hasWay: (id) => binarySearch(sortedOtherIds, id) >= 0,
+    refs: (w) => refPoint.subarray(ways.refsStart[w], ways.refsStart[w + 1]),
+    pointOf: (node) => {
+      const i = binarySearch(ids, node);
+      return i >= 0 && !Number.isNaN(lat[i]) ? i : -1;
+    },
+    hasNode: (node) => strayVia.get(node) === true || binarySearch(ids, node) >= 0,
+    blocks: (p) => p >= 0 && blocking[p] === 1,
+  };
+  const resolved: ResolvedRestriction[] = [];
+  for (const r of restrictions) {
+    const res = resolveRestriction(r, index);
+    if (typeof res === 'string') {
+      summary.restrictions.skipped[res]++;
+      continue;
+    }
+    for (const p of res.viaPoints) builder.keepNode(p);
+    resolved.push(res);
+  }
+
+  const turnRules = (layout: RoadLayout): TurnRule[] => {
+    const rules: TurnRule[] = [];
+    for (const res of resolved) {
+      const mapped: TurnRule[] = [];
+      let joined = true;
+      for (const seq of res.sequences) {
+        const roads: number[] = [];
+        for (const s of seq) {
+          const k = ways.refsStart[s.way] + s.k;
+          if (segWay[k] < 0) {
+            joined = false; // a segment that became no road (defensive: resolve checks the points)
+            break;
+          }
+          const d = layout.directedRoad(segWay[k], segIndex[k], s.against);
+          if (roads[roads.length - 1] !== d) roads.push(d);
+        }
+        // Consecutive roads must meet: a check that the via really joins them.
+        for (let i = 1; i < roads.length; i++) {
+          if (layout.directedRoadEnd(roads[i - 1]) !== layout.directedRoadStart(roads[i])) joined = false;
+        }
+        mapped.push({ kind: res.kind, roads });
+      }
+      if (!joined) {
+        summary.restrictions.skipped.viaNotJoined++;
+        continue;
+      }
+      summary.restrictions.applied++;
+      rules.push(...mapped);
+    }
+    return rules;
+  };
+  const graph = builder.build(
+    { source: options.source ?? path, attribution: OSM_ATTRIBUTION, profile: 'car', builtAt: new Date().toISOString() },
+    turnRules,
+  );
+  summary.turns = builder.turnStats;
+  return { graph, summary };
 }
 
 function uniqueSorted(values: Float64Array): Float64Array {
@@ -94,6 +261,7 @@ function uniqueSorted(values: Float64Array): Float64Array {
 }
 
 function binarySearch(sorted: Float64Array, value: number): number {
+  if (Number.isNaN(value)) return -1; // an id that is not a number (a malformed file) matches nothing
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {
@@ -131,7 +299,10 @@ async function readOsm(path: string, format: OsmFormat, pass: number, options: O
 
 async function readPbf(path: string, pass: number, options: OsmImportOptions, on: OsmHandlers): Promise<void> {
   const file = openCounted(path, pass, options);
-  const parser = new OSMTransform({ withTags: { node: false, way: Boolean(on.way), relation: false }, withInfo: false });
+  const parser = new OSMTransform({
+    withTags: { node: on.node ? NODE_TAG_KEYS : false, way: Boolean(on.way), relation: Boolean(on.relation) },
+    withInfo: false,
+  });
   file.on('error', (err) => parser.destroy(err));
   file.pipe(parser);
   try {
@@ -139,7 +310,7 @@ async function readPbf(path: string, pass: number, options: OsmImportOptions, on
       for (const item of batch) {
         if (item.type === 'node') {
           if (!on.node) continue;
-          on.node(item.id as number, item.lat as number, item.lon as number);
+          on.node(item.id as number, item.lat as number, item.lon as number, item.tags as OsmTags | undefined);
         } else if (item.type === 'way') {
           // Blocks come nodes first, then ways: a node pass may stop at the first way.
           if (!on.way) {
@@ -147,6 +318,8 @@ async function readPbf(path: string, pass: number, options: OsmImportOptions, on
             return;
           }
           on.way(item.id as number, item.refs as number[], (item.tags ?? {}) as OsmTags);
+        } else if (item.type === 'relation' && on.relation) {
+          on.relation(item.id as number, item.members as OsmMember[], (item.tags ?? {}) as OsmTags);
         }
       }
     }
@@ -166,6 +339,8 @@ async function readXml(path: string, gzipped: boolean, pass: number, options: Os
   let wayId = -1;
   let wayRefs: number[] = [];
   let wayTags: OsmTags = {};
+  let node: { id: number; lat: number; lon: number; tags: OsmTags } | null = null;
+  let relation: { id: number; members: OsmMember[]; tags: OsmTags } | null = null;
   let sawRoot = false;
   // saxes keeps one handler per event, so this one handler does everything.
   parser.on('opentag', (tag) => {
@@ -176,18 +351,26 @@ async function readXml(path: string, gzipped: boolean, pass: number, options: Os
     const a = tag.attributes as Record<string, string>;
     switch (tag.name) {
       case 'node':
-        if (on.node) on.node(Number(a.id), Number(a.lat), Number(a.lon));
+        if (on.node) node = { id: Number(a.id), lat: Number(a.lat), lon: Number(a.lon), tags: {} };
         break;
       case 'way':
         wayId = Number(a.id);
         wayRefs = [];
         wayTags = {};
         break;
+      case 'relation':
+        if (on.relation) relation = { id: Number(a.id), members: [], tags: {} };
+        break;
+      case 'member':
+        relation?.members.push({ type: a.type, ref: Number(a.ref), role: a.role ?? '' });
+        break;
       case 'nd':
         if (wayId >= 0) wayRefs.push(Number(a.ref));
         break;
       case 'tag':
         if (wayId >= 0) wayTags[a.k] = a.v;
+        else if (node) node.tags[a.k] = a.v;
+        else if (relation) relation.tags[a.k] = a.v;
         break;
     }
   });
@@ -195,6 +378,12 @@ async function readXml(path: string, gzipped: boolean, pass: number, options: Os
     if (tag.name === 'way') {
       if (on.way) on.way(wayId, wayRefs, wayTags);
       wayId = -1;
+    } else if (tag.name === 'node' && node) {
+      on.node!(node.id, node.lat, node.lon, node.tags);
+      node = null;
+    } else if (tag.name === 'relation' && relation) {
+      on.relation!(relation.id, relation.members, relation.tags);
+      relation = null;
     }
   });
   try {
@@ -205,4 +394,17 @@ async function readXml(path: string, gzipped: boolean, pass: number, options: Os
   } finally {
     file.destroy();
   }
+}
+
+/** The import summary as lines for the `import` command. */
+export function formatImportSummary(s: ImportSummary): string[] {
+  const r = s.restrictions;
+  const skipped = Object.entries(r.skipped).filter(([, n]) => n > 0);
+  const skippedTotal = skipped.reduce((sum, [, n]) => sum + n, 0);
+  const reasons = skipped.length ? ` (${skipped.map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
+  return [
+    `turn restrictions: ${r.read} read, ${r.applied} applied, ${skippedTotal} skipped${reasons}; ` +
+      `junction copies add ${s.turns.nodesAdded} nodes and ${s.turns.edgesAdded} edges`,
+    `barriers: ${s.barriers.blocking} stop cars, ${s.barriers.passable} passable`,
+  ];
 }

@@ -1,6 +1,7 @@
 import { RoadFlag } from '../graph/carProfile.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap } from '../graph/SnapIndex.js';
+import { junctionNodes, roadEntryNodes, roadExitNode } from '../graph/junctionNodes.js';
 import type { Penalty } from './PathSearch.js';
 
 /**
@@ -39,27 +40,32 @@ export function sourceEndpoints(graph: RoadGraph, snap: Snap, metric: Metric, pe
   const r = snap.road;
   const flags = graph.roadFlags[r];
   const out: Endpoint[] = [];
+  // Driving off the road reaches the copy of its end junction that knows where the car came from.
   if (flags & RoadFlag.FORWARD) {
-    out.push({ node: graph.roadTo[r], cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty), reversed: false });
+    out.push({ node: roadExitNode(graph, r, false), cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty), reversed: false });
   }
   if (flags & RoadFlag.BACKWARD) {
-    out.push({ node: graph.roadFrom[r], cost: partialCost(graph, r, snap.offset, metric, penalty), reversed: true });
+    out.push({ node: roadExitNode(graph, r, true), cost: partialCost(graph, r, snap.offset, metric, penalty), reversed: true });
   }
   return out;
 }
 
 /** The nodes a route may arrive at a snapped end point from, with the cost from each to the point. */
 export function targetEndpoints(graph: RoadGraph, snap: Snap, metric: Metric, penalty?: Penalty): Endpoint[] {
+  // A junction split for turn restrictions is reached at any of its copies; a road is entered
+  // from those copies whose turns allow it.
   const at = junctionAt(graph, snap);
-  if (at) return [{ node: at.node, cost: 0, reversed: !at.reversed }];
+  if (at) return junctionNodes(graph, at.node).map((node) => ({ node, cost: 0, reversed: !at.reversed }));
   const r = snap.road;
   const flags = graph.roadFlags[r];
   const out: Endpoint[] = [];
   if (flags & RoadFlag.FORWARD) {
-    out.push({ node: graph.roadFrom[r], cost: partialCost(graph, r, snap.offset, metric, penalty), reversed: false });
+    const cost = partialCost(graph, r, snap.offset, metric, penalty);
+    for (const node of roadEntryNodes(graph, r, false)) out.push({ node, cost, reversed: false });
   }
   if (flags & RoadFlag.BACKWARD) {
-    out.push({ node: graph.roadTo[r], cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty), reversed: true });
+    const cost = partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty);
+    for (const node of roadEntryNodes(graph, r, true)) out.push({ node, cost, reversed: true });
   }
   return out;
 }
