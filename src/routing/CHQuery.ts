@@ -2,7 +2,7 @@ import type { RoadGraph, Metric } from '../graph/RoadGraph.js';
 import { unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
-import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import type { PathResult } from './PathSearch.js';
 
 /** Search state of one direction: costs, parent arcs and a stamp per node. */
 class Side {
@@ -160,27 +160,4 @@ function ownerOf(first: Uint32Array, a: number): number {
     if (first[mid] <= a) lo = mid; else hi = mid - 1;
   }
   return lo;
-}
-
-/**
- * A PathSearch over a graph's hierarchy for routes without blocked roads or penalties (throws if
- * given them: the router sends those to CHPotentialSearch).
- */
-export class CHSearch implements PathSearch {
-  readonly name = 'ch';
-  private readonly query: CHQuery;
-
-  constructor(graph: RoadGraph) {
-    if (!graph.hierarchy) throw new Error('CHSearch needs a graph with a hierarchy (detour import builds it)');
-    this.query = new CHQuery(graph, graph.hierarchy);
-  }
-
-  get settledCount(): number {
-    return this.query.settledCount;
-  }
-
-  find(query: PathQuery): PathResult | null {
-    if (query.blockedRoads || query.penalty) throw new Error('CHSearch cannot honour blocked roads or penalties');
-    return this.query.find(query.sources, query.targets, query.metric);
-  }
 }
