@@ -6,7 +6,8 @@ import Benchmark from 'benchmark';
 import { seededRandom } from './seededRandom.js';
 import ngraphPath from 'ngraph.path';
 import {
-  AStarSearch, haversineMetres, importGeoJson, Landmarks, loadGraph, saveGraph, toNgraph, type RoadGraph, type Metric,
+  AStarSearch, buildHierarchy, haversineMetres, hierarchyByteSize, HierarchySearch, importGeoJson, Landmarks, loadGraph,
+  saveGraph, toNgraph, type RoadGraph, type Metric,
 } from '../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -71,6 +72,13 @@ export async function routingBench(): Promise<string> {
   });
   lines.push(`| landmarks (${LANDMARKS} per metric, 16-bit costs, both metrics), built at first use | ${fmt(landmarkMs)} | | |`);
   lines.push(`| memory: graph (topology, costs, full road geometry) vs ngraph.graph (topology only) | ${mb(ours.bytes)} | ${mb(theirs.bytes)} | ${(ours.bytes / theirs.bytes).toFixed(2)} of peer |`);
+  // Contraction hierarchy of both metrics (built at import, stored in the graph file).
+  const chGraph = loadGraph(file);
+  const chBuildMs = timeMedian(1, () => buildHierarchy(chGraph));
+  const chBytes = hierarchyByteSize(chGraph.hierarchy!.duration) + hierarchyByteSize(chGraph.hierarchy!.distance);
+  const chState = heapAfter(() => new HierarchySearch(chGraph));
+  lines.push(`| contraction hierarchy, both metrics (at import, stored in the file) | ${fmt(chBuildMs)} | | |`);
+  lines.push(`| memory: hierarchy of both metrics; CH search state | ${mb(chBytes)} (${(chBytes / graph.edgeCount).toFixed(1)} B per directed edge); ${mb(chState.bytes)} | | |`);
   const memoryRow = lines.length;
   lines.push('');
 
@@ -80,6 +88,7 @@ export async function routingBench(): Promise<string> {
   const pairs: Array<[number, number]> = [];
   graph = ours.value;
   const astar = ourQueryState.value.search;
+  const ch = chState.value;
   let ngPoolBytes = 0;
   for (const metric of ['duration', 'distance'] as Metric[]) {
     const weight = graph.edgeCost(metric);
@@ -116,11 +125,21 @@ export async function routingBench(): Promise<string> {
     };
     // Costs first (correctness), then timing: each engine runs all pairs in its own loop after a
     // warm-up pass, so no engine's memory traffic evicts another's from the cache.
+    const chQuery = (s: number, t: number) =>
+      ch.find({
+        sources: [{ node: s, cost: 0, reversed: false }], targets: [{ node: t, cost: 0, reversed: false }],
+        metric, targetLatitude: graph.nodeLat[t], targetLongitude: graph.nodeLon[t],
+      });
     let mismatches = 0;
+    let chMismatches = 0;
     let settled = 0;
+    let chSettled = 0;
     for (const [s, t] of pairs) {
       const mine = ourQuery(s, t)!;
       settled += astar.settledCount;
+      const viaCh = chQuery(s, t);
+      chSettled += ch.settledCount;
+      if (!viaCh || Math.abs(viaCh.cost - mine.cost) > 1e-9 * mine.cost) chMismatches++;
       const ca = pathCost(ngAStar.find(s, t)), cn = pathCost(ngNba.find(s, t));
       if (Math.abs(ca - mine.cost) > 1e-6 * mine.cost || Math.abs(cn - mine.cost) > 1e-6 * mine.cost) mismatches++;
     }
@@ -135,6 +154,7 @@ export async function routingBench(): Promise<string> {
       return times;
     };
     const ourTimes = perQuery(ourQuery);
+    const chTimes = perQuery(chQuery);
     const aTimes = perQuery((s, t) => ngAStar.find(s, t));
     const nbaTimes = perQuery((s, t) => ngNba.find(s, t));
     if (metric === 'duration') {
@@ -155,13 +175,14 @@ export async function routingBench(): Promise<string> {
       .add('ngraph.path nba', () => { const [s, t] = pairs[k++ % pairs.length]; ngNba.find(s, t); })
       .on('cycle', (e: { target: { name: string; hz: number } }) => { hz[e.target.name] = e.target.hz; })
       .run({ async: false, maxTime: 3 } as never);
-    const mOur = median(ourTimes), mA = median(aTimes), mN = median(nbaTimes);
+    const mOur = median(ourTimes), mA = median(aTimes), mN = median(nbaTimes), mCh = median(chTimes);
     const label = metric === 'duration' ? 'THE_FASTEST (seconds)' : 'THE_SHORTEST (metres)';
     lines.push(`### ${label}: 1,000 random connected node pairs`, '');
     lines.push(`Costs identical to both ngraph.path engines on ${pairs.length - mismatches} of ${pairs.length} pairs; ` +
       `detour A* settles ${(settled / pairs.length).toFixed(0)} nodes per query on average.`, '');
     lines.push('| engine | median query | queries/s (benchmark.js) | detour is faster by (median) |', '|---|---|---|---|');
     lines.push(`| detour A* (CSR, typed arrays, ALT ${LANDMARKS} landmarks) | ${fmt(mOur)} | ${hz['detour A*'].toFixed(0)} | |`);
+    lines.push(`| detour CH query (contraction hierarchy; ${(chSettled / pairs.length).toFixed(0)} nodes settled on average, costs equal to ALT on ${pairs.length - chMismatches} of ${pairs.length}) | ${fmt(mCh)} | | ${(mOur / mCh).toFixed(1)}x faster than detour A* (ALT) |`);
     lines.push(`| ngraph.path aStar (haversine) | ${fmt(mA)} | ${hz['ngraph.path aStar'].toFixed(0)} | ${(mA / mOur).toFixed(1)}x |`);
     lines.push(`| ngraph.path nba | ${fmt(mN)} | ${hz['ngraph.path nba'].toFixed(0)} | ${(mN / mOur).toFixed(1)}x |`);
     lines.push('', `Target (median at least 10x ngraph.path aStar, identical costs): ${mA / mOur >= 10 && mismatches === 0 ? 'met' : 'NOT met'}.`, '');
