@@ -186,6 +186,44 @@ export async function routingBench(): Promise<string> {
     lines.push(`| ngraph.path aStar (haversine) | ${fmt(mA)} | ${hz['ngraph.path aStar'].toFixed(0)} | ${(mA / mOur).toFixed(1)}x |`);
     lines.push(`| ngraph.path nba | ${fmt(mN)} | ${hz['ngraph.path nba'].toFixed(0)} | ${(mN / mOur).toFixed(1)}x |`);
     lines.push('', `Target (median at least 10x ngraph.path aStar, identical costs): ${mA / mOur >= 10 && mismatches === 0 ? 'met' : 'NOT met'}.`, '');
+    // Routes that must detour: every road with an end within 400 m of the middle of the free
+    // path is blocked (a zone on the path). CH-potential A* vs ALT A* on the same masks.
+    const detours: Array<{ s: number; t: number; mask: Uint8Array }> = [];
+    for (const [s, t] of pairs.slice(0, 300)) {
+      const free = chQuery(s, t)!;
+      if (free.edges.length < 2) continue;
+      const mid = graph.edgeTail[free.edges[free.edges.length >> 1]];
+      const mask = new Uint8Array(graph.roadCount);
+      for (let r = 0; r < graph.roadCount; r++) {
+        const a = graph.roadFrom[r], b = graph.roadTo[r];
+        if (haversineMetres(graph.nodeLat[a], graph.nodeLon[a], graph.nodeLat[mid], graph.nodeLon[mid]) < 400
+          || haversineMetres(graph.nodeLat[b], graph.nodeLon[b], graph.nodeLat[mid], graph.nodeLon[mid]) < 400) mask[r] = 1;
+      }
+      detours.push({ s, t, mask });
+    }
+    const blockedQuery = (engine: { find: typeof ch.find }, d: { s: number; t: number; mask: Uint8Array }) =>
+      engine.find.call(engine, {
+        sources: [{ node: d.s, cost: 0, reversed: false }], targets: [{ node: d.t, cost: 0, reversed: false }],
+        metric, targetLatitude: graph.nodeLat[d.t], targetLongitude: graph.nodeLon[d.t], blockedRoads: d.mask,
+      });
+    let detourMismatches = 0, potSettled = 0, altSettled = 0;
+    for (const d of detours) {
+      const x = blockedQuery(ch, d), y = blockedQuery(astar, d);
+      potSettled += ch.settledCount;
+      altSettled += astar.settledCount;
+      if ((x === null) !== (y === null) || (x && y && Math.abs(x.cost - y.cost) > 1e-9 * y.cost)) detourMismatches++;
+    }
+    const timeAll = (engine: { find: typeof ch.find }) => {
+      for (const d of detours) blockedQuery(engine, d);
+      return detours.map((d) => { const t0 = performance.now(); blockedQuery(engine, d); return performance.now() - t0; });
+    };
+    const mPot = median(timeAll(ch)), mAltBlocked = median(timeAll(astar));
+    lines.push('', `Detours: ${detours.length} of the pairs with every road within 400 m of the middle of the free path blocked; ` +
+      `costs equal on ${detours.length - detourMismatches} of ${detours.length}.`, '');
+    lines.push('| engine | median query | nodes settled (mean) | |', '|---|---|---|---|');
+    lines.push(`| detour CH-potential A* | ${fmt(mPot)} | ${(potSettled / detours.length).toFixed(0)} | ${(mAltBlocked / mPot).toFixed(1)}x faster than ALT |`);
+    lines.push(`| detour A* (ALT) | ${fmt(mAltBlocked)} | ${(altSettled / detours.length).toFixed(0)} | |`);
+    lines.push('');
   }
   const ourTotal = ours.bytes + ourQueryState.bytes;
   const theirTotal = theirs.bytes + ngPoolBytes;

@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import TinyQueue from 'tinyqueue';
 import {
-  buildHierarchy, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, HierarchySearch, importGeoJson, loadGraph,
-  openGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
-  type CalculatedZone, type Metric, type RoadGraph,
+  buildHierarchy, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
+  openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
+  type CalculatedZone, type Metric,
 } from '../src/index.js';
 import { HIERARCHY_ARRAY_KEYS } from '../src/hierarchy/ContractionHierarchy.js';
 import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
@@ -279,4 +279,35 @@ describe('graph file with the hierarchy', () => {
     bytes[bytes.length - 200] ^= 0x10;
     assert.throws(() => loadGraph((writeFileSync(join(dir, 'bad.detour'), bytes), join(dir, 'bad.detour'))), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
   });
+});
+
+/**
+ * A graph file over 2 GiB (one road with 2^27 + 4 interior shape points: 2 x 1 GiB of shape
+ * coordinates) saves and loads. Needs about 6 GB of memory and disk and ~20 s, so it runs only
+ * with DETOUR_TEST_BIG_FILE=1 (the figures in bench/RESULTS.md were checked with it).
+ */
+test('a graph file over 2 GiB saves and loads (DETOUR_TEST_BIG_FILE=1)', { skip: process.env.DETOUR_TEST_BIG_FILE === '1' ? false : 'set DETOUR_TEST_BIG_FILE=1 to write and load a 2.1 GB graph file' }, () => {
+  const builder = new GraphBuilder();
+  builder.addWay([builder.addPoint(57.7, 11.9), builder.addPoint(57.71, 11.91)], { flags: RoadFlag.FORWARD | RoadFlag.BACKWARD, speedKmh: 50, highwayClass: 5 });
+  const small = builder.build({ source: 'big', attribution: '', profile: 'car', builtAt: '' });
+  assert.equal(small.roadCount, 1);
+  const S = 2 ** 27 + 4;
+  const shapeLat = new Float64Array(S).fill(57.705);
+  const shapeLon = new Float64Array(S);
+  shapeLon[S - 1] = 11.905;
+  const big = new RoadGraph({ ...small.arrays(), shapeLat, shapeLon, roadShapeStart: Uint32Array.of(0, S) }, small.meta);
+  buildHierarchy(big);
+  const path = join(mkdtempSync(join(tmpdir(), 'detour-big-')), 'big.detour');
+  try {
+    saveGraph(big, path);
+    assert.ok(statSync(path).size > 2 ** 31, `file is ${statSync(path).size} bytes`);
+    const loaded = loadGraph(path);
+    assert.equal(loaded.shapeLat.length, S);
+    assert.equal(loaded.shapeLat[S - 1], 57.705);
+    assert.equal(loaded.shapeLon[S - 1], 11.905);
+    assert.ok(loaded.hierarchy);
+    assert.deepEqual(loaded.edgeHead, small.edgeHead);
+  } finally {
+    rmSync(path, { force: true });
+  }
 });
