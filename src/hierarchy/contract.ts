@@ -199,8 +199,8 @@ export function contractGraph(graph: RoadGraph, metric: Metric, options: Contrac
     const inCount = dyn.len[inL], outCount = dyn.len[outL];
     if (inCount === 0 || outCount === 0) return 0;
     for (let k = 0; k < inCount; k++) {
-      // Re-read the pool each time: applying shortcuts may move it.
-      let i = dyn.start[inL] + k;
+      // Re-read the pool by index each time: applying shortcuts may reallocate it.
+      const i = dyn.start[inL] + k;
       const u = dyn.node[i], w1 = dyn.weight[i], a1 = dyn.arc[i];
       let maxCost = 0;
       let targets = 0;
@@ -224,7 +224,6 @@ export function contractGraph(graph: RoadGraph, metric: Metric, options: Contrac
         const hops = arcHops.get(a1) + arcHops.get(a2);
         addedHops += hops;
         if (apply) setArc(u, x, c, a1, a2, hops);
-        i = dyn.start[inL] + k;
       }
     }
     return added;
@@ -238,7 +237,7 @@ export function contractGraph(graph: RoadGraph, metric: Metric, options: Contrac
     const hopsAdded = addedHops;
     let removed = 0;
     let removedHops = 0;
-    for (const l of [2 * v, 2 * v + 1]) {
+    for (let l = 2 * v; l <= 2 * v + 1; l++) {
       for (let i = dyn.start[l], end = i + dyn.len[l]; i < end; i++) {
         removed++;
         removedHops += arcHops.get(dyn.arc[i]);
@@ -275,7 +274,8 @@ export function contractGraph(graph: RoadGraph, metric: Metric, options: Contrac
       queue.push(fresh, v);
       continue;
     }
-    for (const [l, up] of [[2 * v, 1], [2 * v + 1, 0]] as const) {
+    for (let l = 2 * v; l <= 2 * v + 1; l++) {
+      const up = l === 2 * v ? 1 : 0; // out-arcs of v lead up, in-arcs come down to it
       for (let i = dyn.start[l], end = i + dyn.len[l]; i < end; i++) {
         recLow.push(v);
         recHigh.push(dyn.node[i]);
@@ -286,7 +286,7 @@ export function contractGraph(graph: RoadGraph, metric: Metric, options: Contrac
     }
     shortcuts(v, settleLimit, true);
     neighbours.length = 0;
-    for (const l of [2 * v, 2 * v + 1]) {
+    for (let l = 2 * v; l <= 2 * v + 1; l++) {
       for (let i = dyn.start[l], end = i + dyn.len[l]; i < end; i++) {
         const x = dyn.node[i];
         if (neighbourMark[x] !== v + 1) { neighbourMark[x] = v + 1; neighbours.push(x); }
