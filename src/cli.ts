@@ -8,7 +8,7 @@ import { parseLatLon, type LatLon } from './geo/coordinates.js';
 import { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 import { saveGraph } from './graph/graphFile.js';
 import { openGraph } from './graph/openGraph.js';
-import { buildHierarchy } from './hierarchy/buildHierarchy.js';
+import { buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
 import { Router, type CalculationMode } from './routing/Router.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
@@ -69,8 +69,8 @@ async function openWithProgress(path: string): Promise<RoadGraph> {
   }
 }
 
-/** Contracts both metrics, with a progress bar on a terminal (seconds per million nodes). */
-function buildHierarchyWithProgress(graph: RoadGraph): void {
+/** Contracts both metrics on two worker threads, with a progress bar on a terminal. */
+async function buildHierarchyWithProgress(graph: RoadGraph): Promise<void> {
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
       { format: 'hierarchy [{bar}] {percentage}% | {value}/{total} nodes contracted (both metrics) | {duration}s', stream: process.stderr },
@@ -79,7 +79,7 @@ function buildHierarchyWithProgress(graph: RoadGraph): void {
     : undefined;
   bar?.start(2 * graph.nodeCount, 0);
   try {
-    buildHierarchy(graph, { onProgress: bar ? (done) => bar.update(done) : undefined });
+    await buildHierarchyInWorkers(graph, { onProgress: bar ? (done) => bar.update(done) : undefined });
   } finally {
     bar?.stop();
   }
@@ -104,7 +104,7 @@ export function buildProgram(): Command {
     .action(async (input: string, opts: { output: string }) => {
       const started = performance.now();
       const graph = await openWithProgress(input);
-      if (!graph.hierarchy) buildHierarchyWithProgress(graph);
+      if (!graph.hierarchy) await buildHierarchyWithProgress(graph);
       saveGraph(graph, opts.output);
       const seconds = (performance.now() - started) / 1000;
       console.log(

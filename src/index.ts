@@ -15,8 +15,8 @@ export { Landmarks } from './routing/Landmarks.js';
 export { NgraphSearch } from './routing/NgraphSearch.js';
 export { CHQuery } from './routing/CHQuery.js';
 export { CHPotentialSearch, HierarchySearch } from './routing/CHPotentialSearch.js';
-export { buildHierarchy } from './hierarchy/buildHierarchy.js';
-export { contractGraph, type ContractOptions } from './hierarchy/contract.js';
+export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
+export { contractGraph, type ContractOptions, type ContractionInput } from './hierarchy/contract.js';
 export { unpackArc, hierarchyByteSize, type ContractionHierarchy, type GraphHierarchy } from './hierarchy/ContractionHierarchy.js';
 export type { PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {

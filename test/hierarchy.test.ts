@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import TinyQueue from 'tinyqueue';
 import {
-  buildHierarchy, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
+  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
   openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
   type CalculatedZone, type Metric,
 } from '../src/index.js';
@@ -151,6 +151,17 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
       checkNetwork(graph, 120, name.length * 31);
     });
   }
+
+  test('contracting on two worker threads gives the same arrays as on the main thread', async () => {
+    const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    let last = 0;
+    const h = await buildHierarchyInWorkers(copy, { onProgress: (done, total) => { assert.ok(done <= total && total === 2 * copy.nodeCount); last = done; } });
+    assert.equal(last, 2 * copy.nodeCount, 'progress reaches the total');
+    assert.equal(copy.hierarchy, h);
+    for (const metric of METRICS) {
+      for (const key of HIERARCHY_ARRAY_KEYS) assert.deepEqual(h[metric][key], gothenburg.hierarchy![metric][key], `${metric}.${key}`);
+    }
+  });
 
   test('every upward arc leads to a higher rank and every downward arc comes from one', () => {
     for (const metric of METRICS) {

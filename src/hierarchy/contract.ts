@@ -3,6 +3,9 @@ import { Growable } from '../graph/growable.js';
 import { MinHeap } from '../routing/MinHeap.js';
 import type { ContractionHierarchy } from './ContractionHierarchy.js';
 
+/** What contraction reads of a graph (a RoadGraph has all of it; a worker builds just this). */
+export type ContractionInput = Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'firstOut' | 'firstIn' | 'edgeTail' | 'edgeHead' | 'edgeCost'>;
+
 export interface ContractOptions {
   /** Called now and then with (nodes contracted so far, node count). */
   onProgress?: (done: number, total: number) => void;
@@ -106,7 +109,7 @@ class DynamicGraph {
  * first, it is contracted only if its fresh importance still beats the next one). Parallel edges keep the cheapest; self-loops never help a shortest path.
  * Time: seconds per million nodes on road networks; memory: typed arrays only.
  */
-export function contractGraph(graph: RoadGraph, metric: Metric, options: ContractOptions = {}): ContractionHierarchy {
+export function contractGraph(graph: ContractionInput, metric: Metric, options: ContractOptions = {}): ContractionHierarchy {
   const n = graph.nodeCount;
   const weightOf = graph.edgeCost(metric);
   const settleLimit = options.witnessWorkLimit ?? 2000;
