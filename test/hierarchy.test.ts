@@ -163,6 +163,43 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     }
   });
 
+  test('random small graphs with one-ways, parallel roads and loops: every pair equals Dijkstra', () => {
+    const rand = seededRandom(4242);
+    let compared = 0;
+    for (let round = 0; round < 40; round++) {
+      const b = new GraphBuilder();
+      const n = 8 + Math.floor(rand() * 40);
+      const ids = Array.from({ length: n }, () => b.addPoint(57 + rand() * 0.05, 11 + rand() * 0.05));
+      const ways = n + Math.floor(rand() * 3 * n);
+      for (let k = 0; k < ways; k++) {
+        const a = ids[Math.floor(rand() * n)], c = ids[Math.floor(rand() * n)];
+        const via = rand() < 0.3 ? [ids[Math.floor(rand() * n)]] : [];
+        const dir = rand();
+        const flags = dir < 0.2 ? RoadFlag.FORWARD : dir < 0.3 ? RoadFlag.BACKWARD : RoadFlag.FORWARD | RoadFlag.BACKWARD;
+        b.addWay([a, ...via, c], { flags, speedKmh: [20, 50, 90][Math.floor(rand() * 3)], highwayClass: 5 });
+      }
+      let graph: RoadGraph;
+      try { graph = b.build({ source: 'random', attribution: '', profile: 'car', builtAt: '' }); } catch { continue; }
+      buildHierarchy(graph);
+      const query = new CHQuery(graph, graph.hierarchy!);
+      for (let s = 0; s < graph.nodeCount; s++) {
+        for (let t = 0; t < graph.nodeCount; t++) {
+          for (const metric of METRICS) {
+            const sources = [{ node: s, cost: rand() * 10, reversed: false }];
+            const targets = [{ node: t, cost: rand() * 10, reversed: false }, { node: Math.floor(rand() * graph.nodeCount), cost: rand() * 100, reversed: true }];
+            const want = dijkstra(graph, sources, targets, metric);
+            const got = query.find(sources, targets, metric);
+            if (want === Infinity) { assert.equal(got, null); continue; }
+            assert.ok(got && close(got.cost, want, 1e-9), `round ${round} ${s}->${t} ${metric}: ${got?.cost} vs ${want}`);
+            checkPath(graph, got, sources, targets, metric);
+            compared++;
+          }
+        }
+      }
+    }
+    assert.ok(compared > 5000, `compared ${compared}`);
+  });
+
   test('every upward arc leads to a higher rank and every downward arc comes from one', () => {
     for (const metric of METRICS) {
       const ch = gothenburg.hierarchy![metric];
