@@ -152,6 +152,14 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     });
   }
 
+  test('Gothenburg with a forced uncontracted core (coreDegree 4): 60 pairs, free / blocked / zones', () => {
+    const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    buildHierarchy(copy, { coreDegree: 4 });
+    const core = copy.nodeCount - copy.hierarchy!.duration.coreRank[0];
+    assert.ok(core > 100, `the core has ${core} nodes`);
+    checkNetwork(copy, 60, 5);
+  });
+
   test('contracting on two worker threads gives the same arrays as on the main thread', async () => {
     const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
     let last = 0;
@@ -180,7 +188,8 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
       }
       let graph: RoadGraph;
       try { graph = b.build({ source: 'random', attribution: '', profile: 'car', builtAt: '' }); } catch { continue; }
-      buildHierarchy(graph);
+      // Every third graph stops contracting early: a large uncontracted core.
+      buildHierarchy(graph, round % 3 === 0 ? { coreDegree: 1.5 } : {});
       const query = new CHQuery(graph, graph.hierarchy!);
       for (let s = 0; s < graph.nodeCount; s++) {
         for (let t = 0; t < graph.nodeCount; t++) {
@@ -204,8 +213,11 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     for (const metric of METRICS) {
       const ch = gothenburg.hierarchy![metric];
       for (let v = 0; v < gothenburg.nodeCount; v++) {
-        for (let a = ch.upFirst[v]; a < ch.upFirst[v + 1]; a++) assert.ok(ch.rank[ch.arcNode[a]] > ch.rank[v]);
-        for (let a = ch.downFirst[v]; a < ch.downFirst[v + 1]; a++) assert.ok(ch.rank[ch.arcNode[a]] > ch.rank[v]);
+        const core = ch.coreRank[0];
+        // Outside the core arcs lead up; inside it they join core nodes.
+        const ok = (w: number) => ch.rank[w] > ch.rank[v] || (ch.rank[v] >= core && ch.rank[w] >= core && w !== v);
+        for (let a = ch.upFirst[v]; a < ch.upFirst[v + 1]; a++) assert.ok(ok(ch.arcNode[a]));
+        for (let a = ch.downFirst[v]; a < ch.downFirst[v + 1]; a++) assert.ok(ok(ch.arcNode[a]));
       }
       assert.equal(new Set(ch.rank).size, gothenburg.nodeCount, 'ranks are a permutation');
     }

@@ -262,7 +262,7 @@ function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: st
   const m = g.edgeHead.length;
   const arcs = ch.arcNode.length;
   const what = `${ch.metric} hierarchy`;
-  if (ch.rank.length !== n || ch.upFirst.length !== n + 1 || ch.downFirst.length !== n + 1) {
+  if (ch.rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || ch.upFirst.length !== n + 1 || ch.downFirst.length !== n + 1) {
     throw corrupt(source, `${what} does not match the node count`);
   }
   if (ch.upFirst[0] !== 0 || ch.upFirst[n] !== ch.downFirst[0] || ch.downFirst[n] !== arcs

@@ -7,7 +7,7 @@ import type { Metric } from '../graph/RoadGraph.js';
  * Arcs are numbered: the upward arcs 0 .. U-1 (CSR by tail: arcs leaving u towards higher-ranked
  * nodes are upFirst[u] .. upFirst[u+1]-1), then the downward arcs U .. U+D-1 stored at their LOWER
  * end (CSR by head: the arcs x -> v with rank[x] > rank[v] are downFirst[v] .. downFirst[v+1]-1,
- * offsets already include U). `arcNode[a]` is the other (higher) end, `arcWeight[a]` the cost.
+ * offsets already include U). `arcNode[a]` is the other (higher, or core) end, `arcWeight[a]` the cost.
  * An arc is an original edge (arcSecond = -1, arcFirst = the edge id) or a shortcut of two arcs
  * (arcFirst then arcSecond, in driving order), so every path unpacks to original edge ids.
  */
@@ -15,6 +15,12 @@ export interface ContractionHierarchy {
   metric: Metric;
   /** Contraction order: rank[v] = position of v (0 = contracted first, least important). */
   rank: Uint32Array;
+  /**
+   * One value: nodes ranked at or above it form the uncontracted core (none when it equals the
+   * node count). A core node's upward arcs are all its out-arcs to other core nodes and its
+   * downward arcs all its in-arcs from them, so the searches run plain Dijkstra inside the core.
+   */
+  coreRank: Uint32Array;
   /** Length nodeCount + 1; values in [0, U]. */
   upFirst: Uint32Array;
   /** Length nodeCount + 1; values in [U, U + D]. */
@@ -37,7 +43,7 @@ export interface GraphHierarchy {
 
 /** The array members of a ContractionHierarchy, in file order. */
 export const HIERARCHY_ARRAY_KEYS = [
-  'rank', 'upFirst', 'downFirst', 'arcNode', 'arcWeight', 'arcFirst', 'arcSecond',
+  'rank', 'coreRank', 'upFirst', 'downFirst', 'arcNode', 'arcWeight', 'arcFirst', 'arcSecond',
 ] as const satisfies readonly (keyof ContractionHierarchy)[];
 
 /** Bytes held by a hierarchy's arrays. */

@@ -9,7 +9,8 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
  * A* on the original graph whose potential is the exact unblocked cost to the target set, read
  * lazily from the contraction hierarchy (CH-Potentials: Strasser and Zeitz, SEA 2021). Per query:
  * one backward search from the targets over downward arcs gives dBack; then
- * pi(v) = min(dBack(v), min over upward arcs (v, w) of weight + pi(w)), memoised per query. Blocked
+ * pi(v) = min(dBack(v), min over upward arcs (v, w) of weight + pi(w)), memoised per query (in an
+ * uncontracted core, dBack is already exact: the backward search runs plain Dijkstra there). Blocked
  * roads and penalties only make paths dearer, so pi stays admissible and consistent; the search
  * explores only where blocked roads force a detour. Honours blocked roads and the zone penalty
  * exactly like AStarSearch. Scratch arrays stamped per query; not re-entrant.
@@ -151,12 +152,21 @@ export class CHPotentialSearch implements PathSearch {
   private pi(ch: ContractionHierarchy, v: number, stamp: number): number {
     const { potential, potentialSeen, back, backSeen, stack } = this;
     if (potentialSeen[v] === stamp) return potential[v];
-    const { upFirst, arcNode, arcWeight } = ch;
+    const { upFirst, arcNode, arcWeight, rank } = ch;
+    const coreRank = ch.coreRank[0];
     stack.length = 0;
     stack.push(v);
     while (stack.length > 0) {
       const x = stack[stack.length - 1];
       if (potentialSeen[x] === stamp) { stack.pop(); continue; }
+      if (rank[x] >= coreRank) {
+        // The backward search ran plain Dijkstra through the core: its cost is exact there.
+        stack.pop();
+        potential[x] = backSeen[x] === stamp ? back[x] : Infinity;
+        potentialSeen[x] = stamp;
+        this.potentialCount++;
+        continue;
+      }
       let ready = true;
       for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
         const y = arcNode[a];
