@@ -6,7 +6,8 @@ import Benchmark from 'benchmark';
 import { seededRandom } from './seededRandom.js';
 import ngraphPath from 'ngraph.path';
 import {
-  AStarSearch, haversineMetres, importGeoJson, Landmarks, loadGraph, saveGraph, toNgraph, type RoadGraph, type Metric,
+  AStarSearch, buildHierarchy, haversineMetres, hierarchyByteSize, HierarchySearch, importGeoJson, Landmarks, loadGraph,
+  saveGraph, toNgraph, type RoadGraph, type Metric,
 } from '../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -71,6 +72,13 @@ export async function routingBench(): Promise<string> {
   });
   lines.push(`| landmarks (${LANDMARKS} per metric, 16-bit costs, both metrics), built at first use | ${fmt(landmarkMs)} | | |`);
   lines.push(`| memory: graph (topology, costs, full road geometry) vs ngraph.graph (topology only) | ${mb(ours.bytes)} | ${mb(theirs.bytes)} | ${(ours.bytes / theirs.bytes).toFixed(2)} of peer |`);
+  // Contraction hierarchy of both metrics (built at import, stored in the graph file).
+  const chGraph = loadGraph(file);
+  const chBuildMs = timeMedian(1, () => buildHierarchy(chGraph));
+  const chBytes = hierarchyByteSize(chGraph.hierarchy!.duration) + hierarchyByteSize(chGraph.hierarchy!.distance);
+  const chState = heapAfter(() => new HierarchySearch(chGraph));
+  lines.push(`| contraction hierarchy, both metrics (at import, stored in the file) | ${fmt(chBuildMs)} | | |`);
+  lines.push(`| memory: hierarchy of both metrics; CH search state | ${mb(chBytes)} (${(chBytes / graph.edgeCount).toFixed(1)} B per directed edge); ${mb(chState.bytes)} | | |`);
   const memoryRow = lines.length;
   lines.push('');
 
@@ -80,6 +88,7 @@ export async function routingBench(): Promise<string> {
   const pairs: Array<[number, number]> = [];
   graph = ours.value;
   const astar = ourQueryState.value.search;
+  const ch = chState.value;
   let ngPoolBytes = 0;
   for (const metric of ['duration', 'distance'] as Metric[]) {
     const weight = graph.edgeCost(metric);
@@ -116,11 +125,21 @@ export async function routingBench(): Promise<string> {
     };
     // Costs first (correctness), then timing: each engine runs all pairs in its own loop after a
     // warm-up pass, so no engine's memory traffic evicts another's from the cache.
+    const chQuery = (s: number, t: number) =>
+      ch.find({
+        sources: [{ node: s, cost: 0, reversed: false }], targets: [{ node: t, cost: 0, reversed: false }],
+        metric, targetLatitude: graph.nodeLat[t], targetLongitude: graph.nodeLon[t],
+      });
     let mismatches = 0;
+    let chMismatches = 0;
     let settled = 0;
+    let chSettled = 0;
     for (const [s, t] of pairs) {
       const mine = ourQuery(s, t)!;
       settled += astar.settledCount;
+      const viaCh = chQuery(s, t);
+      chSettled += ch.settledCount;
+      if (!viaCh || Math.abs(viaCh.cost - mine.cost) > 1e-9 * mine.cost) chMismatches++;
       const ca = pathCost(ngAStar.find(s, t)), cn = pathCost(ngNba.find(s, t));
       if (Math.abs(ca - mine.cost) > 1e-6 * mine.cost || Math.abs(cn - mine.cost) > 1e-6 * mine.cost) mismatches++;
     }
@@ -135,6 +154,7 @@ export async function routingBench(): Promise<string> {
       return times;
     };
     const ourTimes = perQuery(ourQuery);
+    const chTimes = perQuery(chQuery);
     const aTimes = perQuery((s, t) => ngAStar.find(s, t));
     const nbaTimes = perQuery((s, t) => ngNba.find(s, t));
     if (metric === 'duration') {
@@ -155,16 +175,55 @@ export async function routingBench(): Promise<string> {
       .add('ngraph.path nba', () => { const [s, t] = pairs[k++ % pairs.length]; ngNba.find(s, t); })
       .on('cycle', (e: { target: { name: string; hz: number } }) => { hz[e.target.name] = e.target.hz; })
       .run({ async: false, maxTime: 3 } as never);
-    const mOur = median(ourTimes), mA = median(aTimes), mN = median(nbaTimes);
+    const mOur = median(ourTimes), mA = median(aTimes), mN = median(nbaTimes), mCh = median(chTimes);
     const label = metric === 'duration' ? 'THE_FASTEST (seconds)' : 'THE_SHORTEST (metres)';
     lines.push(`### ${label}: 1,000 random connected node pairs`, '');
     lines.push(`Costs identical to both ngraph.path engines on ${pairs.length - mismatches} of ${pairs.length} pairs; ` +
       `detour A* settles ${(settled / pairs.length).toFixed(0)} nodes per query on average.`, '');
     lines.push('| engine | median query | queries/s (benchmark.js) | detour is faster by (median) |', '|---|---|---|---|');
     lines.push(`| detour A* (CSR, typed arrays, ALT ${LANDMARKS} landmarks) | ${fmt(mOur)} | ${hz['detour A*'].toFixed(0)} | |`);
+    lines.push(`| detour CH query (contraction hierarchy; ${(chSettled / pairs.length).toFixed(0)} nodes settled on average, costs equal to ALT on ${pairs.length - chMismatches} of ${pairs.length}) | ${fmt(mCh)} | | ${(mOur / mCh).toFixed(1)}x faster than detour A* (ALT) |`);
     lines.push(`| ngraph.path aStar (haversine) | ${fmt(mA)} | ${hz['ngraph.path aStar'].toFixed(0)} | ${(mA / mOur).toFixed(1)}x |`);
     lines.push(`| ngraph.path nba | ${fmt(mN)} | ${hz['ngraph.path nba'].toFixed(0)} | ${(mN / mOur).toFixed(1)}x |`);
     lines.push('', `Target (median at least 10x ngraph.path aStar, identical costs): ${mA / mOur >= 10 && mismatches === 0 ? 'met' : 'NOT met'}.`, '');
+    // Routes that must detour: every road with an end within 400 m of the middle of the free
+    // path is blocked (a zone on the path). CH-potential A* vs ALT A* on the same masks.
+    const detours: Array<{ s: number; t: number; mask: Uint8Array }> = [];
+    for (const [s, t] of pairs.slice(0, 300)) {
+      const free = chQuery(s, t)!;
+      if (free.edges.length < 2) continue;
+      const mid = graph.edgeTail[free.edges[free.edges.length >> 1]];
+      const mask = new Uint8Array(graph.roadCount);
+      for (let r = 0; r < graph.roadCount; r++) {
+        const a = graph.roadFrom[r], b = graph.roadTo[r];
+        if (haversineMetres(graph.nodeLat[a], graph.nodeLon[a], graph.nodeLat[mid], graph.nodeLon[mid]) < 400
+          || haversineMetres(graph.nodeLat[b], graph.nodeLon[b], graph.nodeLat[mid], graph.nodeLon[mid]) < 400) mask[r] = 1;
+      }
+      detours.push({ s, t, mask });
+    }
+    const blockedQuery = (engine: { find: typeof ch.find }, d: { s: number; t: number; mask: Uint8Array }) =>
+      engine.find.call(engine, {
+        sources: [{ node: d.s, cost: 0, reversed: false }], targets: [{ node: d.t, cost: 0, reversed: false }],
+        metric, targetLatitude: graph.nodeLat[d.t], targetLongitude: graph.nodeLon[d.t], blockedRoads: d.mask,
+      });
+    let detourMismatches = 0, potSettled = 0, altSettled = 0;
+    for (const d of detours) {
+      const x = blockedQuery(ch, d), y = blockedQuery(astar, d);
+      potSettled += ch.settledCount;
+      altSettled += astar.settledCount;
+      if ((x === null) !== (y === null) || (x && y && Math.abs(x.cost - y.cost) > 1e-9 * y.cost)) detourMismatches++;
+    }
+    const timeAll = (engine: { find: typeof ch.find }) => {
+      for (const d of detours) blockedQuery(engine, d);
+      return detours.map((d) => { const t0 = performance.now(); blockedQuery(engine, d); return performance.now() - t0; });
+    };
+    const mPot = median(timeAll(ch)), mAltBlocked = median(timeAll(astar));
+    lines.push('', `Detours: ${detours.length} of the pairs with every road within 400 m of the middle of the free path blocked; ` +
+      `costs equal on ${detours.length - detourMismatches} of ${detours.length}.`, '');
+    lines.push('| engine | median query | nodes settled (mean) | |', '|---|---|---|---|');
+    lines.push(`| detour CH-potential A* | ${fmt(mPot)} | ${(potSettled / detours.length).toFixed(0)} | ${(mAltBlocked / mPot).toFixed(1)}x faster than ALT |`);
+    lines.push(`| detour A* (ALT) | ${fmt(mAltBlocked)} | ${(altSettled / detours.length).toFixed(0)} | |`);
+    lines.push('');
   }
   const ourTotal = ours.bytes + ourQueryState.bytes;
   const theirTotal = theirs.bytes + ngPoolBytes;

@@ -9,6 +9,7 @@ import { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 import { saveGraph } from './graph/graphFile.js';
 import { openGraph } from './graph/openGraph.js';
 import { formatImportSummary, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
+import { buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
 import { Router, type CalculationMode } from './routing/Router.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
@@ -71,6 +72,22 @@ async function openWithProgress(path: string, extra: OsmImportOptions = {}): Pro
   }
 }
 
+/** Contracts both metrics on two worker threads, with a progress bar on a terminal. */
+async function buildHierarchyWithProgress(graph: RoadGraph): Promise<void> {
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+      { format: 'hierarchy [{bar}] {percentage}% | {value}/{total} nodes contracted (both metrics) | {duration}s', stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    )
+    : undefined;
+  bar?.start(2 * graph.nodeCount, 0);
+  try {
+    await buildHierarchyInWorkers(graph, { onProgress: bar ? (done) => bar.update(done) : undefined });
+  } finally {
+    bar?.stop();
+  }
+}
+
 const MODES: Record<string, CalculationMode> = { fastest: 'THE_FASTEST', shortest: 'THE_SHORTEST' };
 
 export function buildProgram(): Command {
@@ -91,6 +108,7 @@ export function buildProgram(): Command {
       const started = performance.now();
       let summary: ImportSummary | undefined;
       const graph = await openWithProgress(input, { onSummary: (s) => (summary = s) });
+      if (!graph.hierarchy) await buildHierarchyWithProgress(graph);
       saveGraph(graph, opts.output);
       const seconds = (performance.now() - started) / 1000;
       console.log(

@@ -15,6 +15,11 @@ export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } f
 export { AStarSearch, type AStarOptions } from './routing/AStarSearch.js';
 export { Landmarks } from './routing/Landmarks.js';
 export { NgraphSearch } from './routing/NgraphSearch.js';
+export { CHQuery } from './routing/CHQuery.js';
+export { CHPotentialSearch, HierarchySearch } from './routing/CHPotentialSearch.js';
+export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
+export { contractGraph, type ContractOptions, type ContractionInput } from './hierarchy/contract.js';
+export { unpackArc, hierarchyByteSize, type ContractionHierarchy, type GraphHierarchy } from './hierarchy/ContractionHierarchy.js';
 export type { PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {
   Router, CALCULATION_MODES, metricOf,

@@ -1,4 +1,5 @@
 import { unitVectors } from '../geo/chord.js';
+import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 
 /** Facts about where a graph came from, stored in its file. */
 export interface GraphMeta {
@@ -85,10 +86,16 @@ export class RoadGraph implements RoadGraphArrays {
   readonly nodeXYZ: Float64Array;
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
   readonly maxSpeedMps: number;
+  /**
+   * Contraction hierarchies of both metrics (built by `detour import`, stored in the graph file);
+   * absent on a freshly imported graph until buildHierarchy attaches them.
+   */
+  hierarchy?: GraphHierarchy;
 
-  constructor(arrays: RoadGraphArrays, meta: GraphMeta) {
+  constructor(arrays: RoadGraphArrays, meta: GraphMeta, hierarchy?: GraphHierarchy) {
     Object.assign(this, arrays);
     this.meta = meta;
+    this.hierarchy = hierarchy;
     this.nodeXYZ = unitVectors(this.nodeLat, this.nodeLon);
     let maxSpeed = 0;
     for (let e = 0; e < this.edgeDistance.length; e++) {

@@ -1,8 +1,10 @@
-import { writeFileSync, renameSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { DetourError, ErrorCode } from '../errors.js';
-import { readInputFile } from '../readInputFile.js';
-import { ARRAY_KEYS, RoadGraph, type GraphMeta, type RoadGraphArrays } from './RoadGraph.js';
+import {
+  HIERARCHY_ARRAY_KEYS, type ContractionHierarchy, type GraphHierarchy,
+} from '../hierarchy/ContractionHierarchy.js';
+import { ARRAY_KEYS, RoadGraph, type GraphMeta, type Metric, type RoadGraphArrays } from './RoadGraph.js';
 
 /**
  * The detour graph file:
@@ -10,48 +12,101 @@ import { ARRAY_KEYS, RoadGraph, type GraphMeta, type RoadGraphArrays } from './R
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 type code | u32 element count, then the elements (little-endian), padded to 8
  *   u32 CRC-32 of every byte before it
- * Sections come in ARRAY_KEYS order, so loading is a handful of typed-array views over one buffer.
+ * Sections: the graph's arrays in ARRAY_KEYS order, then, when the graph has a hierarchy, the
+ * duration hierarchy's and the distance hierarchy's arrays in HIERARCHY_ARRAY_KEYS order.
+ * Version 2 added the hierarchy sections. Files are written and read section by section (no
+ * whole-file buffer, so files over 2 GiB work) and loaded arrays live on SharedArrayBuffers, so a
+ * worker thread can use them without a copy.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 1;
+export const GRAPH_FORMAT_VERSION = 2;
 
-const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array] as const;
-type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array;
+const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array] as const;
+type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array;
+const HEADER_BYTES = 24;
+/** Largest piece handed to one read or write call (Node caps a single call near 2 GiB). */
+const CHUNK_BYTES = 1 << 28;
+const HIERARCHY_METRICS: readonly Metric[] = ['duration', 'distance'];
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
-/** Serialises a graph to bytes. */
-export function encodeGraph(graph: RoadGraph): Uint8Array {
-  const meta = Buffer.from(JSON.stringify(graph.meta), 'utf8');
+/** Every section of a graph, in file order. */
+function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
   const arrays = graph.arrays() as unknown as Record<string, AnyTyped>;
-  let size = 24 + pad8(meta.length);
-  for (const key of ARRAY_KEYS) size += 8 + pad8(arrays[key].byteLength);
-  size += 4;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  out.set(Buffer.from(GRAPH_MAGIC, 'ascii'), 0);
-  view.setUint32(8, GRAPH_FORMAT_VERSION, true);
-  view.setUint32(12, ARRAY_KEYS.length, true);
-  view.setUint32(16, meta.length, true);
-  out.set(meta, 24);
-  let offset = 24 + pad8(meta.length);
-  for (const key of ARRAY_KEYS) {
-    const array = arrays[key];
-    const type = TYPES.findIndex((T) => array instanceof T);
-    view.setUint32(offset, type, true);
-    view.setUint32(offset + 4, array.length, true);
-    offset += 8;
-    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
-    offset += pad8(array.byteLength);
+  const out: { name: string; array: AnyTyped }[] = ARRAY_KEYS.map((key) => ({ name: key, array: arrays[key] }));
+  if (graph.hierarchy) {
+    for (const metric of HIERARCHY_METRICS) {
+      const ch = graph.hierarchy[metric] as unknown as Record<string, AnyTyped>;
+      for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: ch[key] });
+    }
   }
-  view.setUint32(offset, crc32(out.subarray(0, offset)), true);
   return out;
 }
 
-/** Writes a graph file atomically (a reader never sees half a file). */
+/** The file's bytes as consecutive pieces (header, meta, sections with padding); the CRC is not included. */
+function* pieces(graph: RoadGraph): Generator<Uint8Array> {
+  const meta = Buffer.from(JSON.stringify(graph.meta), 'utf8');
+  const list = sections(graph);
+  const header = new Uint8Array(HEADER_BYTES + pad8(meta.length));
+  const view = new DataView(header.buffer);
+  header.set(Buffer.from(GRAPH_MAGIC, 'ascii'), 0);
+  view.setUint32(8, GRAPH_FORMAT_VERSION, true);
+  view.setUint32(12, list.length, true);
+  view.setUint32(16, meta.length, true);
+  header.set(meta, HEADER_BYTES);
+  yield header;
+  const zeros = new Uint8Array(8);
+  for (const { array } of list) {
+    const head = new Uint8Array(8);
+    const hv = new DataView(head.buffer);
+    hv.setUint32(0, TYPES.findIndex((T) => array instanceof T), true);
+    hv.setUint32(4, array.length, true);
+    yield head;
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES));
+    const pad = pad8(array.byteLength) - array.byteLength;
+    if (pad > 0) yield zeros.subarray(0, pad);
+  }
+}
+
+/** Serialises a graph (and its hierarchy, when it has one) to bytes in memory. */
+export function encodeGraph(graph: RoadGraph): Uint8Array {
+  const parts = [...pieces(graph)];
+  const size = parts.reduce((s, p) => s + p.length, 0) + 4;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  let crc = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+    crc = crc32(p, crc);
+  }
+  new DataView(out.buffer).setUint32(offset, crc, true);
+  return out;
+}
+
+/** Writes a graph file atomically (a reader never sees half a file), section by section. */
 export function saveGraph(graph: RoadGraph, path: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, encodeGraph(graph));
+  const fd = openSync(tmp, 'w');
+  try {
+    let crc = 0;
+    const write = (p: Uint8Array) => {
+      for (let done = 0; done < p.length;) done += writeSync(fd, p, done, p.length - done);
+    };
+    for (const p of pieces(graph)) {
+      write(p);
+      crc = crc32(p, crc);
+    }
+    const tail = new Uint8Array(4);
+    new DataView(tail.buffer).setUint32(0, crc, true);
+    write(tail);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw err;
+  }
+  closeSync(fd);
   renameSync(tmp, path);
 }
 
@@ -59,51 +114,118 @@ function corrupt(source: string, why: string): DetourError {
   return new DetourError(ErrorCode.GRAPH_CORRUPT, `${source} is not a valid detour graph: ${why}`, { path: source });
 }
 
-/** Parses graph bytes; the typed arrays are views over `bytes` (no copy) when it is 8-byte aligned. */
-export function decodeGraph(input: Uint8Array, source = 'graph'): RoadGraph {
-  let bytes = input;
-  if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
-  if (bytes.length < 28) throw corrupt(source, `file is ${bytes.length} bytes, too short for a header`);
-  const magic = Buffer.from(bytes.buffer, bytes.byteOffset, 8).toString('latin1');
+/** Sequential bytes: fills `into` from the current position, returns how many bytes it got. */
+interface ByteSource {
+  readonly size: number;
+  read(into: Uint8Array): number;
+}
+
+/**
+ * Parses a graph from a sequential source. Every array is read straight into its own
+ * SharedArrayBuffer; the CRC is computed on the way and checked at the end.
+ */
+function parse(src: ByteSource, source: string): RoadGraph {
+  let crc = 0;
+  let position = 0;
+  const readExactly = (into: Uint8Array, what: string) => {
+    for (let at = 0; at < into.length; at += CHUNK_BYTES) {
+      const piece = into.subarray(at, Math.min(into.length, at + CHUNK_BYTES));
+      const got = src.read(piece);
+      if (got !== piece.length) throw corrupt(source, `${what} runs past the end of the file (truncated file?)`);
+      crc = crc32(piece, crc);
+    }
+    position += into.length;
+  };
+  if (src.size < HEADER_BYTES + 4) throw corrupt(source, `file is ${src.size} bytes, too short for a header`);
+  const header = new Uint8Array(HEADER_BYTES);
+  readExactly(header, 'header');
+  const magic = Buffer.from(header.buffer, 0, 8).toString('latin1');
   if (magic !== GRAPH_MAGIC) throw corrupt(source, 'wrong magic bytes (is it a graph file built by detour import?)');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const view = new DataView(header.buffer);
   const version = view.getUint32(8, true);
   // A small number is a real other version; anything else is damage, reported as corruption below.
   if (version !== GRAPH_FORMAT_VERSION && version < 256) {
     throw new DetourError(
       ErrorCode.GRAPH_VERSION,
-      `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION}. Re-import it with detour import.`,
+      `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION} ` +
+        `(with the contraction hierarchy). Re-import it with detour import.`,
       { path: source },
     );
   }
-  const end = bytes.length - 4;
-  const stored = view.getUint32(end, true);
-  if (crc32(bytes.subarray(0, end)) !== stored) throw corrupt(source, 'checksum mismatch (truncated or damaged file)');
-  const sections = view.getUint32(12, true);
-  if (sections !== ARRAY_KEYS.length) throw corrupt(source, `expected ${ARRAY_KEYS.length} sections, found ${sections}`);
+  const end = src.size - 4;
+  const sectionCount = view.getUint32(12, true);
+  const withHierarchy = ARRAY_KEYS.length + HIERARCHY_METRICS.length * HIERARCHY_ARRAY_KEYS.length;
+  if (version !== GRAPH_FORMAT_VERSION || (sectionCount !== ARRAY_KEYS.length && sectionCount !== withHierarchy)) {
+    throw corrupt(source, `expected ${ARRAY_KEYS.length} or ${withHierarchy} sections, found ${sectionCount} (checksum or header damaged)`);
+  }
   const metaLength = view.getUint32(16, true);
-  if (24 + metaLength > end) throw corrupt(source, 'metadata runs past the end of the file');
+  if (HEADER_BYTES + pad8(metaLength) > end) throw corrupt(source, 'metadata runs past the end of the file (truncated file?)');
+  const metaBytes = new Uint8Array(pad8(metaLength));
+  readExactly(metaBytes, 'metadata');
+  const names = ARRAY_KEYS.map(String);
+  if (sectionCount === withHierarchy) {
+    for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) names.push(`${metric}.${key}`);
+  }
+  const arrays: Record<string, AnyTyped> = {};
+  const sectionHead = new Uint8Array(8);
+  const sectionView = new DataView(sectionHead.buffer);
+  const padding = new Uint8Array(8);
+  for (const name of names) {
+    if (position + 8 > end) throw corrupt(source, `section ${name} is missing (truncated file?)`);
+    readExactly(sectionHead, `section ${name}`);
+    const T = TYPES[sectionView.getUint32(0, true)];
+    const length = sectionView.getUint32(4, true);
+    if (!T) throw corrupt(source, `section ${name} has an unknown element type`);
+    const byteLength = length * T.BYTES_PER_ELEMENT;
+    // Checked before allocating, so a damaged length cannot ask for more memory than the file holds.
+    if (position + byteLength > end) throw corrupt(source, `section ${name} runs past the end of the file (truncated file?)`);
+    const array = new T(new SharedArrayBuffer(byteLength) as unknown as ArrayBuffer);
+    readExactly(new Uint8Array(array.buffer), `section ${name}`);
+    const pad = pad8(byteLength) - byteLength;
+    if (pad > 0) readExactly(padding.subarray(0, pad), `section ${name}`);
+    arrays[name] = array;
+  }
+  if (position !== end) throw corrupt(source, `${end - position} unexpected bytes after the last section`);
+  const tail = new Uint8Array(4);
+  const got = src.read(tail);
+  if (got !== 4 || new DataView(tail.buffer).getUint32(0, true) !== crc) {
+    throw corrupt(source, 'checksum mismatch (truncated or damaged file)');
+  }
   let meta: GraphMeta;
   try {
-    meta = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 24, metaLength).toString('utf8'));
+    meta = JSON.parse(Buffer.from(metaBytes.buffer, 0, metaLength).toString('utf8'));
   } catch {
     throw corrupt(source, 'metadata is not JSON');
   }
-  let offset = 24 + pad8(metaLength);
-  const arrays: Record<string, AnyTyped> = {};
-  for (const key of ARRAY_KEYS) {
-    if (offset + 8 > end) throw corrupt(source, `section ${key} is missing`);
-    const T = TYPES[view.getUint32(offset, true)];
-    const length = view.getUint32(offset + 4, true);
-    offset += 8;
-    if (!T) throw corrupt(source, `section ${key} has an unknown element type`);
-    const byteLength = length * T.BYTES_PER_ELEMENT;
-    if (offset + byteLength > end) throw corrupt(source, `section ${key} runs past the end of the file`);
-    arrays[key] = new T(bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, length);
-    offset += pad8(byteLength);
-  }
   checkShape(arrays as unknown as RoadGraphArrays, source);
-  return new RoadGraph(arrays as unknown as RoadGraphArrays, meta);
+  let hierarchy: GraphHierarchy | undefined;
+  if (sectionCount === withHierarchy) {
+    const byMetric = {} as Record<Metric, ContractionHierarchy>;
+    for (const metric of HIERARCHY_METRICS) {
+      const ch = { metric } as Record<string, unknown>;
+      for (const key of HIERARCHY_ARRAY_KEYS) ch[key] = arrays[`${metric}.${key}`];
+      byMetric[metric] = ch as unknown as ContractionHierarchy;
+      checkHierarchy(byMetric[metric], arrays as unknown as RoadGraphArrays, source);
+    }
+    hierarchy = byMetric;
+  }
+  const graphArrays: Record<string, AnyTyped> = {};
+  for (const key of ARRAY_KEYS) graphArrays[key] = arrays[key];
+  return new RoadGraph(graphArrays as unknown as RoadGraphArrays, meta, hierarchy);
+}
+
+/** Parses graph bytes held in memory (arrays are copied onto SharedArrayBuffers). */
+export function decodeGraph(bytes: Uint8Array, source = 'graph'): RoadGraph {
+  let at = 0;
+  return parse({
+    size: bytes.length,
+    read(into) {
+      const n = Math.min(into.length, bytes.length - at);
+      into.set(bytes.subarray(at, at + n));
+      at += n;
+      return n;
+    },
+  }, source);
 }
 
 /** Cheap consistency checks so a bad file fails here, not as an out-of-range read in a search. */
@@ -134,7 +256,80 @@ function checkShape(a: RoadGraphArrays, source: string): void {
   }
 }
 
-/** Loads a graph file written by saveGraph. Missing, truncated or foreign files get a clear error. */
+/** The same for a hierarchy: sizes agree with the graph and every reference is in range. */
+function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
+  const n = g.nodeLat.length;
+  const m = g.edgeHead.length;
+  const arcs = ch.arcNode.length;
+  const what = `${ch.metric} hierarchy`;
+  if (ch.rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || ch.upFirst.length !== n + 1 || ch.downFirst.length !== n + 1) {
+    throw corrupt(source, `${what} does not match the node count`);
+  }
+  if (ch.upFirst[0] !== 0 || ch.upFirst[n] !== ch.downFirst[0] || ch.downFirst[n] !== arcs
+    || ch.arcWeight.length !== arcs || ch.arcFirst.length !== arcs || ch.arcSecond.length !== arcs) {
+    throw corrupt(source, `${what} arc offsets do not match the arc count`);
+  }
+  for (let v = 0; v < n; v++) {
+    if (ch.upFirst[v] > ch.upFirst[v + 1] || ch.downFirst[v] > ch.downFirst[v + 1] || ch.rank[v] >= n) {
+      throw corrupt(source, `${what} offsets of node ${v} are out of order`);
+    }
+  }
+  for (let a = 0; a < arcs; a++) {
+    const second = ch.arcSecond[a];
+    const bad = ch.arcNode[a] >= n
+      || (second < 0 ? ch.arcFirst[a] < 0 || ch.arcFirst[a] >= m : second >= arcs || ch.arcFirst[a] < 0 || ch.arcFirst[a] >= arcs);
+    if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph`);
+  }
+}
+
+/**
+ * Loads a graph file written by saveGraph, reading it in chunks straight into shared typed arrays
+ * (any size; no whole-file buffer). Missing, truncated or foreign files get a clear error.
+ */
 export function loadGraph(path: string): RoadGraph {
-  return decodeGraph(readInputFile(path, 'graph file'), path);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw openError(err, path);
+  }
+  try {
+    let size: number;
+    try {
+      const stat = fstatSync(fd);
+      if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      size = stat.size;
+    } catch (err) {
+      throw openError(err, path);
+    }
+    let position = 0;
+    return parse({
+      size,
+      read(into) {
+        let got = 0;
+        while (got < into.length) {
+          let n: number;
+          try {
+            n = readSync(fd, into, got, into.length - got, position);
+          } catch (err) {
+            throw openError(err, path);
+          }
+          if (n === 0) break;
+          got += n;
+          position += n;
+        }
+        return got;
+      },
+    }, path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function openError(err: unknown, path: string): DetourError {
+  if (err instanceof DetourError) return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new DetourError(ErrorCode.FILE_NOT_FOUND, `graph file not found: ${path}`, { path });
+  if (code === 'EISDIR') return new DetourError(ErrorCode.INVALID_INPUT, `graph file ${path} is a directory, not a file`, { path });
+  return new DetourError(ErrorCode.INVALID_INPUT, `cannot read graph file ${path}: ${(err as Error).message}`, { path });
 }

@@ -3,6 +3,7 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { SnapIndex, type Snap } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
+import { HierarchySearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { NgraphSearch } from './NgraphSearch.js';
 import type { Penalty, PathSearch } from './PathSearch.js';
@@ -71,13 +72,17 @@ export interface Route {
 }
 
 export interface RouterOptions {
-  /** 'astar' (own CSR search, default) or 'ngraph' (ngraph.path). */
-  engine?: 'astar' | 'ngraph' | PathSearch;
+  /**
+   * 'ch' (contraction hierarchy query for free routes, CH-potential A* around blocked roads; the
+   * default when the graph has a hierarchy), 'astar' (ALT A*, the default without one) or
+   * 'ngraph' (ngraph.path), or any PathSearch.
+   */
+  engine?: 'ch' | 'astar' | 'ngraph' | PathSearch;
   /** Largest snapping distance in metres (default 1,000). */
   maxSnapDistance?: number;
   /** Reuse a snap index built elsewhere. */
   snapIndex?: SnapIndex;
-  /** ALT landmarks for the own A* engine (default 16; 0 = straight-line heuristic only). */
+  /** ALT landmarks for the 'astar' engine (default 16; 0 = straight-line heuristic only). */
   landmarks?: number;
 }
 
@@ -94,12 +99,21 @@ export class Router {
   readonly snapIndex: SnapIndex;
   readonly search: PathSearch;
   private readonly maxSnapDistance?: number;
+  /**
+   * Per-road scratch masks reused by every request (allocated on first use) and cleared in
+   * O(blocked roads) after it, so a request costs what its zones block, not the road count.
+   */
+  private zoneMask?: Uint8Array;
+  private allMask?: Uint8Array;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
     this.graph = graph;
     this.snapIndex = options.snapIndex ?? new SnapIndex(graph);
-    const engine = options.engine ?? 'astar';
-    this.search = engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks }) : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
+    const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
+    this.search =
+      engine === 'ch' ? new HierarchySearch(graph)
+        : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
+          : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
   }
 
@@ -132,10 +146,14 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const masks = this.masks(zones, request.blockedRoads);
-    const snaps = this.snapStops(points, labels);
     const legs: RouteLeg[] = [];
-    for (let i = 0; i + 1 < snaps.length; i++) {
-      legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
+    try {
+      const snaps = this.snapStops(points, labels);
+      for (let i = 0; i + 1 < snaps.length; i++) {
+        legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
+      }
+    } finally {
+      this.releaseMasks(zones);
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
@@ -144,7 +162,9 @@ export class Router {
 
   /**
    * The roads the zones block (`zone`), the caller's hard mask (`hard`), and their union (`all`);
-   * each undefined when empty.
+   * each undefined when empty. The zone mask is the router's scratch mask with only the zones'
+   * roads set (O(blocked roads)); only a caller's own full-size hard mask costs a copy per road.
+   * Call releaseMasks(zones) afterwards.
    */
   private masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks {
     for (const z of zones) {
@@ -156,12 +176,21 @@ export class Router {
       }
     }
     if (zones.length === 0) return { hard, all: hard };
-    const zone = new Uint8Array(this.graph.roadCount);
-    for (const z of zones) for (const r of z.roads) zone[r] = 1;
+    const zone = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
+    for (const z of zones) for (let i = 0; i < z.roads.length; i++) zone[z.roads[i]] = 1;
     if (!hard) return { zone, all: zone };
-    const all = zone.slice();
-    for (let r = 0; r < all.length; r++) all[r] |= hard[r];
+    const all = (this.allMask ??= new Uint8Array(this.graph.roadCount));
+    all.set(hard.subarray(0, all.length));
+    if (hard.length < all.length) all.fill(0, hard.length);
+    for (const z of zones) for (let i = 0; i < z.roads.length; i++) all[z.roads[i]] = 1;
     return { zone, hard, all };
+  }
+
+  /** Clears the zones' roads from the scratch zone mask (the union mask is overwritten on each use). */
+  private releaseMasks(zones: CalculatedZone[]): void {
+    const zone = this.zoneMask;
+    if (!zone) return;
+    for (const z of zones) for (let i = 0; i < z.roads.length; i++) zone[z.roads[i]] = 0;
   }
 
   /**

@@ -1,0 +1,223 @@
+import { DetourError, ErrorCode } from '../errors.js';
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { CHQuery } from './CHQuery.js';
+import { MinHeap } from './MinHeap.js';
+import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+
+/**
+ * A* on the original graph whose potential is the exact unblocked cost to the target set, read
+ * lazily from the contraction hierarchy (CH-Potentials: Strasser and Zeitz, SEA 2021). Per query:
+ * one backward search from the targets over downward arcs gives dBack; then
+ * pi(v) = min(dBack(v), min over upward arcs (v, w) of weight + pi(w)), memoised per query (in an
+ * uncontracted core, dBack is already exact: the backward search runs plain Dijkstra there). Blocked
+ * roads and penalties only make paths dearer, so pi stays admissible and consistent; the search
+ * explores only where blocked roads force a detour. Honours blocked roads and the zone penalty
+ * exactly like AStarSearch. Scratch arrays stamped per query; not re-entrant.
+ */
+export class CHPotentialSearch implements PathSearch {
+  readonly name = 'ch-astar';
+  private readonly cost: Float64Array;
+  private readonly parentEdge: Int32Array;
+  private readonly seen: Uint32Array;
+  private readonly potential: Float64Array;
+  private readonly potentialSeen: Uint32Array;
+  private readonly back: Float64Array;
+  private readonly backSeen: Uint32Array;
+  private readonly heap = new MinHeap(4096);
+  private readonly backHeap = new MinHeap(256);
+  private readonly stack: number[] = [];
+  private stamp = 0;
+  /** Nodes expanded by the last query's A*. */
+  settledCount = 0;
+  /** Nodes whose potential the last query computed. */
+  potentialCount = 0;
+
+  constructor(private readonly graph: RoadGraph) {
+    if (!graph.hierarchy) throw noHierarchy();
+    const n = graph.nodeCount;
+    this.cost = new Float64Array(n);
+    this.parentEdge = new Int32Array(n);
+    this.seen = new Uint32Array(n);
+    this.potential = new Float64Array(n);
+    this.potentialSeen = new Uint32Array(n);
+    this.back = new Float64Array(n);
+    this.backSeen = new Uint32Array(n);
+  }
+
+  find(query: PathQuery): PathResult | null {
+    const g = this.graph;
+    const ch = g.hierarchy![query.metric];
+    const { firstOut, edgeHead, edgeRoad, edgeDistance } = g;
+    const weight = g.edgeCost(query.metric);
+    const blocked = query.blockedRoads;
+    const penalised = query.penalty?.roads;
+    const perMetre = query.penalty?.costPerMetre ?? 0;
+    const { cost, parentEdge, seen, heap } = this;
+    const targets = query.targets;
+    const T = targets.length;
+
+    if (++this.stamp === 0xffffffff) {
+      seen.fill(0);
+      this.potentialSeen.fill(0);
+      this.backSeen.fill(0);
+      this.stamp = 1;
+    }
+    const stamp = this.stamp;
+    this.backwardSearch(ch, query, stamp);
+    this.potentialCount = 0;
+    heap.clear();
+    this.settledCount = 0;
+
+    for (const s of query.sources) {
+      const u = s.node;
+      if (seen[u] === stamp && cost[u] <= s.cost) continue;
+      seen[u] = stamp;
+      cost[u] = s.cost;
+      parentEdge[u] = -1;
+      const h = this.pi(ch, u, stamp);
+      if (h !== Infinity) heap.push(s.cost + h, u);
+    }
+
+    let best = Infinity;
+    let bestTarget = -1;
+    const potential = this.potential;
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      if (key >= best) break;
+      const u = heap.pop();
+      const cu = cost[u];
+      if (key !== cu + potential[u]) continue; // stale entry
+      this.settledCount++;
+      for (let t = 0; t < T; t++) {
+        if (targets[t].node === u && cu + targets[t].cost < best) {
+          best = cu + targets[t].cost;
+          bestTarget = t;
+        }
+      }
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        if (blocked !== undefined && blocked[edgeRoad[e]] !== 0) continue;
+        const v = edgeHead[e];
+        let cv = cu + weight[e];
+        if (penalised !== undefined && penalised[edgeRoad[e]] !== 0) cv += perMetre * edgeDistance[e];
+        if (seen[v] === stamp && cv >= cost[v]) continue;
+        seen[v] = stamp;
+        cost[v] = cv;
+        parentEdge[v] = e;
+        const h = this.pi(ch, v, stamp);
+        if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
+      }
+    }
+    if (bestTarget < 0) return null;
+    const edges: number[] = [];
+    let node = targets[bestTarget].node;
+    while (parentEdge[node] !== -1) {
+      const e = parentEdge[node];
+      edges.push(e);
+      node = g.edgeTail[e];
+    }
+    edges.reverse();
+    const source = query.sources.findIndex((s) => s.node === node && s.cost === cost[node]);
+    return { cost: best, source, target: bestTarget, edges };
+  }
+
+  /** Exact costs from every node the downward arcs lead from to the targets (no stalling: pi needs them all). */
+  private backwardSearch(ch: ContractionHierarchy, query: PathQuery, stamp: number): void {
+    const { back, backSeen, backHeap } = this;
+    const { downFirst, arcNode, arcWeight } = ch;
+    backHeap.clear();
+    for (const t of query.targets) {
+      if (backSeen[t.node] === stamp && back[t.node] <= t.cost) continue;
+      backSeen[t.node] = stamp;
+      back[t.node] = t.cost;
+      backHeap.push(t.cost, t.node);
+    }
+    while (backHeap.size > 0) {
+      const key = backHeap.peekKey();
+      const u = backHeap.pop();
+      if (key !== back[u]) continue;
+      for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
+        const x = arcNode[a];
+        const c = key + arcWeight[a];
+        if (backSeen[x] !== stamp || c < back[x]) {
+          backSeen[x] = stamp;
+          back[x] = c;
+          backHeap.push(c, x);
+        }
+      }
+    }
+  }
+
+  /** pi(v), computing and memoising it and the upward nodes it needs (explicit stack: the hierarchy can be deep). */
+  private pi(ch: ContractionHierarchy, v: number, stamp: number): number {
+    const { potential, potentialSeen, back, backSeen, stack } = this;
+    if (potentialSeen[v] === stamp) return potential[v];
+    const { upFirst, arcNode, arcWeight, rank } = ch;
+    const coreRank = ch.coreRank[0];
+    stack.length = 0;
+    stack.push(v);
+    while (stack.length > 0) {
+      const x = stack[stack.length - 1];
+      if (potentialSeen[x] === stamp) { stack.pop(); continue; }
+      if (rank[x] >= coreRank) {
+        // The backward search ran plain Dijkstra through the core: its cost is exact there.
+        stack.pop();
+        potential[x] = backSeen[x] === stamp ? back[x] : Infinity;
+        potentialSeen[x] = stamp;
+        this.potentialCount++;
+        continue;
+      }
+      let ready = true;
+      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
+        const y = arcNode[a];
+        if (potentialSeen[y] !== stamp) { stack.push(y); ready = false; }
+      }
+      if (!ready) continue;
+      stack.pop();
+      let p = backSeen[x] === stamp ? back[x] : Infinity;
+      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
+        const c = arcWeight[a] + potential[arcNode[a]];
+        if (c < p) p = c;
+      }
+      potential[x] = p;
+      potentialSeen[x] = stamp;
+      this.potentialCount++;
+    }
+    return potential[v];
+  }
+}
+
+/**
+ * The hierarchy engine: the CH query for routes with nothing blocked or penalised, the
+ * CH-potential A* otherwise. Both exact; `settledCount` is the last query's expanded nodes.
+ */
+export class HierarchySearch implements PathSearch {
+  readonly name = 'ch';
+  readonly free: CHQuery;
+  readonly constrained: CHPotentialSearch;
+  settledCount = 0;
+
+  constructor(graph: RoadGraph) {
+    if (!graph.hierarchy) throw noHierarchy();
+    this.free = new CHQuery(graph, graph.hierarchy);
+    this.constrained = new CHPotentialSearch(graph);
+  }
+
+  find(query: PathQuery): PathResult | null {
+    if (query.blockedRoads === undefined && query.penalty === undefined) {
+      const found = this.free.find(query.sources, query.targets, query.metric);
+      this.settledCount = this.free.settledCount;
+      return found;
+    }
+    const found = this.constrained.find(query);
+    this.settledCount = this.constrained.settledCount;
+    return found;
+  }
+}
+
+function noHierarchy(): DetourError {
+  return new DetourError(
+    ErrorCode.INVALID_INPUT,
+    'the graph has no contraction hierarchy: re-import it with detour import (or call buildHierarchy), or use the astar engine',
+  );
+}

@@ -1,0 +1,163 @@
+import type { RoadGraph, Metric } from '../graph/RoadGraph.js';
+import { unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import type { Endpoint } from './endpoints.js';
+import { MinHeap } from './MinHeap.js';
+import type { PathResult } from './PathSearch.js';
+
+/** Search state of one direction: costs, parent arcs and a stamp per node. */
+class Side {
+  readonly cost: Float64Array;
+  readonly parentArc: Int32Array;
+  readonly seen: Uint32Array;
+  readonly heap = new MinHeap(256);
+  settled = 0;
+
+  constructor(n: number) {
+    this.cost = new Float64Array(n);
+    this.parentArc = new Int32Array(n);
+    this.seen = new Uint32Array(n);
+  }
+}
+
+/**
+ * Exact shortest paths on a contraction hierarchy: a forward search from the sources over upward
+ * arcs and a backward search from the targets over downward arcs meet at the highest node of the
+ * best path. Stall-on-demand prunes nodes that a higher node reaches more cheaply. Supports
+ * several weighted sources and targets (the phantom endpoints of snapped stops). Scratch arrays
+ * are stamped per query (O(touched) reset); not re-entrant: one object per concurrent query.
+ * Ignores blocked roads and penalties: use CHPotentialSearch for those.
+ */
+export class CHQuery {
+  private readonly forward: Side;
+  private readonly backward: Side;
+  private stamp = 0;
+  private readonly stack: number[] = [];
+  /** Nodes settled by the last query, both directions together. */
+  settledCount = 0;
+
+  constructor(readonly graph: RoadGraph, private readonly hierarchies: Record<Metric, ContractionHierarchy>) {
+    const n = graph.nodeCount;
+    this.forward = new Side(n);
+    this.backward = new Side(n);
+  }
+
+  private nextStamp(): number {
+    if (++this.stamp === 0xffffffff) {
+      this.forward.seen.fill(0);
+      this.backward.seen.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+
+  /** Cheapest path from any source to any target (endpoint costs included), or null. */
+  find(sources: Endpoint[], targets: Endpoint[], metric: Metric): PathResult | null {
+    const ch = this.hierarchies[metric];
+    const stamp = this.nextStamp();
+    const f = this.forward, b = this.backward;
+    init(f, sources, stamp);
+    init(b, targets, stamp);
+    let best = Infinity;
+    let meet = -1;
+    const { upFirst, downFirst, arcNode, arcWeight } = ch;
+    let forwardTurn = true;
+    for (;;) {
+      const fDone = f.heap.size === 0 || f.heap.peekKey() >= best;
+      const bDone = b.heap.size === 0 || b.heap.peekKey() >= best;
+      if (fDone && bDone) break;
+      const side = fDone ? b : bDone ? f : forwardTurn ? f : b;
+      forwardTurn = !forwardTurn;
+      const other = side === f ? b : f;
+      const key = side.heap.peekKey();
+      const u = side.heap.pop();
+      if (key !== side.cost[u]) continue; // stale
+      if (other.seen[u] === stamp && key + other.cost[u] < best) {
+        best = key + other.cost[u];
+        meet = u;
+      }
+      // Forward relaxes upward arcs and stalls over downward ones into u; backward the reverse.
+      const relaxFrom = side === f ? upFirst[u] : downFirst[u];
+      const relaxTo = side === f ? upFirst[u + 1] : downFirst[u + 1];
+      const stallFrom = side === f ? downFirst[u] : upFirst[u];
+      const stallTo = side === f ? downFirst[u + 1] : upFirst[u + 1];
+      const cost = side.cost, seen = side.seen;
+      let stalled = false;
+      for (let a = stallFrom; a < stallTo; a++) {
+        const x = arcNode[a];
+        if (seen[x] === stamp && cost[x] + arcWeight[a] < key) { stalled = true; break; }
+      }
+      if (stalled) continue;
+      side.settled++;
+      for (let a = relaxFrom; a < relaxTo; a++) {
+        const x = arcNode[a];
+        const c = key + arcWeight[a];
+        if (seen[x] !== stamp || c < cost[x]) {
+          seen[x] = stamp;
+          cost[x] = c;
+          side.parentArc[x] = a;
+          side.heap.push(c, x);
+        }
+      }
+    }
+    this.settledCount = f.settled + b.settled;
+    if (meet < 0) return null;
+    return this.path(ch, sources, targets, meet, best);
+  }
+
+  private path(ch: ContractionHierarchy, sources: Endpoint[], targets: Endpoint[], meet: number, best: number): PathResult {
+    const f = this.forward, b = this.backward;
+    // Forward arcs from the meeting node down to the source, then reversed.
+    const up: number[] = [];
+    let node = meet;
+    while (f.parentArc[node] !== -1) {
+      const a = f.parentArc[node];
+      up.push(a);
+      node = tailOfUpArc(ch, a);
+    }
+    const sourceNode = node;
+    const edges: number[] = [];
+    for (let i = up.length - 1; i >= 0; i--) unpackArc(ch, up[i], edges, this.stack);
+    node = meet;
+    while (b.parentArc[node] !== -1) {
+      const a = b.parentArc[node];
+      unpackArc(ch, a, edges, this.stack);
+      node = headOfDownArc(ch, a);
+    }
+    const targetNode = node;
+    const source = sources.findIndex((s) => s.node === sourceNode && s.cost === f.cost[sourceNode]);
+    const target = targets.findIndex((t) => t.node === targetNode && t.cost === b.cost[targetNode]);
+    return { cost: best, source, target, edges };
+  }
+}
+
+function init(side: Side, endpoints: Endpoint[], stamp: number): void {
+  side.heap.clear();
+  side.settled = 0;
+  for (const e of endpoints) {
+    if (side.seen[e.node] === stamp && side.cost[e.node] <= e.cost) continue;
+    side.seen[e.node] = stamp;
+    side.cost[e.node] = e.cost;
+    side.parentArc[e.node] = -1;
+    side.heap.push(e.cost, e.node);
+  }
+}
+
+/** The lower end (tail) of upward arc a: the node whose CSR range holds a (binary search). */
+export function tailOfUpArc(ch: ContractionHierarchy, a: number): number {
+  return ownerOf(ch.upFirst, a);
+}
+
+/** The lower end (head) of downward arc a. */
+export function headOfDownArc(ch: ContractionHierarchy, a: number): number {
+  return ownerOf(ch.downFirst, a);
+}
+
+/** The v with first[v] <= a < first[v + 1]. */
+function ownerOf(first: Uint32Array, a: number): number {
+  let lo = 0, hi = first.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (first[mid] <= a) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}

@@ -1,0 +1,373 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import TinyQueue from 'tinyqueue';
+import {
+  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
+  openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
+  type CalculatedZone, type Metric,
+} from '../src/index.js';
+import { HIERARCHY_ARRAY_KEYS } from '../src/hierarchy/ContractionHierarchy.js';
+import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
+import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
+import type { Penalty } from '../src/routing/PathSearch.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, seededRandom, sharedExtract } from './support/helpers.js';
+
+const METRICS: Metric[] = ['duration', 'distance'];
+const METRES_PER_DEG = 111_320;
+
+/** Dijkstra with a per-metre penalty on some roads (the oracle for stops inside zones). */
+function penalisedDijkstra(graph: RoadGraph, starts: Endpoint[], goals: Endpoint[], metric: Metric, penalty: Penalty, blocked?: Uint8Array): number {
+  const weight = graph.edgeCost(metric);
+  const dist = new Map<number, number>();
+  const queue = new TinyQueue<[number, number]>([], (a, b) => a[0] - b[0]);
+  for (const s of starts) if (s.cost < (dist.get(s.node) ?? Infinity)) { dist.set(s.node, s.cost); queue.push([s.cost, s.node]); }
+  const done = new Set<number>();
+  while (queue.length) {
+    const [d, u] = queue.pop()!;
+    if (done.has(u)) continue;
+    done.add(u);
+    for (let e = graph.firstOut[u]; e < graph.firstOut[u + 1]; e++) {
+      const r = graph.edgeRoad[e];
+      if (blocked?.[r]) continue;
+      const nd = d + weight[e] + (penalty.roads[r] ? penalty.costPerMetre * graph.edgeDistance[e] : 0);
+      const v = graph.edgeHead[e];
+      if (nd < (dist.get(v) ?? Infinity)) { dist.set(v, nd); queue.push([nd, v]); }
+    }
+  }
+  let best = Infinity;
+  for (const g of goals) best = Math.min(best, (dist.get(g.node) ?? Infinity) + g.cost);
+  return best;
+}
+
+/** The path's edges chain from a source endpoint to a target endpoint and add up to the reported cost. */
+function checkPath(graph: RoadGraph, found: { cost: number; source: number; target: number; edges: number[] }, sources: Endpoint[], targets: Endpoint[], metric: Metric, extra?: (e: number) => number) {
+  const weight = graph.edgeCost(metric);
+  const s = sources[found.source], t = targets[found.target];
+  assert.ok(s && t, 'source and target endpoints are named');
+  let node = s.node;
+  let sum = s.cost;
+  for (const e of found.edges) {
+    assert.equal(graph.edgeTail[e], node, 'unpacked edges form a path');
+    node = graph.edgeHead[e];
+    sum += weight[e] + (extra ? extra(e) : 0);
+  }
+  assert.equal(node, t.node, 'the path ends at the target endpoint');
+  sum += t.cost;
+  assert.ok(close(sum, found.cost, 1e-9), `unpacked cost ${sum} vs reported ${found.cost}`);
+}
+
+/** Random snapped stop pairs (mid-road snaps give two weighted endpoints each). */
+function randomStops(graph: RoadGraph, router: Router, rand: () => number) {
+  const ra = Math.floor(rand() * graph.roadCount), rb = Math.floor(rand() * graph.roadCount);
+  const points = [
+    { latitude: graph.roadPointLat(ra, 0) + (rand() - 0.5) * 1e-3, longitude: graph.roadPointLon(ra, 0) + (rand() - 0.5) * 1e-3 },
+    { latitude: graph.roadPointLat(rb, 0) + (rand() - 0.5) * 1e-3, longitude: graph.roadPointLon(rb, 0) + (rand() - 0.5) * 1e-3 },
+  ];
+  const [from, to] = router.snapStops(points);
+  return { points, from, to };
+}
+
+/** A random star-shaped zone of about `radius` metres around a random road point. */
+function randomZone(graph: RoadGraph, rand: () => number, name: string, radius: number): CalculatedZone {
+  const r = Math.floor(rand() * graph.roadCount);
+  const cy = graph.roadPointLat(r, 0), cx = graph.roadPointLon(r, 0);
+  const ry = radius / METRES_PER_DEG, rx = ry / Math.cos((cy * Math.PI) / 180);
+  const n = 8 + Math.floor(rand() * 20);
+  const ring: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const a = (2 * Math.PI * i) / n, k = 0.5 + 0.5 * rand();
+    ring.push([cx + rx * k * Math.cos(a), cy + ry * k * Math.sin(a)]);
+  }
+  ring.push([...ring[0]]);
+  return calculateZone(graph, zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] }));
+}
+
+/**
+ * Free routes through the CH query, routes with random blocked-road sets and with random zones
+ * through the CH-potential A*, all against plain Dijkstra on snapped (phantom) endpoints.
+ */
+function checkNetwork(graph: RoadGraph, pairs: number, seed: number) {
+  const rand = seededRandom(seed);
+  const router = new Router(graph);
+  assert.equal(router.search.name, 'ch', 'a graph with a hierarchy routes with it by default');
+  const free = new CHQuery(graph, graph.hierarchy!);
+  const constrained = new CHPotentialSearch(graph);
+  let routed = 0, blockedRouted = 0, zoneRouted = 0;
+  for (let i = 0; i < pairs; i++) {
+    const { from, to } = randomStops(graph, router, rand);
+    const blocked = new Uint8Array(graph.roadCount);
+    for (let r = 0; r < graph.roadCount; r++) blocked[r] = rand() < 0.05 ? 1 : 0;
+    const zoneMask = new Uint8Array(graph.roadCount);
+    for (const z of [randomZone(graph, rand, 'a', 200 + rand() * 1500), randomZone(graph, rand, 'b', 200 + rand() * 1500)]) {
+      for (const r of z.roads) zoneMask[r] = 1;
+    }
+    for (const metric of METRICS) {
+      const sources = sourceEndpoints(graph, from, metric);
+      const targets = targetEndpoints(graph, to, metric);
+      const base = { sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude };
+      // Free: the CH query.
+      const expected = dijkstra(graph, sources, targets, metric);
+      const found = free.find(sources, targets, metric);
+      if (expected === Infinity) assert.equal(found, null, `pair ${i} ${metric}: CH found a route Dijkstra did not`);
+      else {
+        assert.ok(found, `pair ${i} ${metric}: CH found no route, Dijkstra ${expected}`);
+        assert.ok(close(found.cost, expected, 1e-9), `pair ${i} ${metric}: CH ${found.cost} vs Dijkstra ${expected}`);
+        checkPath(graph, found, sources, targets, metric);
+        routed++;
+      }
+      // Blocked roads and zones: the CH-potential A*.
+      for (const [mask, kind] of [[blocked, 'blocked'], [zoneMask, 'zones']] as const) {
+        const want = dijkstra(graph, sources, targets, metric, mask);
+        const got = constrained.find({ ...base, blockedRoads: mask });
+        if (want === Infinity) { assert.equal(got, null, `pair ${i} ${metric} ${kind}: found a route Dijkstra did not`); continue; }
+        assert.ok(got, `pair ${i} ${metric} ${kind}: no route, Dijkstra ${want}`);
+        assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric} ${kind}: ${got.cost} vs Dijkstra ${want}`);
+        for (const e of got.edges) assert.equal(mask[graph.edgeRoad[e]], 0, `${kind}: a blocked road was used`);
+        checkPath(graph, got, sources, targets, metric);
+        if (kind === 'blocked') blockedRouted++; else zoneRouted++;
+      }
+    }
+  }
+  assert.ok(routed >= pairs, `too few free routes compared (${routed})`);
+  assert.ok(blockedRouted >= pairs / 2 && zoneRouted >= pairs / 2, `too few constrained routes (${blockedRouted}, ${zoneRouted})`);
+}
+
+const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
+buildHierarchy(gothenburg);
+
+describe('contraction hierarchy routes equal plain Dijkstra', () => {
+  test('Gothenburg: 200 pairs, both metrics, free / 5% blocked roads / two random zones', () => {
+    checkNetwork(gothenburg, 200, 9);
+  });
+
+  for (const name of ['monaco.osm.pbf', 'andorra.osm.pbf', 'campo-grande.osm.gz']) {
+    const data = sharedExtract(name);
+    test(`${name}: 120 pairs, both metrics, free / blocked / zones`, { skip: data.skip }, async () => {
+      const graph = await openGraph(data.path);
+      buildHierarchy(graph);
+      checkNetwork(graph, 120, name.length * 31);
+    });
+  }
+
+  test('Gothenburg with a forced uncontracted core (coreDegree 4): 60 pairs, free / blocked / zones', () => {
+    const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    buildHierarchy(copy, { coreDegree: 4 });
+    const core = copy.nodeCount - copy.hierarchy!.duration.coreRank[0];
+    assert.ok(core > 100, `the core has ${core} nodes`);
+    checkNetwork(copy, 60, 5);
+  });
+
+  test('contracting on two worker threads gives the same arrays as on the main thread', async () => {
+    const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    let last = 0;
+    const h = await buildHierarchyInWorkers(copy, { onProgress: (done, total) => { assert.ok(done <= total && total === 2 * copy.nodeCount); last = done; } });
+    assert.equal(last, 2 * copy.nodeCount, 'progress reaches the total');
+    assert.equal(copy.hierarchy, h);
+    for (const metric of METRICS) {
+      for (const key of HIERARCHY_ARRAY_KEYS) assert.deepEqual(h[metric][key], gothenburg.hierarchy![metric][key], `${metric}.${key}`);
+    }
+  });
+
+  test('random small graphs with one-ways, parallel roads and loops: every pair equals Dijkstra', () => {
+    const rand = seededRandom(4242);
+    let compared = 0;
+    for (let round = 0; round < 40; round++) {
+      const b = new GraphBuilder();
+      const n = 8 + Math.floor(rand() * 40);
+      const ids = Array.from({ length: n }, () => b.addPoint(57 + rand() * 0.05, 11 + rand() * 0.05));
+      const ways = n + Math.floor(rand() * 3 * n);
+      for (let k = 0; k < ways; k++) {
+        const a = ids[Math.floor(rand() * n)], c = ids[Math.floor(rand() * n)];
+        const via = rand() < 0.3 ? [ids[Math.floor(rand() * n)]] : [];
+        const dir = rand();
+        const flags = dir < 0.2 ? RoadFlag.FORWARD : dir < 0.3 ? RoadFlag.BACKWARD : RoadFlag.FORWARD | RoadFlag.BACKWARD;
+        b.addWay([a, ...via, c], { flags, speedKmh: [20, 50, 90][Math.floor(rand() * 3)], highwayClass: 5 });
+      }
+      let graph: RoadGraph;
+      try { graph = b.build({ source: 'random', attribution: '', profile: 'car', builtAt: '' }); } catch { continue; }
+      // Every third graph stops contracting early: a large uncontracted core.
+      buildHierarchy(graph, round % 3 === 0 ? { coreDegree: 1.5 } : {});
+      const query = new CHQuery(graph, graph.hierarchy!);
+      for (let s = 0; s < graph.nodeCount; s++) {
+        for (let t = 0; t < graph.nodeCount; t++) {
+          for (const metric of METRICS) {
+            const sources = [{ node: s, cost: rand() * 10, reversed: false }];
+            const targets = [{ node: t, cost: rand() * 10, reversed: false }, { node: Math.floor(rand() * graph.nodeCount), cost: rand() * 100, reversed: true }];
+            const want = dijkstra(graph, sources, targets, metric);
+            const got = query.find(sources, targets, metric);
+            if (want === Infinity) { assert.equal(got, null); continue; }
+            assert.ok(got && close(got.cost, want, 1e-9), `round ${round} ${s}->${t} ${metric}: ${got?.cost} vs ${want}`);
+            checkPath(graph, got, sources, targets, metric);
+            compared++;
+          }
+        }
+      }
+    }
+    assert.ok(compared > 5000, `compared ${compared}`);
+  });
+
+  test('every upward arc leads to a higher rank and every downward arc comes from one', () => {
+    for (const metric of METRICS) {
+      const ch = gothenburg.hierarchy![metric];
+      for (let v = 0; v < gothenburg.nodeCount; v++) {
+        const core = ch.coreRank[0];
+        // Outside the core arcs lead up; inside it they join core nodes.
+        const ok = (w: number) => ch.rank[w] > ch.rank[v] || (ch.rank[v] >= core && ch.rank[w] >= core && w !== v);
+        for (let a = ch.upFirst[v]; a < ch.upFirst[v + 1]; a++) assert.ok(ok(ch.arcNode[a]));
+        for (let a = ch.downFirst[v]; a < ch.downFirst[v + 1]; a++) assert.ok(ok(ch.arcNode[a]));
+      }
+      assert.equal(new Set(ch.rank).size, gothenburg.nodeCount, 'ranks are a permutation');
+    }
+  });
+});
+
+describe('stops inside zones with the hierarchy engine', () => {
+  test('least metres inside zones first: the penalised CH-potential A* equals penalised Dijkstra; Router agrees with the ALT engine', () => {
+    const rand = seededRandom(77);
+    const router = new Router(gothenburg);
+    const alt = new Router(gothenburg, { engine: 'astar', snapIndex: router.snapIndex });
+    const search = new HierarchySearch(gothenburg);
+    let inside = 0;
+    for (let i = 0; i < 40; i++) {
+      const zone = randomZone(gothenburg, rand, `z${i}`, 300 + rand() * 800);
+      if (zone.roads.length === 0) continue;
+      // One stop on a road of the zone, the other anywhere.
+      const r = zone.roads[Math.floor(rand() * zone.roads.length)];
+      const rb = Math.floor(rand() * gothenburg.roadCount);
+      const points = [
+        { latitude: gothenburg.roadPointLat(r, 0), longitude: gothenburg.roadPointLon(r, 0) },
+        { latitude: gothenburg.roadPointLat(rb, 1), longitude: gothenburg.roadPointLon(rb, 1) },
+      ];
+      const [from, to] = router.snapStops(points);
+      const roads = new Uint8Array(gothenburg.roadCount);
+      for (const z of zone.roads) roads[z] = 1;
+      if (!roads[from.road] && !roads[to.road]) continue;
+      const penalty = { roads, costPerMetre: 1e6 };
+      for (const metric of METRICS) {
+        const sources = sourceEndpoints(gothenburg, from, metric, penalty);
+        const targets = targetEndpoints(gothenburg, to, metric, penalty);
+        const want = Math.min(penalisedDijkstra(gothenburg, sources, targets, metric, penalty), directCost(gothenburg, from, to, metric, penalty).cost);
+        const got = search.find({ sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, penalty });
+        const direct = directCost(gothenburg, from, to, metric, penalty).cost;
+        const best = Math.min(got?.cost ?? Infinity, direct);
+        assert.ok(best === want || close(best, want, 1e-9), `zone ${i} ${metric}: ${best} vs penalised Dijkstra ${want}`);
+        if (got && got.cost <= direct) checkPath(gothenburg, got, sources, targets, metric, (e) => (roads[gothenburg.edgeRoad[e]] ? 1e6 * gothenburg.edgeDistance[e] : 0));
+      }
+      let a, b;
+      try { a = router.route({ points, zones: [zone] }); } catch (err) { a = (err as DetourError).code; }
+      try { b = alt.route({ points, zones: [zone] }); } catch (err) { b = (err as DetourError).code; }
+      if (typeof a === 'string' || typeof b === 'string') { assert.equal(a, b); continue; }
+      inside++;
+      assert.ok(close(a.distance, b.distance, 1e-9) && close(a.duration, b.duration, 1e-9), `zone ${i}: ${a.distance} m vs ALT ${b.distance} m`);
+      assert.deepEqual(a.legs[0].zonesEntered?.map((z) => z.name), b.legs[0].zonesEntered?.map((z) => z.name));
+    }
+    assert.ok(inside >= 10, `too few stops inside zones (${inside})`);
+  });
+
+  test("a zone request does not leak into the next one (the router's scratch mask is cleared)", () => {
+    const router = new Router(gothenburg);
+    const points = [{ latitude: 57.7, longitude: 11.94 }, { latitude: 57.71, longitude: 11.99 }];
+    const before = router.route({ points });
+    const free = before.legs[0].edges;
+    // Block a road in the middle of the free path with a small zone around it.
+    const e = free[Math.floor(free.length / 2)];
+    const r = gothenburg.edgeRoad[e];
+    const lat = gothenburg.roadPointLat(r, 0), lon = gothenburg.roadPointLon(r, 0);
+    const d = 0.0005;
+    const zone = calculateZone(gothenburg, zoneFromGeoJson('block', { type: 'Polygon', coordinates: [[[lon - d, lat - d], [lon + d, lat - d], [lon + d, lat + d], [lon - d, lat + d], [lon - d, lat - d]]] }));
+    const around = router.route({ points, zones: [zone] });
+    assert.ok(around.legs[0].edges.every((x) => !zone.roads.includes(gothenburg.edgeRoad[x])));
+    assert.notDeepEqual(around.legs[0].edges, free);
+    const hard = new Uint8Array(gothenburg.roadCount);
+    hard[gothenburg.edgeRoad[free[1]]] = 1;
+    // Succeeding or not (ROUTE_NOT_FOUND), a request with zones and a hard mask leaves nothing behind.
+    try { router.route({ points, zones: [zone], blockedRoads: hard }); } catch (err) { assert.equal((err as DetourError).code, 'ROUTE_NOT_FOUND'); }
+    assert.throws(() => router.route({ points: [points[0], { latitude: 57.5, longitude: 11.5 }], zones: [zone] }));
+    // With an unrelated zone (in the sea, no roads) the router uses its scratch mask again: no leftovers.
+    const sea = calculateZone(gothenburg, zoneFromGeoJson('sea', { type: 'Polygon', coordinates: [[[11.69, 57.59], [11.71, 57.59], [11.71, 57.61], [11.69, 57.61], [11.69, 57.59]]] }));
+    assert.equal(sea.roads.length, 0);
+    assert.deepEqual(router.route({ points, zones: [sea] }).legs[0].edges, free, 'the next route is the free one again');
+  });
+});
+
+describe('graph file with the hierarchy', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'detour-ch-'));
+
+  test('save then load: both hierarchies come back on SharedArrayBuffers and route the same', () => {
+    const path = join(dir, 'g.detour');
+    saveGraph(gothenburg, path);
+    const loaded = loadGraph(path);
+    assert.ok(loaded.hierarchy, 'hierarchy loaded');
+    for (const metric of METRICS) {
+      for (const key of HIERARCHY_ARRAY_KEYS) {
+        assert.deepEqual(loaded.hierarchy[metric][key], gothenburg.hierarchy![metric][key], `${metric}.${key}`);
+        assert.ok(loaded.hierarchy[metric][key].buffer instanceof SharedArrayBuffer, `${metric}.${key} is shared`);
+      }
+    }
+    for (const key of ARRAY_KEYS) assert.ok(loaded[key].buffer instanceof SharedArrayBuffer, `${key} is shared`);
+    const points = [{ latitude: 57.69, longitude: 11.92 }, { latitude: 57.72, longitude: 12.0 }];
+    for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      assert.deepEqual(new Router(loaded).route({ points, calculationMode }).legs[0].edges, new Router(gothenburg).route({ points, calculationMode }).legs[0].edges);
+    }
+    // In-memory encoding is byte-identical to the file.
+    assert.deepEqual(Buffer.from(encodeGraph(gothenburg)), readFileSync(path));
+  });
+
+  test('a version 1 file gets GRAPH_VERSION saying to re-import with detour import', () => {
+    const bytes = Uint8Array.from(encodeGraph(gothenburg));
+    new DataView(bytes.buffer).setUint32(8, 1, true);
+    const path = join(dir, 'old.detour');
+    writeFileSync(path, bytes);
+    assert.throws(() => loadGraph(path), (err: DetourError) => err.code === 'GRAPH_VERSION' && /version 1\b.*detour import/.test(err.message));
+  });
+
+  test('a graph without a hierarchy still saves and loads; the router then uses ALT', () => {
+    const plain = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const path = join(dir, 'plain.detour');
+    saveGraph(plain, path);
+    const loaded = loadGraph(path);
+    assert.equal(loaded.hierarchy, undefined);
+    assert.equal(new Router(loaded).search.name, 'astar');
+    assert.throws(() => new Router(loaded, { engine: 'ch' }), (err: DetourError) => err.code === 'INVALID_INPUT' && /detour import/.test(err.message));
+  });
+
+  test('a damaged hierarchy section is GRAPH_CORRUPT, not a crash', () => {
+    const bytes = Uint8Array.from(encodeGraph(gothenburg));
+    bytes[bytes.length - 200] ^= 0x10;
+    assert.throws(() => loadGraph((writeFileSync(join(dir, 'bad.detour'), bytes), join(dir, 'bad.detour'))), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
+  });
+});
+
+/**
+ * A graph file over 2 GiB (one road with 2^27 + 4 interior shape points: 2 x 1 GiB of shape
+ * coordinates) saves and loads. Needs about 6 GB of memory and disk and ~20 s, so it runs only
+ * with DETOUR_TEST_BIG_FILE=1 (the figures in bench/RESULTS.md were checked with it).
+ */
+test('a graph file over 2 GiB saves and loads (DETOUR_TEST_BIG_FILE=1)', { skip: process.env.DETOUR_TEST_BIG_FILE === '1' ? false : 'set DETOUR_TEST_BIG_FILE=1 to write and load a 2.1 GB graph file' }, () => {
+  const builder = new GraphBuilder();
+  builder.addWay([builder.addPoint(57.7, 11.9), builder.addPoint(57.71, 11.91)], { flags: RoadFlag.FORWARD | RoadFlag.BACKWARD, speedKmh: 50, highwayClass: 5 });
+  const small = builder.build({ source: 'big', attribution: '', profile: 'car', builtAt: '' });
+  assert.equal(small.roadCount, 1);
+  const S = 2 ** 27 + 4;
+  const shapeLat = new Float64Array(S).fill(57.705);
+  const shapeLon = new Float64Array(S);
+  shapeLon[S - 1] = 11.905;
+  const big = new RoadGraph({ ...small.arrays(), shapeLat, shapeLon, roadShapeStart: Uint32Array.of(0, S) }, small.meta);
+  buildHierarchy(big);
+  const path = join(mkdtempSync(join(tmpdir(), 'detour-big-')), 'big.detour');
+  try {
+    saveGraph(big, path);
+    assert.ok(statSync(path).size > 2 ** 31, `file is ${statSync(path).size} bytes`);
+    const loaded = loadGraph(path);
+    assert.equal(loaded.shapeLat.length, S);
+    assert.equal(loaded.shapeLat[S - 1], 57.705);
+    assert.equal(loaded.shapeLon[S - 1], 11.905);
+    assert.ok(loaded.hierarchy);
+    assert.deepEqual(loaded.edgeHead, small.edgeHead);
+  } finally {
+    rmSync(path, { force: true });
+  }
+});
