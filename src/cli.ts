@@ -130,7 +130,7 @@ export function buildProgram(): Command {
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'geojson']).default('json'))
     .option('--avoid <zone-file>', 'restriction zone to avoid: GeoJSON Polygon/MultiPolygon/Feature/FeatureCollection or a zone JSON {name, geometries} (repeatable)', collect((v: string) => v), [])
     .option('--with-stops', 'GeoJSON: a FeatureCollection with the snapped stops and the avoided zones too')
-    .addOption(new Option('--engine <engine>', 'search engine').choices(['astar', 'ngraph']).default('astar'))
+    .addOption(new Option('--engine <engine>', 'search engine (default: ch when the graph has a contraction hierarchy, else astar)').choices(['ch', 'astar', 'ngraph']))
     .option('--max-snap <metres>', 'largest distance from a point to a road', (v) => {
       const n = Number(v);
       if (!(n > 0)) throw new InvalidArgumentError('must be a positive number of metres');
