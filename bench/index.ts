@@ -2,12 +2,13 @@
  * detour benchmarks: `npm run bench` (writes bench/RESULTS.md).
  * Every figure is set beside a peer measured in the same process on the same data, as a ratio.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { routingBench } from './routingBench.js';
 import { zonesBench } from './zonesBench.js';
 import { serviceBench } from './serviceBench.js';
+import { scaleSection } from './resultsSection.js';
 
 const sections: string[] = [];
 const started = new Date();
@@ -24,6 +25,9 @@ const header = [
   'Ratios compare runs in the same process on the same graph and inputs; absolute times vary by machine.',
   '',
 ];
-const out = [...header, ...sections].join('\n');
-writeFileSync(fileURLToPath(new URL('./RESULTS.md', import.meta.url)), out);
+const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+// The scale section comes from `npm run bench:scale` (minutes per size): kept as it is.
+const scale = existsSync(resultsPath) ? scaleSection(readFileSync(resultsPath, 'utf8')) : '';
+const out = [...header, ...sections, ...(scale ? [scale] : [])].join('\n');
+writeFileSync(resultsPath, out);
 console.log(out);
