@@ -18,8 +18,8 @@ import {
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { CalculationMode } from '../src/routing/Router.js';
 import { PlainDijkstra } from './plainDijkstra.js';
-import { replaceScaleSection } from './resultsSection.js';
-import { parseSizes, scaleGraph, type ScaleSize } from './scaleGraphs.js';
+import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
+import { parseSizes, SCALE_SIZES, scaleGraph, type ScaleSize } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 
 const { values: opts } = parseArgs({
@@ -28,10 +28,11 @@ const { values: opts } = parseArgs({
     pairs: { type: 'string', default: '300' },
     check: { type: 'string', default: '10' },
     'zone-samples': { type: 'string', default: '50' },
+    ngraph: { type: 'string', default: '0' },
     'no-write': { type: 'boolean', default: false },
   },
 });
-const PAIRS = Number(opts.pairs), CHECK = Number(opts.check), ZONE_SAMPLES = Number(opts['zone-samples']);
+const PAIRS = Number(opts.pairs), CHECK = Number(opts.check), ZONE_SAMPLES = Number(opts['zone-samples']), NGRAPH_PAIRS = Number(opts.ngraph);
 const MODES: CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
 const METRES_PER_DEGREE = 111_195;
 const log = (s: string) => process.stderr.write(`# ${s}\n`);
@@ -246,9 +247,36 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     oneKmRoads += z.roads.length;
   }
 
+  // ngraph.path (aStar, haversine) on the first pairs, free, when asked: seconds per route here.
+  const ngraphLines: string[] = [];
+  if (NGRAPH_PAIRS > 0) {
+    t = performance.now();
+    const ngraph = new Router(graph, { engine: 'ngraph', snapIndex });
+    const buildMs = performance.now() - t;
+    for (const mode of MODES) {
+      const own: number[] = [], peer: number[] = [];
+      let agree = 0, total = 0;
+      for (let p = 0, done = 0; p < pairs.length && done < NGRAPH_PAIRS; p++) {
+        if (failed.has(p)) continue;
+        done++;
+        const t0 = performance.now();
+        const route = ngraph.route({ points: pairs[p], calculationMode: mode });
+        peer.push(performance.now() - t0);
+        const t1 = performance.now();
+        engines[0].router.route({ points: pairs[p], calculationMode: mode });
+        own.push(performance.now() - t1);
+        total++;
+        if (close(costOf(route, mode), freeCost.get(`${mode}/${p}/${engines[0].label}`)!)) agree++;
+      }
+      ngraphLines.push(`| ${mode} | ngraph.path aStar, ${total} pairs (ngraph.graph built in ${ms(buildMs)}) | ${ms(quantile(peer, 0.5))} | ${ms(quantile(own, 0.5))} | ${(quantile(peer, 0.5) / quantile(own, 0.5)).toFixed(0)}x | ${agree} of ${total} |`);
+      log(`${size.key}: ngraph ${mode} done`);
+    }
+  }
+
   const routed = pairs.length - failed.size;
+  const command = `npm run bench:scale -- --sizes ${size.key} --pairs ${PAIRS} --check ${CHECK}${NGRAPH_PAIRS ? ` --ngraph ${NGRAPH_PAIRS}` : ''}`;
   out.push(`### ${size.kind === 'country' ? 'Synthetic country' : 'Uniform grid'} ${size.key}: ${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges, ${graph.roadCount.toLocaleString('en')} roads`, '');
-  out.push(`${graph.meta.source}.`, '');
+  out.push(`${graph.meta.source}. Measured ${new Date().toISOString().slice(0, 16)}Z with \`${command}\`.`, '');
   out.push('| step | figure |', '|---|---|');
   out.push(`| graph file | ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${ms(loadMillis ?? NaN)} |`);
   out.push(`| memory: graph arrays | ${(graph.byteSize() / graph.edgeCount).toFixed(1)} B per directed edge |`);
@@ -271,6 +299,10 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
       out.push(`| ${mode} | default vs ALT, median | | ${ratio('free').toFixed(1)}x | | ${ratio('zoned').toFixed(1)}x | |`);
     }
   }
+  if (ngraphLines.length) {
+    out.push('', 'Peer on the first pairs, free routes (the default engine re-timed on the same pairs):', '');
+    out.push('| metric | peer | peer p50 | default engine p50 | default is faster by | same cost |', '|---|---|---|---|---|---|', ...ngraphLines);
+  }
   out.push('');
   out.push(`Exactness: ${engines.length > 1 ? `engines agree on ${compared - engineMismatches} of ${compared} route costs; ` : ''}costs equal a plain Dijkstra over the unblocked roads on ${checked - checkMismatches} of ${checked} checks (${checkPairs.length} pairs, both metrics, free and zoned${skippedInZone ? `; ${skippedInZone} zoned checks skipped: a stop on a blocked road` : ''}). ${stopOnZoneRoad} zoned THE_FASTEST routes had to enter a zone (a stop on a blocked road).`);
   out.push('');
@@ -279,23 +311,21 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   return out;
 }
 
-const started = new Date();
-const sections: string[] = [
+const intro = [
   '## Scale: synthetic country and uniform grids (`npm run bench:scale`)',
   '',
-  `Produced by \`npm run bench:scale -- --sizes ${opts.sizes} --pairs ${PAIRS} --check ${CHECK}\` on ${started.toISOString().slice(0, 10)}, Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores, shared with other work).`,
-  'Graphs are generated by bench/scaleGraphs.ts (seeded; cached in bench/.cache, never committed). Every engine routes the same pairs in the same process.',
-  '',
-];
+  `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores, shared with other work while measuring).`,
+  'Graphs are generated by bench/scaleGraphs.ts (seeded; cached in bench/.cache, never committed). In each size, every engine',
+  'routes the same pairs in the same process; each size names the command that measured it (a run of some sizes keeps the others).',
+].join('\n');
+const parts = new Map<string, string>();
 for (const size of parseSizes(opts.sizes!)) {
-  sections.push(...(await benchSize(size)));
+  parts.set(size.key, (await benchSize(size)).join('\n'));
   gc();
 }
-const text = sections.join('\n');
-console.log(text);
+console.log([intro, ...parts.values()].join('\n\n'));
 if (!opts['no-write']) {
   const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '# detour benchmark results\n';
-  writeFileSync(path, replaceScaleSection(current, text));
+  writeFileSync(path, replaceScaleSection(current, mergeScaleParts(current, intro, parts, SCALE_SIZES.map((s) => s.key))));
 }
-

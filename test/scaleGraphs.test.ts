@@ -40,3 +40,12 @@ describe('scale bench graphs', () => {
     assert.equal(scaleSection('# r\n## Routing\n'), '');
   });
 });
+
+describe('scale section parts', () => {
+  test('a run of some sizes replaces their parts and keeps the others, in size order', async () => {
+    const { mergeScaleParts, replaceScaleSection, sizeMarker } = await import('../bench/resultsSection.js');
+    const first = replaceScaleSection('# r\n\n## Routing\n\nA\n', mergeScaleParts('', '## Scale\n\nintro', new Map([['5m', '### 5m\n\nold 5m']]), ['1m', '5m']));
+    const second = replaceScaleSection(first, mergeScaleParts(first, '## Scale\n\nintro 2', new Map([['1m', '### 1m\n\nnew 1m']]), ['1m', '5m']));
+    assert.equal(second, `# r\n\n## Routing\n\nA\n\n## Scale\n\nintro 2\n\n${sizeMarker('1m')}\n### 1m\n\nnew 1m\n\n${sizeMarker('5m')}\n### 5m\n\nold 5m\n`);
+  });
+});
