@@ -251,7 +251,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   // ngraph.path (aStar, haversine) on the first pairs, free, when asked: seconds per route here.
   const ngraphLines: string[] = [];
   if (NGRAPH_PAIRS > 0 && graph.nodeCount > Number(opts['ngraph-max-nodes'])) {
-    ngraphLines.push(`| both | ngraph.path aStar | not run: ${graph.nodeCount.toLocaleString('en')} nodes is over --ngraph-max-nodes (an ngraph.graph holds objects per node and link, about 1 kB per node) | | | |`);
+    ngraphLines.push(`| both | ngraph.path aStar | not run: ${graph.nodeCount.toLocaleString('en')} nodes is over --ngraph-max-nodes (an ngraph.graph holds JS objects per node and per link) | | | |`);
   } else if (NGRAPH_PAIRS > 0) {
     t = performance.now();
     const ngraph = new Router(graph, { engine: 'ngraph', snapIndex });
