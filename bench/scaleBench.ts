@@ -240,13 +240,16 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
 
   // A 1 km zone around random nodes (after a collection, so earlier garbage is not billed to it).
   gc();
-  const oneKm: number[] = [];
+  const oneKm: number[] = [], oneKmBest: number[] = [];
   let oneKmRoads = 0;
   for (let i = 0; i < ZONE_SAMPLES; i++) {
     const n = Math.floor(rand() * graph.nodeCount);
-    const z = calculateZone(graph, roundZone(`km${i}`, graph.nodeLat[n], graph.nodeLon[n], 1000, rand));
+    const zone = roundZone(`km${i}`, graph.nodeLat[n], graph.nodeLon[n], 1000, rand);
+    const z = calculateZone(graph, zone);
     oneKm.push(z.millis);
     oneKmRoads += z.roads.length;
+    // The same zone twice more: the best of three filters out preemption on a shared machine.
+    oneKmBest.push(Math.min(z.millis, calculateZone(graph, zone).millis, calculateZone(graph, zone).millis));
   }
 
   // ngraph.path (aStar, haversine) on the first pairs, free, when asked: seconds per route here.
@@ -287,7 +290,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`| road index (zones): build / size | ${ms(roadIndexMs)} / ${(roadIndex.byteSize() / graph.roadCount).toFixed(1)} B per road |`);
   out.push(`| snap index: build | ${ms(snapMs)} |`);
   out.push(`| memory ready to query (graph + indexes + every engine's state after a route of each metric) | ${(readyBytes / graph.edgeCount).toFixed(1)} B per directed edge |`);
-  out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))} |`);
+  out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
   out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);
   out.push('');
