@@ -8,7 +8,7 @@
  * bench/RESULTS.md (unless --no-write).
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
@@ -283,7 +283,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   const routed = pairs.length - failed.size;
   const command = `npm run bench:scale -- --sizes ${size.key} --pairs ${PAIRS} --check ${CHECK}${NGRAPH_PAIRS ? ` --ngraph ${NGRAPH_PAIRS}` : ''}`;
   out.push(`### ${size.kind === 'country' ? 'Synthetic country' : 'Uniform grid'} ${size.key}: ${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges, ${graph.roadCount.toLocaleString('en')} roads`, '');
-  out.push(`${graph.meta.source}. Measured ${new Date().toISOString().slice(0, 16)}Z with \`${command}\`.`, '');
+  out.push(`${graph.meta.source}. Measured ${new Date().toISOString().slice(0, 16)}Z with \`${command}\`; load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min) on ${cpus().length} cores at the end.`, '');
   out.push('| step | figure |', '|---|---|');
   out.push(`| graph file | ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${ms(loadMillis ?? NaN)} |`);
   out.push(`| memory: graph arrays | ${(graph.byteSize() / graph.edgeCount).toFixed(1)} B per directed edge |`);
