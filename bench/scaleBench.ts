@@ -329,13 +329,14 @@ const intro = [
   'routes the same pairs in the same process; each size names the command that measured it (a run of some sizes keeps the others).',
 ].join('\n');
 const parts = new Map<string, string>();
+const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 for (const size of parseSizes(opts.sizes!)) {
   parts.set(size.key, (await benchSize(size)).join('\n'));
+  // Written after every size, so a long run stopped part-way keeps what it measured.
+  if (!opts['no-write']) {
+    const current = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# detour benchmark results\n';
+    writeFileSync(resultsPath, replaceScaleSection(current, mergeScaleParts(current, intro, new Map([[size.key, parts.get(size.key)!]]), SCALE_SIZES.map((s) => s.key))));
+  }
   gc();
 }
 console.log([intro, ...parts.values()].join('\n\n'));
-if (!opts['no-write']) {
-  const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '# detour benchmark results\n';
-  writeFileSync(path, replaceScaleSection(current, mergeScaleParts(current, intro, parts, SCALE_SIZES.map((s) => s.key))));
-}
