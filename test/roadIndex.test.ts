@@ -139,3 +139,37 @@ describe('calculateZone: blocked roads summarised from the blocked ids', () => {
     assert.ok(Math.abs(z.blockedLength - length) < 1e-6 * length);
   });
 });
+
+describe('calculateZone: work proportional to the zone', () => {
+  test('reads only the candidate roads of the graph, never a scan over every road', () => {
+    const graph = gothenburg();
+    // The same graph with every array behind a proxy that counts element and length reads.
+    let elementReads = 0, lengthReads = 0;
+    const counted = Object.create(graph) as RoadGraph;
+    for (const key of ARRAY_KEYS) {
+      const proxy = new Proxy(graph[key], {
+        get(target, prop) {
+          if (prop === 'length') lengthReads++;
+          else if (typeof prop === 'string' && /^\d+$/.test(prop)) elementReads++;
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      Object.defineProperty(counted, key, { value: proxy });
+    }
+    RoadIndex.adopt(counted, RoadIndex.for(graph).data);
+    const zone = zoneFromGeoJson('small', { type: 'Polygon', coordinates: [[[11.968, 57.701], [11.971, 57.701], [11.971, 57.7025], [11.968, 57.7025], [11.968, 57.701]]] });
+    elementReads = 0; lengthReads = 0;
+    const z = calculateZone(counted, zone);
+    const candidates = RoadIndex.for(graph).roadsInBox(11.968, 57.701, 11.971, 57.7025);
+    let candidatePoints = 0;
+    for (const r of candidates) candidatePoints += graph.roadPointCount(r);
+    assert.ok(z.roads.length > 3, `the zone should block roads (${z.roads.length})`);
+    assert.deepEqual([...z.roads], [...calculateZone(graph, zone).roads]);
+    // Each candidate point is read a few times (count, lat, lon); each blocked road's length and flags once or twice.
+    const bound = 12 * candidatePoints + 4 * z.roads.length;
+    assert.ok(elementReads <= bound, `${elementReads} element reads for ${candidates.length} candidate roads (bound ${bound}, graph has ${graph.roadCount} roads)`);
+    assert.ok(bound < graph.roadCount / 4, `the bound ${bound} must be far below a scan over every road (${graph.roadCount})`);
+    assert.ok(lengthReads <= 4, `${lengthReads} length reads: a loop over every road reads roadCount each turn`);
+  });
+});
