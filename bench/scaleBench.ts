@@ -317,7 +317,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`Exactness: ${engines.length > 1 ? `engines agree on ${compared - engineMismatches} of ${compared} route costs; ` : ''}costs equal a plain Dijkstra over the unblocked roads on ${checked - checkMismatches} of ${checked} checks (${checkPairs.length} pairs, both metrics, free and zoned${skippedInZone ? `; ${skippedInZone} zoned checks skipped: a stop on a blocked road` : ''}). ${stopOnZoneRoad} zoned THE_FASTEST routes had to enter a zone (a stop on a blocked road).`);
   out.push('');
   const freeP50 = quantile(timings.THE_FASTEST.free[engines[0].label], 0.5);
-  out.push(`Targets of issue 9 (meant for the ~5M country): 1 km zone <= 2 ms: ${quantile(oneKm, 0.95) <= 2 ? 'met (p95)' : quantile(oneKm, 0.5) <= 2 ? 'met at p50, not at p95' : 'NOT met'}; free p50 <= 1 ms: ${freeP50 <= 1 ? 'met' : 'NOT met'} (${ms(freeP50)}, THE_FASTEST, default engine).`, '');
+  out.push(`Targets of issue 9 (meant for the ~5M country): 1 km zone <= 2 ms: ${quantile(oneKm, 0.95) <= 2 ? 'met (p95)' : quantile(oneKm, 0.5) <= 2 ? 'met at p50, not at p95' : 'NOT met'} (p95 of the best of 3: ${ms(quantile(oneKmBest, 0.95))}); free p50 <= 1 ms: ${freeP50 <= 1 ? 'met' : 'NOT met'} (${ms(freeP50)}, THE_FASTEST, default engine).`, '');
   return out;
 }
 
