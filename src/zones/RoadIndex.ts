@@ -1,36 +1,78 @@
-import RBush from 'rbush';
+import Flatbush from 'flatbush';
+import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 
-interface RoadBox {
-  minX: number;
-  minY: number;
-  maxX: number;
-  maxY: number;
-  road: number;
+// Float32 boxes halve the index; each bound is rounded outwards so a box never shrinks and the
+// candidates stay a superset of the exact (Float64) ones: the kernels decide, results are unchanged.
+const f32 = new Float32Array(1);
+const f32Bits = new Int32Array(f32.buffer);
+
+/** The largest float32 <= x (degrees). */
+function float32Down(x: number): number {
+  f32[0] = x;
+  if (f32[0] <= x) return f32[0];
+  if (f32[0] === 0) return -1.401298464324817e-45;
+  f32Bits[0] += f32[0] > 0 ? -1 : 1;
+  return f32[0];
+}
+
+/** The smallest float32 >= x (degrees). */
+function float32Up(x: number): number {
+  f32[0] = x;
+  if (f32[0] >= x) return f32[0];
+  if (f32[0] === 0) return 1.401298464324817e-45;
+  f32Bits[0] += f32[0] > 0 ? 1 : -1;
+  return f32[0];
 }
 
 /**
- * An rbush R-tree over the bounding boxes of a graph's roads (bulk-loaded once per graph), to find
- * the roads a zone polygon may touch before the kernels decide.
+ * A static packed R-tree (flatbush, Float32 boxes rounded outwards) over the bounding boxes of a
+ * graph's roads, item i = road i, to find the roads a zone polygon may touch before the kernels
+ * decide. About 21 bytes per road in one buffer (a SharedArrayBuffer where available, so a zone
+ * worker can use the same index without building or copying it).
  */
 export class RoadIndex {
   private static readonly cache = new WeakMap<RoadGraph, RoadIndex>();
-  private readonly tree = new RBush<RoadBox>();
+  private readonly tree: Flatbush;
 
-  constructor(readonly graph: RoadGraph) {
-    const boxes: RoadBox[] = new Array(graph.roadCount);
-    for (let r = 0; r < graph.roadCount; r++) {
-      let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-      for (let k = 0, n = graph.roadPointCount(r); k < n; k++) {
-        const x = graph.roadPointLon(r, k), y = graph.roadPointLat(r, k);
+  /**
+   * Builds the index of a graph, or adopts a built one from its `data` buffer (e.g. posted by
+   * another thread). Throws GRAPH_CORRUPT when that buffer does not index this graph's roads.
+   */
+  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike) {
+    const roads = graph.roadCount;
+    if (data) {
+      let tree: Flatbush;
+      try {
+        tree = Flatbush.from(data);
+      } catch (err) {
+        throw new DetourError(ErrorCode.GRAPH_CORRUPT, `road index buffer is not a flatbush index: ${(err as Error).message}`);
+      }
+      if (tree.numItems !== Math.max(1, roads)) {
+        throw new DetourError(ErrorCode.GRAPH_CORRUPT, `road index holds ${tree.numItems} roads, the graph has ${roads}`);
+      }
+      this.tree = tree;
+      return;
+    }
+    const Buffer = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+    this.tree = new Flatbush(Math.max(1, roads), 16, Float32Array, Buffer);
+    const { nodeLat, nodeLon, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon } = graph;
+    for (let r = 0; r < roads; r++) {
+      const a = roadFrom[r], b = roadTo[r];
+      let minX = Math.min(nodeLon[a], nodeLon[b]), maxX = Math.max(nodeLon[a], nodeLon[b]);
+      let minY = Math.min(nodeLat[a], nodeLat[b]), maxY = Math.max(nodeLat[a], nodeLat[b]);
+      for (let i = roadShapeStart[r], end = roadShapeStart[r + 1]; i < end; i++) {
+        const x = shapeLon[i], y = shapeLat[i];
         if (x < minX) minX = x;
         if (x > maxX) maxX = x;
         if (y < minY) minY = y;
         if (y > maxY) maxY = y;
       }
-      boxes[r] = { minX, minY, maxX, maxY, road: r };
+      this.tree.add(float32Down(minX), float32Down(minY), float32Up(maxX), float32Up(maxY));
     }
-    this.tree.load(boxes);
+    // An empty graph still needs one item for flatbush; it lies nowhere a polygon can reach.
+    if (roads === 0) this.tree.add(Infinity, Infinity, Infinity, Infinity);
+    this.tree.finish();
   }
 
   /** The index of a graph, built on first use. */
@@ -40,9 +82,27 @@ export class RoadIndex {
     return index;
   }
 
-  /** Roads whose bounding box meets the box (degrees). */
+  /** Uses an index built elsewhere (its `data`) as the graph's index, so RoadIndex.for does not rebuild it. */
+  static adopt(graph: RoadGraph, data: ArrayBufferLike): RoadIndex {
+    const index = new RoadIndex(graph, data);
+    RoadIndex.cache.set(graph, index);
+    return index;
+  }
+
+  /** The index's whole memory (a SharedArrayBuffer when available), for posting to a worker. */
+  get data(): ArrayBufferLike {
+    return this.tree.data;
+  }
+
+  /** Bytes held by the index. */
+  byteSize(): number {
+    return this.tree.data.byteLength;
+  }
+
+  /** Roads whose bounding box meets the box (degrees); cost grows with the roads found, not the graph. */
   roadsInBox(minX: number, minY: number, maxX: number, maxY: number): number[] {
-    return this.tree.search({ minX, minY, maxX, maxY }).map((b) => b.road);
+    if (this.graph.roadCount === 0) return [];
+    return this.tree.search(minX, minY, maxX, maxY);
   }
 
   /** A road's polyline as interleaved lon, lat. */

@@ -1,9 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { PreparedPolygon } from '../geo/PreparedPolygon.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
+import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
 import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+import type { ZoneWorkerData } from './zoneWorker.js';
 
 export interface ZoneCalculatorOptions {
   /**
@@ -118,7 +120,13 @@ export class ZoneCalculator {
   private startWorker(): Worker {
     if (this.worker) return this.worker;
     const fromSource = import.meta.url.endsWith('.ts');
-    const workerData = { arrays: this.graph.arrays(), meta: this.graph.meta };
+    // SharedArrayBuffers are shared with the worker, not cloned: the graph (copied onto SABs once
+    // only when it is not there already) and the packed road index, so the worker builds nothing.
+    const workerData: ZoneWorkerData = {
+      arrays: sharedGraphArrays(this.graph),
+      meta: this.graph.meta,
+      roadIndex: RoadIndex.for(this.graph).data,
+    };
     let worker: Worker;
     if (fromSource) {
       // Running from TypeScript sources (tests, bench under tsx): a worker does not inherit the

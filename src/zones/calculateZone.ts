@@ -45,18 +45,20 @@ function polylines(graph: RoadGraph, roads: number[]): { points: Float64Array; s
 }
 
 /**
- * Finds the roads a zone blocks: the rbush road index gives the roads whose box meets each
+ * Finds the roads a zone blocks: the packed road index gives the roads whose box meets each
  * polygon's box, the WASM kernels keep those whose geometry lies inside, crosses or touches the
  * polygon. Both directions of a blocked road are blocked, and a road partly inside is blocked whole
  * (as Valhalla and GraphHopper do). Never throws: a failure is status CALCULATION_ERROR.
  */
 export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKernels): CalculatedZone {
   const started = performance.now();
-  const blockedRoads = new Uint8Array(graph.roadCount);
   const prepared = zone.polygons.map((p) => new PreparedPolygon(p.rings));
   try {
     const k = kernels ?? GeometryKernels.load();
     const index = RoadIndex.for(graph);
+    // Blocked road ids in a set, not a mask over every road: the work stays proportional to the
+    // candidate roads, whatever the graph's size.
+    const blocked = new Set<number>();
     let metresInside = 0;
     for (const poly of prepared) {
       const candidates = index.roadsInBox(poly.minX, poly.minY, poly.maxX, poly.maxY);
@@ -66,16 +68,16 @@ export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKe
       for (let i = 0; i < candidates.length; i++) {
         if (!touching[i]) continue;
         // A road in two overlapping polygons of one zone is measured in the first only.
-        if (!blockedRoads[candidates[i]]) metresInside += lengthInside(poly, points, start[i], start[i + 1]);
-        blockedRoads[candidates[i]] = 1;
+        if (blocked.has(candidates[i])) continue;
+        metresInside += lengthInside(poly, points, start[i], start[i + 1]);
+        blocked.add(candidates[i]);
       }
     }
-    const roads: number[] = [];
+    const roads = Uint32Array.from(blocked).sort();
     let edgeCount = 0;
     let blockedLength = 0;
-    for (let r = 0; r < graph.roadCount; r++) {
-      if (!blockedRoads[r]) continue;
-      roads.push(r);
+    for (let i = 0; i < roads.length; i++) {
+      const r = roads[i];
       blockedLength += graph.roadLength[r];
       if (graph.roadFlags[r] & RoadFlag.FORWARD) edgeCount++;
       if (graph.roadFlags[r] & RoadFlag.BACKWARD) edgeCount++;
@@ -84,7 +86,7 @@ export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKe
       zone,
       status: zoneStatus(roads.length > 0 ? 'CALCULATED' : 'CALCULATED_WITHOUT_ROADS'),
       roadCount: graph.roadCount,
-      roads: Uint32Array.from(roads),
+      roads,
       edgeCount,
       metresInside,
       blockedLength,

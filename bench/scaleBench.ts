@@ -1,0 +1,342 @@
+/**
+ * detour at country scale: `npm run bench:scale -- --sizes 1m,5m` (sizes: 1m, 5m, 10m synthetic
+ * countries, grid1m, grid4m uniform grids; see bench/scaleGraphs.ts). Per size: load time, memory,
+ * the time of a 1 km zone's calculation, and `Router.route` p50 / p95 for both metrics, free and
+ * with 10 zones of 1-5 km on and near the free path, for the default engine of `new Router(graph)`
+ * and for `engine: 'astar'` (ALT) side by side on the same pairs, with costs checked against each
+ * other on every pair and against a plain Dijkstra on a sample. Writes the "Scale" section of
+ * bench/RESULTS.md (unless --no-write). A default engine whose search has the name 'astar' is
+ * taken to be the ALT engine itself and is not run twice.
+ */
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  calculateZone, haversineMetres, RoadIndex, Router, SnapIndex, zoneFromGeoJson,
+  type CalculatedZone, type LatLon, type RoadGraph, type Route, type Zone,
+} from '../src/index.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import type { CalculationMode } from '../src/routing/Router.js';
+import { PlainDijkstra } from './plainDijkstra.js';
+import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
+import { parseSizes, SCALE_SIZES, scaleGraph, type ScaleSize } from './scaleGraphs.js';
+import { seededRandom } from './seededRandom.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1m' },
+    pairs: { type: 'string', default: '300' },
+    check: { type: 'string', default: '10' },
+    'zone-samples': { type: 'string', default: '50' },
+    ngraph: { type: 'string', default: '0' },
+    'ngraph-max-nodes': { type: 'string', default: '2000000' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const PAIRS = Number(opts.pairs), CHECK = Number(opts.check), ZONE_SAMPLES = Number(opts['zone-samples']), NGRAPH_PAIRS = Number(opts.ngraph);
+const MODES: CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
+const METRES_PER_DEGREE = 111_195;
+const log = (s: string) => process.stderr.write(`# ${s}\n`);
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+
+const quantile = (v: number[], q: number) => {
+  if (v.length === 0) return NaN;
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const ms = (v: number) => (Number.isNaN(v) ? 'n/a' : v >= 100 ? `${v.toFixed(0)} ms` : v >= 1 ? `${v.toFixed(1)} ms` : `${(v * 1000).toFixed(0)} µs`);
+const close = (a: number, b: number) => a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+const costOf = (route: Route, mode: CalculationMode) => (mode === 'THE_FASTEST' ? route.duration : route.distance);
+
+/** A roughly round zone of `across` metres around a centre, 24 vertices, radius jittered by up to 20 %. */
+function roundZone(name: string, lat: number, lon: number, across: number, rand: () => number): Zone {
+  const ry = across / 2 / METRES_PER_DEGREE, rx = ry / Math.cos((lat * Math.PI) / 180);
+  const ring: number[][] = [];
+  for (let i = 0; i < 24; i++) {
+    const a = (2 * Math.PI * i) / 24, k = 0.8 + 0.2 * rand();
+    ring.push([lon + rx * k * Math.cos(a), lat + ry * k * Math.sin(a)]);
+  }
+  ring.push([...ring[0]]);
+  return zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] });
+}
+
+/**
+ * Ten zones of 1-5 km across, alternately centred on the free path and beside it (0.2-1.5 km
+ * beyond the zone's radius), never within 300 m of a stop (a stop inside a zone takes the
+ * least-metres-inside fallback, measured elsewhere). Fewer when the path is too short.
+ */
+function zonesOnPath(path: LatLon[], stops: LatLon[], rand: () => number, tag: string): Zone[] {
+  const cumulative = new Float64Array(path.length);
+  for (let i = 1; i < path.length; i++) {
+    cumulative[i] = cumulative[i - 1] + haversineMetres(path[i - 1].latitude, path[i - 1].longitude, path[i].latitude, path[i].longitude);
+  }
+  const total = cumulative[path.length - 1];
+  const zones: Zone[] = [];
+  for (let k = 0; k < 10; k++) {
+    for (let attempt = 0; attempt < 25; attempt++) {
+      const across = attempt < 10 ? 1000 + rand() * 4000 : 1000 + rand() * 1000;
+      const at = (0.1 + 0.8 * rand()) * total;
+      let i = 1;
+      while (i < path.length - 1 && cumulative[i] < at) i++;
+      let lat = path[i].latitude, lon = path[i].longitude;
+      if (k % 2 === 1) {
+        const d = across / 2 + 200 + rand() * 1300, a = rand() * 2 * Math.PI;
+        lat += (d * Math.sin(a)) / METRES_PER_DEGREE;
+        lon += (d * Math.cos(a)) / (METRES_PER_DEGREE * Math.cos((lat * Math.PI) / 180));
+      }
+      if (stops.some((s) => haversineMetres(s.latitude, s.longitude, lat, lon) < across / 2 + 300)) continue;
+      zones.push(roundZone(`${tag}-${k}`, lat, lon, across, rand));
+      break;
+    }
+  }
+  return zones;
+}
+
+interface Engine {
+  label: string;
+  router: Router;
+}
+
+interface Timings {
+  first: Record<string, number>;
+  free: Record<string, number[]>;
+  zoned: Record<string, number[]>;
+}
+
+async function benchSize(size: ScaleSize): Promise<string[]> {
+  const out: string[] = [];
+  gc();
+  // Memory is measured from before the load, so whatever a loaded graph carries (e.g. a hierarchy)
+  // counts, not only the arrays RoadGraph.byteSize knows.
+  const before = process.memoryUsage();
+  const { graph, loadMillis, fileBytes } = await scaleGraph(size, log);
+  log(`${size.key}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges, loaded in ${loadMillis?.toFixed(0)} ms`);
+  let t = performance.now();
+  const roadIndex = RoadIndex.for(graph);
+  const roadIndexMs = performance.now() - t;
+  t = performance.now();
+  const snapIndex = new SnapIndex(graph);
+  const snapMs = performance.now() - t;
+  const byDefault = new Router(graph, { snapIndex });
+  const engines: Engine[] = [{ label: `\`new Router(graph)\` (engine ${byDefault.search.name})`, router: byDefault }];
+  const alt = new Router(graph, { engine: 'astar', snapIndex });
+  if (alt.search.name !== byDefault.search.name) engines.push({ label: "ALT A* (`engine: 'astar'`)", router: alt });
+
+  // Random stops: node positions moved up to ~30 m, so they snap onto roads, not exactly on nodes.
+  const rand = seededRandom(size.seed * 7 + 3);
+  const pairs: LatLon[][] = [];
+  const randomPoint = (): LatLon => {
+    const n = Math.floor(rand() * graph.nodeCount);
+    return { latitude: graph.nodeLat[n] + (rand() - 0.5) * 5e-4, longitude: graph.nodeLon[n] + (rand() - 0.5) * 5e-4 };
+  };
+  for (let i = 0; i < PAIRS; i++) pairs.push([randomPoint(), randomPoint()]);
+
+  // First route of each mode: includes whatever an engine prepares lazily (ALT landmarks).
+  const timings: Record<CalculationMode, Timings> = {} as never;
+  for (const mode of MODES) {
+    timings[mode] = { first: {}, free: {}, zoned: {} };
+    for (const e of engines) {
+      t = performance.now();
+      try { e.router.route({ points: pairs[0], calculationMode: mode }); } catch { /* counted with the pairs below */ }
+      timings[mode].first[e.label] = performance.now() - t;
+      timings[mode].free[e.label] = [];
+      timings[mode].zoned[e.label] = [];
+    }
+  }
+  gc();
+  const ready = process.memoryUsage();
+  const readyBytes = (ready.heapUsed + ready.arrayBuffers) - (before.heapUsed + before.arrayBuffers);
+
+  // Free routes, every engine on the same pair in turn; costs compared between engines.
+  const freeCost = new Map<string, number>(); // `${mode}/${pair}/${engine}`
+  const failed = new Set<number>();
+  let engineMismatches = 0, compared = 0;
+  const freePath: LatLon[][] = [];
+  for (let p = 0; p < pairs.length; p++) {
+    for (const mode of MODES) {
+      let ref: number | undefined;
+      for (const e of engines) {
+        let route: Route;
+        const t0 = performance.now();
+        try {
+          route = e.router.route({ points: pairs[p], calculationMode: mode });
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'ROUTE_NOT_FOUND') throw err;
+          failed.add(p);
+          continue;
+        }
+        timings[mode].free[e.label].push(performance.now() - t0);
+        const cost = costOf(route, mode);
+        freeCost.set(`${mode}/${p}/${e.label}`, cost);
+        if (mode === 'THE_FASTEST' && e === engines[0]) freePath[p] = route.legs[0].points;
+        if (ref === undefined) ref = cost;
+        else { compared++; if (!close(ref, cost)) engineMismatches++; }
+      }
+    }
+    if (p % 50 === 49) log(`${size.key}: free routes ${p + 1}/${pairs.length}`);
+  }
+
+  // Zoned routes: ten 1-5 km zones on and near each pair's free THE_FASTEST path.
+  const zoneMillis: number[] = [];
+  const pairZones: CalculatedZone[][] = [];
+  let zoneCount = 0, stopOnZoneRoad = 0;
+  for (let p = 0; p < pairs.length; p++) {
+    if (failed.has(p) || !freePath[p]) continue;
+    const path = freePath[p];
+    const zones = zonesOnPath(path, [...pairs[p], path[0], path[path.length - 1]], rand, `p${p}`).map((z) => calculateZone(graph, z));
+    for (const z of zones) zoneMillis.push(z.millis);
+    zoneCount += zones.length;
+    pairZones[p] = zones;
+    for (const mode of MODES) {
+      let ref: number | undefined;
+      for (const e of engines) {
+        const t0 = performance.now();
+        let route: Route;
+        try {
+          route = e.router.route({ points: pairs[p], calculationMode: mode, zones });
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'ROUTE_NOT_FOUND') throw err;
+          continue;
+        }
+        timings[mode].zoned[e.label].push(performance.now() - t0);
+        if (route.legs[0].zonesEntered && mode === 'THE_FASTEST' && e === engines[0]) stopOnZoneRoad++;
+        const cost = costOf(route, mode);
+        if (ref === undefined) ref = cost;
+        else { compared++; if (!close(ref, cost)) engineMismatches++; }
+        freeCost.set(`z/${mode}/${p}/${e.label}`, cost);
+      }
+    }
+    if (p % 50 === 49) log(`${size.key}: zoned routes ${p + 1}/${pairs.length}`);
+  }
+
+  // Plain Dijkstra on a sample of pairs, free and zoned, both metrics.
+  const dijkstra = new PlainDijkstra(graph);
+  let checked = 0, checkMismatches = 0, skippedInZone = 0;
+  const dijkstraMillis: number[] = [];
+  const checkPairs = [...pairs.keys()].filter((p) => !failed.has(p) && pairZones[p]).slice(0, CHECK);
+  for (const p of checkPairs) {
+    const [from, to] = byDefault.snapStops(pairs[p]);
+    const mask = new Uint8Array(graph.roadCount);
+    for (const z of pairZones[p]) for (const r of z.roads) mask[r] = 1;
+    for (const mode of MODES) {
+      const metric = mode === 'THE_FASTEST' ? 'duration' : 'distance';
+      for (const zoned of [false, true]) {
+        if (zoned && (mask[from.road] || mask[to.road])) { skippedInZone++; continue; }
+        const blocked = zoned ? mask : undefined;
+        const t0 = performance.now();
+        const direct = zoned && mask[from.road] ? Infinity : directCost(graph, from, to, metric).cost;
+        const oracle = Math.min(direct, dijkstra.cost(sourceEndpoints(graph, from, metric), targetEndpoints(graph, to, metric), metric, blocked));
+        dijkstraMillis.push(performance.now() - t0);
+        for (const e of engines) {
+          const got = freeCost.get(`${zoned ? 'z/' : ''}${mode}/${p}/${e.label}`);
+          if (got === undefined && oracle === Infinity) continue;
+          checked++;
+          if (got === undefined || !close(got, oracle)) {
+            checkMismatches++;
+            log(`${size.key}: pair ${p} ${mode} ${zoned ? 'zoned' : 'free'} ${e.label}: ${got} vs Dijkstra ${oracle}`);
+          }
+        }
+      }
+    }
+  }
+
+  // A 1 km zone around random nodes (after a collection, so earlier garbage is not billed to it).
+  gc();
+  const oneKm: number[] = [], oneKmBest: number[] = [];
+  let oneKmRoads = 0;
+  for (let i = 0; i < ZONE_SAMPLES; i++) {
+    const n = Math.floor(rand() * graph.nodeCount);
+    const zone = roundZone(`km${i}`, graph.nodeLat[n], graph.nodeLon[n], 1000, rand);
+    const z = calculateZone(graph, zone);
+    oneKm.push(z.millis);
+    oneKmRoads += z.roads.length;
+    // The same zone twice more: the best of three filters out preemption on a shared machine.
+    oneKmBest.push(Math.min(z.millis, calculateZone(graph, zone).millis, calculateZone(graph, zone).millis));
+  }
+
+  // ngraph.path (aStar, haversine) on the first pairs, free, when asked: seconds per route here.
+  const ngraphLines: string[] = [];
+  if (NGRAPH_PAIRS > 0 && graph.nodeCount > Number(opts['ngraph-max-nodes'])) {
+    ngraphLines.push(`| both | ngraph.path aStar | not run: ${graph.nodeCount.toLocaleString('en')} nodes is over --ngraph-max-nodes (an ngraph.graph holds JS objects per node and per link) | | | |`);
+  } else if (NGRAPH_PAIRS > 0) {
+    t = performance.now();
+    const ngraph = new Router(graph, { engine: 'ngraph', snapIndex });
+    const buildMs = performance.now() - t;
+    for (const mode of MODES) {
+      const own: number[] = [], peer: number[] = [];
+      let agree = 0, total = 0;
+      for (let p = 0, done = 0; p < pairs.length && done < NGRAPH_PAIRS; p++) {
+        if (failed.has(p)) continue;
+        done++;
+        const t0 = performance.now();
+        const route = ngraph.route({ points: pairs[p], calculationMode: mode });
+        peer.push(performance.now() - t0);
+        const t1 = performance.now();
+        engines[0].router.route({ points: pairs[p], calculationMode: mode });
+        own.push(performance.now() - t1);
+        total++;
+        if (close(costOf(route, mode), freeCost.get(`${mode}/${p}/${engines[0].label}`)!)) agree++;
+      }
+      ngraphLines.push(`| ${mode} | ngraph.path aStar, ${total} pairs (ngraph.graph built in ${ms(buildMs)}) | ${ms(quantile(peer, 0.5))} | ${ms(quantile(own, 0.5))} | ${(quantile(peer, 0.5) / quantile(own, 0.5)).toFixed(0)}x | ${agree} of ${total} |`);
+      log(`${size.key}: ngraph ${mode} done`);
+    }
+  }
+
+  const routed = pairs.length - failed.size;
+  const command = `npm run bench:scale -- --sizes ${size.key} --pairs ${PAIRS} --check ${CHECK}${NGRAPH_PAIRS ? ` --ngraph ${NGRAPH_PAIRS}` : ''}`;
+  out.push(`### ${size.kind === 'country' ? 'Synthetic country' : 'Uniform grid'} ${size.key}: ${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges, ${graph.roadCount.toLocaleString('en')} roads`, '');
+  out.push(`${graph.meta.source}. Measured ${new Date().toISOString().slice(0, 16)}Z with \`${command}\`; load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min) on ${cpus().length} cores at the end.`, '');
+  out.push('| step | figure |', '|---|---|');
+  out.push(`| graph file | ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${ms(loadMillis ?? NaN)} |`);
+  out.push(`| memory: graph arrays | ${(graph.byteSize() / graph.edgeCount).toFixed(1)} B per directed edge |`);
+  out.push(`| road index (zones): build / size | ${ms(roadIndexMs)} / ${(roadIndex.byteSize() / graph.roadCount).toFixed(1)} B per road |`);
+  out.push(`| snap index: build | ${ms(snapMs)} |`);
+  out.push(`| memory ready to query (graph + indexes + every engine's state after a route of each metric) | ${(readyBytes / graph.edgeCount).toFixed(1)} B per directed edge |`);
+  out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
+  out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
+  out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);
+  out.push('');
+  out.push(`\`Router.route\` (snapping and geometry included) on ${routed} of ${pairs.length} random pairs (${failed.size} without a route); zoned: ${(zoneCount / Math.max(1, pairZones.filter(Boolean).length)).toFixed(1)} zones per pair on average, calculated beforehand.`, '');
+  out.push('| metric | engine | first route (lazy preparation) | free p50 | free p95 | 10 zones p50 | 10 zones p95 |', '|---|---|---|---|---|---|---|');
+  for (const mode of MODES) {
+    for (const e of engines) {
+      const tm = timings[mode];
+      out.push(`| ${mode} | ${e.label} | ${ms(tm.first[e.label])} | ${ms(quantile(tm.free[e.label], 0.5))} | ${ms(quantile(tm.free[e.label], 0.95))} | ${ms(quantile(tm.zoned[e.label], 0.5))} | ${ms(quantile(tm.zoned[e.label], 0.95))} |`);
+    }
+    if (engines.length > 1) {
+      const ratio = (k: 'free' | 'zoned') => quantile(timings[mode][k][engines[1].label], 0.5) / quantile(timings[mode][k][engines[0].label], 0.5);
+      out.push(`| ${mode} | default vs ALT, median | | ${ratio('free').toFixed(1)}x | | ${ratio('zoned').toFixed(1)}x | |`);
+    }
+  }
+  if (ngraphLines.length) {
+    out.push('', 'Peer on the first pairs, free routes (the default engine re-timed on the same pairs):', '');
+    out.push('| metric | peer | peer p50 | default engine p50 | default is faster by | same cost |', '|---|---|---|---|---|---|', ...ngraphLines);
+  }
+  out.push('');
+  out.push(`Exactness: ${engines.length > 1 ? `engines agree on ${compared - engineMismatches} of ${compared} route costs; ` : ''}costs equal a plain Dijkstra over the unblocked roads on ${checked - checkMismatches} of ${checked} checks (${checkPairs.length} pairs, both metrics, free and zoned${skippedInZone ? `; ${skippedInZone} zoned checks skipped: a stop on a blocked road` : ''}). ${stopOnZoneRoad} zoned THE_FASTEST routes had to enter a zone (a stop on a blocked road).`);
+  out.push('');
+  const freeP50 = quantile(timings.THE_FASTEST.free[engines[0].label], 0.5);
+  out.push(`Targets of issue 9 (meant for the ~5M country): 1 km zone <= 2 ms: ${quantile(oneKm, 0.95) <= 2 ? 'met (p95)' : quantile(oneKm, 0.5) <= 2 ? 'met at p50, not at p95' : 'NOT met'} (p95 of the best of 3: ${ms(quantile(oneKmBest, 0.95))}); free p50 <= 1 ms: ${freeP50 <= 1 ? 'met' : 'NOT met'} (${ms(freeP50)}, THE_FASTEST, default engine).`, '');
+  return out;
+}
+
+const intro = [
+  '## Scale: synthetic country and uniform grids (`npm run bench:scale`)',
+  '',
+  `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores, shared with other work while measuring).`,
+  'Graphs are generated by bench/scaleGraphs.ts (seeded; cached in bench/.cache, never committed). In each size, every engine',
+  'routes the same pairs in the same process; each size names the command that measured it (a run of some sizes keeps the others).',
+].join('\n');
+const parts = new Map<string, string>();
+const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+for (const size of parseSizes(opts.sizes!)) {
+  parts.set(size.key, (await benchSize(size)).join('\n'));
+  // Written after every size, so a long run stopped part-way keeps what it measured.
+  if (!opts['no-write']) {
+    const current = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# detour benchmark results\n';
+    writeFileSync(resultsPath, replaceScaleSection(current, mergeScaleParts(current, intro, new Map([[size.key, parts.get(size.key)!]]), SCALE_SIZES.map((s) => s.key))));
+  }
+  gc();
+}
+console.log([intro, ...parts.values()].join('\n\n'));

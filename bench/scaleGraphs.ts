@@ -1,0 +1,287 @@
+/**
+ * Seeded, reproducible big graphs for `npm run bench:scale`, built through the public GraphBuilder:
+ *
+ * - a synthetic **country** made of real roads: tiles of the Gothenburg graph and of the shared OSM
+ *   extracts (../shared/data/osm, read in place), each rotated by a multiple of 90° and jittered
+ *   inside its cell of a square grid, joined by a motorway / trunk network between neighbouring
+ *   tiles (every third row and column of links is motorway, the rest trunk), at about 1M, 5M, 10M
+ *   nodes;
+ * - the uniform **grid** (N x N nodes 80 m apart, ±10 m jitter, 10 % of links removed, three road
+ *   classes by row/column), the hard case for hierarchies, at 1M and 4M nodes.
+ *
+ * Graphs are written to bench/.cache (gitignored) and reused; `node --import tsx
+ * bench/scaleGraphs.ts 1m grid1m` builds them ahead of a bench run.
+ */
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  DEFAULT_GRAPH_PATH, GraphBuilder, HIGHWAY_CLASSES, loadGraph, openGraph, RoadFlag, saveGraph,
+  type RoadAttributes, type RoadGraph,
+} from '../src/index.js';
+import { stronglyConnectedComponents } from '../src/graph/components.js';
+import { seededRandom } from './seededRandom.js';
+
+export const CACHE_DIR = fileURLToPath(new URL('./.cache/', import.meta.url));
+const SHARED_OSM = fileURLToPath(new URL('../../shared/data/osm/', import.meta.url));
+
+export interface ScaleSize {
+  /** Name on the command line and in the cache file. */
+  key: string;
+  kind: 'country' | 'grid';
+  /** Nodes wanted (the country stops adding tiles once its sources reach this). */
+  nodes: number;
+  seed: number;
+}
+
+/** The sizes `--sizes` accepts. */
+export const SCALE_SIZES: readonly ScaleSize[] = [
+  { key: '1m', kind: 'country', nodes: 1_000_000, seed: 1 },
+  { key: '5m', kind: 'country', nodes: 5_000_000, seed: 5 },
+  { key: '10m', kind: 'country', nodes: 10_000_000, seed: 10 },
+  { key: 'grid1m', kind: 'grid', nodes: 1_000_000, seed: 101 },
+  { key: 'grid4m', kind: 'grid', nodes: 4_000_000, seed: 104 },
+];
+
+const METRES_PER_DEGREE = 111_195;
+const ATTRIBUTION = 'Map data © OpenStreetMap contributors, ODbL 1.0 (tiles of real extracts, moved and rotated)';
+
+/** Path of a size's cached graph file. */
+export function cachedGraphPath(size: ScaleSize): string {
+  return `${CACHE_DIR}${size.kind}-${size.key}.detour`;
+}
+
+/** One shared attributes object per distinct (flags, speed, class): the builder keeps one reference per way. */
+function attrsCache(): (flags: number, speedKmh: number, highwayClass: number) => RoadAttributes {
+  const cache = new Map<string, RoadAttributes>();
+  return (flags, speedKmh, highwayClass) => {
+    const key = `${flags}/${speedKmh}/${highwayClass}`;
+    let a = cache.get(key);
+    if (!a) cache.set(key, (a = { flags, speedKmh, highwayClass }));
+    return a;
+  };
+}
+
+interface TileSource {
+  name: string;
+  graph: RoadGraph;
+  /** Weight of the source in the random choice of a tile. */
+  weight: number;
+  /** Centre of the source, degrees, and its metres-per-degree of longitude. */
+  lat0: number;
+  lon0: number;
+  kx: number;
+  /** Half extent in metres (east-west, north-south). */
+  halfW: number;
+  halfH: number;
+  /** 1 for nodes of the largest strongly connected component (where access roads may join). */
+  inMain: Uint8Array;
+}
+
+async function tileSources(): Promise<TileSource[]> {
+  const wanted: Array<[string, number]> = [[DEFAULT_GRAPH_PATH, 0.6], ['campo-grande.osm.gz', 0.25], ['andorra.osm.pbf', 0.075], ['monaco.osm.pbf', 0.075]];
+  const out: TileSource[] = [];
+  for (const [file, weight] of wanted) {
+    const path = file.includes('/') ? file : SHARED_OSM + file;
+    if (!existsSync(path)) {
+      console.error(`# scale: ${path} not found, tiles use the other sources`);
+      continue;
+    }
+    const graph = path.endsWith('.detour') ? loadGraph(path) : await openGraph(path);
+    let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+    for (let i = 0; i < graph.nodeCount; i++) {
+      minX = Math.min(minX, graph.nodeLon[i]); maxX = Math.max(maxX, graph.nodeLon[i]);
+      minY = Math.min(minY, graph.nodeLat[i]); maxY = Math.max(maxY, graph.nodeLat[i]);
+    }
+    const lat0 = (minY + maxY) / 2, lon0 = (minX + maxX) / 2;
+    const kx = METRES_PER_DEGREE * Math.cos((lat0 * Math.PI) / 180);
+    const { component, size } = stronglyConnectedComponents(graph);
+    let main = 0;
+    for (let c = 1; c < size.length; c++) if (size[c] > size[main]) main = c;
+    const inMain = new Uint8Array(graph.nodeCount);
+    for (let i = 0; i < graph.nodeCount; i++) inMain[i] = component[i] === main ? 1 : 0;
+    out.push({
+      name: file.split('/').pop()!, graph, weight, lat0, lon0, kx,
+      halfW: ((maxX - minX) / 2) * kx, halfH: ((maxY - minY) / 2) * METRES_PER_DEGREE, inMain,
+    });
+  }
+  if (out.length === 0) throw new Error('no tile source found (build the default city with npm run build)');
+  return out;
+}
+
+/** Builds the synthetic country of about `size.nodes` nodes. */
+export async function buildCountry(size: ScaleSize, log: (s: string) => void = () => {}): Promise<RoadGraph> {
+  const rand = seededRandom(size.seed);
+  const sources = await tileSources();
+  const totalWeight = sources.reduce((s, t) => s + t.weight, 0);
+  const chosen: TileSource[] = [];
+  for (let nodes = 0; nodes < size.nodes;) {
+    let pick = rand() * totalWeight, i = 0;
+    while (pick > sources[i].weight && i < sources.length - 1) pick -= sources[i++].weight;
+    chosen.push(sources[i]);
+    nodes += sources[i].graph.nodeCount;
+  }
+  const cols = Math.ceil(Math.sqrt(chosen.length));
+  const rows = Math.ceil(chosen.length / cols);
+  // Cells leave countryside between tiles, crossed only by the motorway / trunk links.
+  const cell = 2 * Math.max(...sources.map((s) => Math.max(s.halfW, s.halfH))) + 4000;
+  const latOrigin = 57.0, lonOrigin = 11.0; // south-west corner of the country
+  const kxAt = (lat: number) => METRES_PER_DEGREE * Math.cos((lat * Math.PI) / 180);
+  const builder = new GraphBuilder();
+  const attrs = attrsCache();
+  const way: number[] = [];
+  // Per tile and side (E, N, W, S): the builder point where the link of that side joins the tile.
+  const access = new Int32Array(chosen.length * 4).fill(-1);
+  const accessLat = new Float64Array(chosen.length * 4), accessLon = new Float64Array(chosen.length * 4);
+  let placedLat = 0, placedLon = 0;
+  log(`country ${size.key}: ${chosen.length} tiles on ${cols} x ${rows} cells of ${(cell / 1000).toFixed(1)} km`);
+  for (let t = 0; t < chosen.length; t++) {
+    const src = chosen[t];
+    const g = src.graph;
+    const row = Math.floor(t / cols), col = t % cols;
+    const quarterTurns = Math.floor(rand() * 4);
+    const cos = [1, 0, -1, 0][quarterTurns], sin = [0, 1, 0, -1][quarterTurns];
+    const cy = latOrigin + ((row + 0.5) * cell + (rand() - 0.5) * 3000) / METRES_PER_DEGREE;
+    const kxc = kxAt(cy);
+    const cx = lonOrigin + ((col + 0.5) * cell + (rand() - 0.5) * 3000) / kxc;
+    const place = (lat: number, lon: number): number => {
+      const x = (lon - src.lon0) * src.kx, y = (lat - src.lat0) * METRES_PER_DEGREE;
+      const rx = x * cos - y * sin, ry = x * sin + y * cos;
+      placedLat = cy + ry / METRES_PER_DEGREE;
+      placedLon = cx + rx / kxc;
+      return builder.addPoint(placedLat, placedLon);
+    };
+    const nodeBase = builder.pointCount;
+    const placedNodeLat = new Float64Array(g.nodeCount), placedNodeLon = new Float64Array(g.nodeCount);
+    for (let i = 0; i < g.nodeCount; i++) {
+      place(g.nodeLat[i], g.nodeLon[i]);
+      placedNodeLat[i] = placedLat;
+      placedNodeLon[i] = placedLon;
+    }
+    const shapeBase = builder.pointCount;
+    for (let i = 0; i < g.shapeLat.length; i++) place(g.shapeLat[i], g.shapeLon[i]);
+    for (let r = 0; r < g.roadCount; r++) {
+      way.length = 0;
+      way.push(nodeBase + g.roadFrom[r]);
+      for (let i = g.roadShapeStart[r]; i < g.roadShapeStart[r + 1]; i++) way.push(shapeBase + i);
+      way.push(nodeBase + g.roadTo[r]);
+      builder.addWay(way, attrs(g.roadFlags[r], g.roadSpeedKmh[r], g.roadClass[r]));
+    }
+    // Access nodes: the main-component node nearest a point half-way from the centre to each side.
+    for (let side = 0; side < 4; side++) {
+      const dx = [1, 0, -1, 0][side] * 0.5, dy = [0, 1, 0, -1][side] * 0.5;
+      // Target in the source frame: undo the rotation of the side's direction.
+      const tx = (dx * cos + dy * sin) * 2 * src.halfW, ty = (-dx * sin + dy * cos) * 2 * src.halfH;
+      let best = -1, bestD = Infinity;
+      for (let i = 0; i < g.nodeCount; i++) {
+        if (!src.inMain[i]) continue;
+        const x = (g.nodeLon[i] - src.lon0) * src.kx - tx / 2, y = (g.nodeLat[i] - src.lat0) * METRES_PER_DEGREE - ty / 2;
+        const d = x * x + y * y;
+        if (d < bestD) { bestD = d; best = i; }
+      }
+      access[4 * t + side] = nodeBase + best;
+      accessLat[4 * t + side] = placedNodeLat[best];
+      accessLon[4 * t + side] = placedNodeLon[best];
+    }
+  }
+  // Links between neighbouring tiles: east and north neighbours, with shape points every ~1 km
+  // (slightly wavy).
+  const motorway = HIGHWAY_CLASSES.indexOf('motorway'), trunk = HIGHWAY_CLASSES.indexOf('trunk');
+  const both = RoadFlag.FORWARD | RoadFlag.BACKWARD;
+  const link = (ta: number, tb: number, isMotorway: boolean) => {
+    const a = access[ta], b = access[tb];
+    const aLat = accessLat[ta], aLon = accessLon[ta], bLat = accessLat[tb], bLon = accessLon[tb];
+    const metres = Math.hypot((bLat - aLat) * METRES_PER_DEGREE, (bLon - aLon) * kxAt(aLat));
+    const steps = Math.max(2, Math.round(metres / 1000));
+    way.length = 0;
+    way.push(a);
+    for (let s = 1; s < steps; s++) {
+      const f = s / steps, wobble = (rand() - 0.5) * 150 / METRES_PER_DEGREE;
+      way.push(builder.addPoint(aLat + f * (bLat - aLat) + wobble, aLon + f * (bLon - aLon) + wobble));
+    }
+    way.push(b);
+    builder.addWay(way, isMotorway ? attrs(both, 110, motorway) : attrs(both, 80, trunk));
+  };
+  let links = 0;
+  for (let t = 0; t < chosen.length; t++) {
+    const row = Math.floor(t / cols), col = t % cols;
+    if (col + 1 < cols && t + 1 < chosen.length) { link(4 * t, 4 * (t + 1) + 2, row % 3 === 0); links++; }
+    if (t + cols < chosen.length) { link(4 * t + 1, 4 * (t + cols) + 3, col % 3 === 0); links++; }
+  }
+  log(`country ${size.key}: ${builder.pointCount} points, ${builder.wayCount} ways (${links} motorway/trunk links); building`);
+  return builder.build({
+    source: `synthetic country ${size.key} (seed ${size.seed}, ${chosen.length} tiles of ${sources.map((s) => s.name).join(', ')})`,
+    attribution: ATTRIBUTION,
+    profile: 'car',
+    builtAt: new Date(0).toISOString(),
+  });
+}
+
+
+/** Builds the uniform grid of about `size.nodes` nodes. */
+export function buildGrid(size: ScaleSize, log: (s: string) => void = () => {}): RoadGraph {
+  const rand = seededRandom(size.seed);
+  const n = Math.ceil(Math.sqrt(size.nodes));
+  const spacing = 80, jitter = 10;
+  const lat0 = 57.0, lon0 = 11.0;
+  const kx = METRES_PER_DEGREE * Math.cos(((lat0 + (n * spacing) / 2 / METRES_PER_DEGREE) * Math.PI) / 180);
+  const builder = new GraphBuilder();
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      builder.addPoint(lat0 + (i * spacing + (rand() - 0.5) * 2 * jitter) / METRES_PER_DEGREE, lon0 + (j * spacing + (rand() - 0.5) * 2 * jitter) / kx);
+    }
+  }
+  // Three classes by row / column: every 20th a trunk, every 5th a secondary, the rest residential.
+  const attrs = attrsCache();
+  const both = RoadFlag.FORWARD | RoadFlag.BACKWARD;
+  const classOf = (line: number) => (line % 20 === 0 ? attrs(both, 80, HIGHWAY_CLASSES.indexOf('trunk'))
+    : line % 5 === 0 ? attrs(both, 55, HIGHWAY_CLASSES.indexOf('secondary')) : attrs(both, 25, HIGHWAY_CLASSES.indexOf('residential')));
+  const way = [0, 0];
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const p = i * n + j;
+      if (j + 1 < n && rand() >= 0.1) { way[0] = p; way[1] = p + 1; builder.addWay(way, classOf(i)); }
+      if (i + 1 < n && rand() >= 0.1) { way[0] = p; way[1] = p + n; builder.addWay(way, classOf(j)); }
+    }
+  }
+  log(`grid ${size.key}: ${n} x ${n} points, ${builder.wayCount} links; building`);
+  return builder.build({
+    source: `synthetic grid ${size.key} (${n} x ${n}, 80 m, seed ${size.seed})`,
+    attribution: 'synthetic',
+    profile: 'car',
+    builtAt: new Date(0).toISOString(),
+  });
+}
+
+/**
+ * The graph of a size: loaded from bench/.cache when built before, else generated and saved there.
+ * `loadMillis` is the time loadGraph took (undefined when the graph was generated in this process).
+ */
+export async function scaleGraph(size: ScaleSize, log: (s: string) => void = () => {}): Promise<{ graph: RoadGraph; path: string; loadMillis?: number; fileBytes: number }> {
+  const path = cachedGraphPath(size);
+  if (!existsSync(path)) {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const started = performance.now();
+    const graph = size.kind === 'country' ? await buildCountry(size, log) : buildGrid(size, log);
+    log(`${size.key}: built ${graph.nodeCount} nodes, ${graph.edgeCount} edges in ${((performance.now() - started) / 1000).toFixed(1)} s; saving ${path}`);
+    saveGraph(graph, path);
+  }
+  const started = performance.now();
+  const graph = loadGraph(path);
+  return { graph, path, loadMillis: performance.now() - started, fileBytes: statSync(path).size };
+}
+
+/** The sizes named in a comma list such as "1m,grid1m" (throws on an unknown name). */
+export function parseSizes(list: string): ScaleSize[] {
+  return list.split(',').filter(Boolean).map((key) => {
+    const size = SCALE_SIZES.find((s) => s.key === key.trim().toLowerCase());
+    if (!size) throw new Error(`unknown size ${JSON.stringify(key)}; choose from ${SCALE_SIZES.map((s) => s.key).join(', ')}`);
+    return size;
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  for (const size of parseSizes(process.argv.slice(2).join(',') || '1m')) {
+    const { graph, path, loadMillis, fileBytes } = await scaleGraph(size, console.log);
+    console.log(`${size.key}: ${path}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges, ${graph.roadCount} roads, ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${loadMillis?.toFixed(0)} ms`);
+  }
+}
