@@ -194,6 +194,31 @@ describe('avoidance rules', () => {
 
 
 describe('ZoneCalculator: large zones on a worker thread', () => {
+  test('a jagged zone meeting few roads goes to the worker by its estimated edge tests, and comes back equal to the inline calculation', async () => {
+    const { ZoneCalculator } = await import('../src/index.js');
+    const { ADVERSARIAL_RINGS } = await import('../bench/adversarialRings.js');
+    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const calculator = new ZoneCalculator(graph);
+    try {
+      const sawtooth = zoneFromGeoJson('saw', { type: 'Polygon', coordinates: [[...ADVERSARIAL_RINGS.sawtooth(5_000), ADVERSARIAL_RINGS.sawtooth(5_000)[0]]] });
+      const work = calculator.estimatedWork(sawtooth);
+      // Few roads (the road rule alone would calculate it inline), but each reads a long index row.
+      assert.ok(work.roads < 10_000 && work.edgeTests > 1_000_000, JSON.stringify(work));
+      assert.equal(calculator.runsOnWorker(sawtooth), true);
+      const pending = calculator.calculate(sawtooth);
+      assert.equal(calculator.statusOf('saw')?.name, 'IN_CALCULATION');
+      const onWorker = await pending;
+      const inline = calculateZone(graph, sawtooth);
+      assert.deepEqual([...onWorker.roads], [...inline.roads]);
+      assert.equal(onWorker.metresInside, inline.metresInside);
+      // The same outline with few vertices is cheap: inline.
+      const simple = zoneFromGeoJson('simple', { type: 'Polygon', coordinates: [[...ADVERSARIAL_RINGS.sawtooth(40), ADVERSARIAL_RINGS.sawtooth(40)[0]]] });
+      assert.equal(calculator.runsOnWorker(simple), false);
+    } finally {
+      await calculator.close();
+    }
+  });
+
   test('worker results equal the synchronous calculation, with IN_CALCULATION visible meanwhile', async () => {
     const { ZoneCalculator } = await import('../src/index.js');
     const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));

@@ -13,6 +13,12 @@ export interface ZoneCalculatorOptions {
    * thread (default 10,000: about 40 ms of work on one core); smaller ones inline.
    */
   workerThreshold?: number;
+  /**
+   * Zones whose estimated edge tests (candidate roads x the edges a row of the polygon index
+   * lists) pass this also go to the worker (default 1,000,000: about 50 ms at ~50 ns a test), so a
+   * jagged polygon (a sawtooth, a star) meeting few roads never holds the calling thread.
+   */
+  edgeTestThreshold?: number;
 }
 
 interface WorkerReply {
@@ -35,25 +41,38 @@ export class ZoneCalculator {
   private readonly waiting = new Map<number, (reply: WorkerReply) => void>();
   private readonly running = new Map<string, Promise<CalculatedZone>>();
   private readonly workerThreshold: number;
+  private readonly edgeTestThreshold: number;
 
   constructor(readonly graph: RoadGraph, options: ZoneCalculatorOptions = {}) {
     this.workerThreshold = options.workerThreshold ?? 10_000;
+    this.edgeTestThreshold = options.edgeTestThreshold ?? 1_000_000;
   }
 
-  /** Roads whose boxes meet the zone's polygons' boxes: the work a calculation will do. */
-  candidateRoads(zone: Zone): number {
+  /**
+   * The work a calculation will do: roads whose boxes meet the zone's polygons' boxes, and the
+   * polygon edges their tests read (each road against about one row of the polygon's index).
+   */
+  estimatedWork(zone: Zone): { roads: number; edgeTests: number } {
     const index = RoadIndex.for(this.graph);
-    let count = 0;
+    let roads = 0, edgeTests = 0;
     for (const p of zone.polygons) {
       const poly = new PreparedPolygon(p.rings);
-      count += index.roadsInBox(poly.minX, poly.minY, poly.maxX, poly.maxY).length;
+      const candidates = index.roadsInBox(poly.minX, poly.minY, poly.maxX, poly.maxY).length;
+      roads += candidates;
+      edgeTests += candidates * Math.ceil(poly.rowEdges.length / poly.rows);
     }
-    return count;
+    return { roads, edgeTests };
   }
 
-  /** True when calculate() would send this zone to the worker thread (it meets many roads). */
+  /** Roads whose boxes meet the zone's polygons' boxes. */
+  candidateRoads(zone: Zone): number {
+    return this.estimatedWork(zone).roads;
+  }
+
+  /** True when calculate() would send this zone to the worker thread (it meets many roads, or is costly to test). */
   runsOnWorker(zone: Zone): boolean {
-    return this.candidateRoads(zone) > this.workerThreshold;
+    const work = this.estimatedWork(zone);
+    return work.roads > this.workerThreshold || work.edgeTests > this.edgeTestThreshold;
   }
 
   /** Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR). */
