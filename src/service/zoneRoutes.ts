@@ -19,6 +19,9 @@ export interface ZoneRoutesOptions {
   quota: ZoneQuota;
 }
 
+/** Resolves on a later turn of the event loop, so requests waiting behind this one are served. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** The cache entry of a stored zone: per client and name, recalculated when its revision changes. */
 export function zoneSource(stored: StoredZone): ZoneSource {
   return {
@@ -153,6 +156,11 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
       if (!(await withinQuota(store.insertZone(stored, quota)))) {
         throw apiError(409, 'ZONE_EXISTS', `a restriction zone named ${JSON.stringify(body.name)} already exists; PUT /restriction/v1/restrictionZones/{name} replaces it`);
       }
+      // A large zone's store write, calculation hand-off and answer are each long: let other
+      // requests run between them.
+      await nextTurn();
+      zones.current(zoneSource(stored));
+      await nextTurn();
       return reply.code(201).send(view(stored));
     },
   );
@@ -235,6 +243,9 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
       }
       const stored: StoredZone = { clientId: request.caller!.clientId, name, body, revision: randomUUID(), createdAt: 0, updatedAt: now() };
       if (!(await withinQuota(store.replaceZone(stored, quota)))) throw notFound(name);
+      await nextTurn();
+      zones.current(zoneSource(stored));
+      await nextTurn();
       return view(stored);
     },
   );

@@ -95,11 +95,12 @@ export class ZoneCache {
       return entry;
     }
     let entry: Entry;
-    if (!this.calculator.runsOnWorker(z)) {
+    const onWorker = this.calculator.runsOnWorker(z);
+    if (!onWorker) {
       const result = calculateZone(this.graph, z);
       entry = { revision, result, pending: Promise.resolve(result) };
     } else {
-      entry = { revision, pending: this.calculator.calculate(z) };
+      entry = { revision, pending: this.calculator.calculate(z, true) };
       entry.pending.then((result) => {
         entry.result = result;
       });

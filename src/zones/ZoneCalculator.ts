@@ -75,9 +75,12 @@ export class ZoneCalculator {
     return work.roads > this.workerThreshold || work.edgeTests > this.edgeTestThreshold;
   }
 
-  /** Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR). */
-  calculate(zone: Zone): Promise<CalculatedZone> {
-    if (!this.runsOnWorker(zone)) return Promise.resolve(calculateZone(this.graph, zone));
+  /**
+   * Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR).
+   * `onWorker` is runsOnWorker's answer, for a caller that already asked.
+   */
+  calculate(zone: Zone, onWorker = this.runsOnWorker(zone)): Promise<CalculatedZone> {
+    if (!onWorker) return Promise.resolve(calculateZone(this.graph, zone));
     const done = this.onWorker(zone).finally(() => {
       if (this.running.get(zone.name) === done) this.running.delete(zone.name);
     });
