@@ -9,7 +9,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { updateResults } from './results.js';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -277,15 +278,6 @@ const lines = [
   '',
 ];
 
-const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-const markdown = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# detour benchmark results\n';
-const at = markdown.indexOf(SECTION);
 const section = lines.join('\n');
-let updated: string;
-if (at < 0) updated = `${markdown.trimEnd()}\n\n${section}`;
-else {
-  const next = markdown.indexOf('\n## ', at + SECTION.length);
-  updated = markdown.slice(0, at) + section + (next < 0 ? '' : markdown.slice(next));
-}
-writeFileSync(resultsPath, updated);
+updateResults(undefined, [section]);
 console.log(section);

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../workerThread.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy, GraphHierarchy } from './ContractionHierarchy.js';
 import { contractGraph, type ContractOptions } from './contract.js';
@@ -32,7 +32,7 @@ export async function buildHierarchyInWorkers(
       metric, firstOut: graph.firstOut, firstIn: graph.firstIn, edgeTail: graph.edgeTail, edgeHead: graph.edgeHead,
       cost: graph.edgeCost(metric),
     };
-    const worker = startWorker(workerData);
+    const worker = startModuleWorker(import.meta.url, 'contractWorker', workerData);
     worker.on('message', (m: { progress?: number; hierarchy?: ContractionHierarchy }) => {
       if (m.progress !== undefined) {
         done[metric] = m.progress;
@@ -48,16 +48,4 @@ export async function buildHierarchyInWorkers(
   const [duration, distance] = await Promise.all([run('duration'), run('distance')]);
   graph.hierarchy = { duration, distance };
   return graph.hierarchy;
-}
-
-function startWorker(workerData: unknown): Worker {
-  if (import.meta.url.endsWith('.ts')) {
-    // From TypeScript sources (tests, bench under tsx): a worker does not inherit the loader and
-    // Node 20 ignores --import in a worker's execArgv, so register tsx first.
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./contractWorker.ts', import.meta.url).href;
-    const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(boot, { eval: true, workerData });
-  }
-  return new Worker(new URL('./contractWorker.js', import.meta.url), { workerData });
 }

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../workerThread.js';
 import { PreparedPolygon } from '../geo/PreparedPolygon.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
@@ -141,7 +142,6 @@ export class ZoneCalculator {
 
   private startWorker(): Worker {
     if (this.worker) return this.worker;
-    const fromSource = import.meta.url.endsWith('.ts');
     // SharedArrayBuffers are shared with the worker, not cloned: the graph (copied onto SABs once
     // only when it is not there already) and the packed road index, so the worker builds nothing.
     const workerData: ZoneWorkerData = {
@@ -149,17 +149,7 @@ export class ZoneCalculator {
       meta: this.graph.meta,
       roadIndex: RoadIndex.for(this.graph).data,
     };
-    let worker: Worker;
-    if (fromSource) {
-      // Running from TypeScript sources (tests, bench under tsx): a worker does not inherit the
-      // loader, and Node 20 ignores --import in a worker's execArgv, so register tsx first.
-      const tsx = import.meta.resolve('tsx/esm/api');
-      const entry = new URL('./zoneWorker.ts', import.meta.url).href;
-      const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
-      worker = new Worker(boot, { eval: true, workerData });
-    } else {
-      worker = new Worker(new URL('./zoneWorker.js', import.meta.url), { workerData });
-    }
+    const worker = startModuleWorker(import.meta.url, 'zoneWorker', workerData);
     worker.unref();
     worker.on('message', (reply: WorkerReply) => {
       const resolve = this.waiting.get(reply.id);
