@@ -109,7 +109,7 @@ test('self-intersection: the adversarial rings cost O(n log n) tests (sawtooth, 
     // Ten times the vertices: at most ~13x the work (n log n), never ~100x (n^2).
     assert.ok(costs[2] / costs[1] < 14, `${name}: ${costs.join(' -> ')}`);
   }
-  // The old row-bucket checker compared ~n^2 pairs on a sawtooth; count what a brute force would.
+  // A random ring crosses itself early: the pair named must really meet, found within the same bound.
   const random = randomRing(10_000, 3);
   const work: SweepWork = { comparisons: 0 };
   const found = findSelfIntersection(random, work);
@@ -124,6 +124,10 @@ test('allOnOneLine: exact collinearity', () => {
   assert.equal(allOnOneLine([[0, 0], [1, 1], [3, 3], [-2, -2]]), true);
   assert.equal(allOnOneLine([[0, 0], [1, 1], [3, 3.0000000001]]), false);
   assert.equal(allOnOneLine([[0, 0], [1, 3], [2, 6], [1, 3]]), true);
-  // 0.1, 0.2, 0.3 are not exactly on one line in binary: exact predicates say so.
-  assert.equal(allOnOneLine([[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]]), (0.3 - 0.1) * (0.2 - 0.1) === (0.2 - 0.1) * (0.3 - 0.1));
+  // Points on y = x are on one line whatever their binary form.
+  assert.equal(allOnOneLine([[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]]), true);
+  // (0.1, 0.3) and (0.9, 2.7) as doubles are not quite on one line through the origin: a naive
+  // float cross product rounds to 0 here, the exact predicate does not.
+  assert.equal(0.1 * 2.7 - 0.3 * 0.9, 0);
+  assert.equal(allOnOneLine([[0, 0], [0.1, 0.3], [0.9, 2.7]]), false);
 });
