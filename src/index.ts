@@ -25,6 +25,9 @@ export {
   Router, CALCULATION_MODES, metricOf,
   type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
 } from './routing/Router.js';
+export {
+  matrixByRoutes, matrixElement, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
+} from './routing/matrix.js';
 export { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 export { GeometryKernels, type BoundPolygon } from './geo/GeometryKernels.js';
 export { PreparedPolygon, pointInPolygonReference, segmentTouchesPolygonReference, type Ring } from './geo/PreparedPolygon.js';

@@ -10,6 +10,7 @@ import type { Penalty, PathSearch } from './PathSearch.js';
 import { lengthInside } from '../geo/lengthInside.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
+import { matrixByRoutes, type MatrixRequest, type MatrixResult } from './matrix.js';
 
 /**
  * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
@@ -158,6 +159,14 @@ export class Router {
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
     return { distance, duration, averageSpeed: speedKmh(distance, duration), legs };
+  }
+
+  /**
+   * Distances (m) and durations (s) from every origin to every destination, avoiding the zones
+   * as route() does. Elements without a route are NaN with the reason in `failures`.
+   */
+  matrix(request: MatrixRequest): MatrixResult {
+    return matrixByRoutes(this, request);
   }
 
   /**
