@@ -1,16 +1,13 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
-import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
  * A* on the original graph whose potential is the exact unblocked cost to the target set, read
- * lazily from the contraction hierarchy (CH-Potentials: Strasser and Zeitz, SEA 2021). Per query:
- * one backward search from the targets over downward arcs gives dBack; then
- * pi(v) = min(dBack(v), min over upward arcs (v, w) of weight + pi(w)), memoised per query (in an
- * uncontracted core, dBack is already exact: the backward search runs plain Dijkstra there). Blocked
+ * lazily from the contraction hierarchy (CHPotential, reset per query). Blocked
  * roads and penalties only make paths dearer, so pi stays admissible and consistent; the search
  * explores only where blocked roads force a detour. Honours blocked roads and the zone penalty
  * exactly like AStarSearch. Scratch arrays stamped per query; not re-entrant.
@@ -20,13 +17,8 @@ export class CHPotentialSearch implements PathSearch {
   private readonly cost: Float64Array;
   private readonly parentEdge: Int32Array;
   private readonly seen: Uint32Array;
-  private readonly potential: Float64Array;
-  private readonly potentialSeen: Uint32Array;
-  private readonly back: Float64Array;
-  private readonly backSeen: Uint32Array;
+  private readonly toTargets: CHPotential;
   private readonly heap = new MinHeap(4096);
-  private readonly backHeap = new MinHeap(256);
-  private readonly stack: number[] = [];
   private stamp = 0;
   /** Nodes expanded by the last query's A*. */
   settledCount = 0;
@@ -39,33 +31,26 @@ export class CHPotentialSearch implements PathSearch {
     this.cost = new Float64Array(n);
     this.parentEdge = new Int32Array(n);
     this.seen = new Uint32Array(n);
-    this.potential = new Float64Array(n);
-    this.potentialSeen = new Uint32Array(n);
-    this.back = new Float64Array(n);
-    this.backSeen = new Uint32Array(n);
+    this.toTargets = new CHPotential(n);
   }
 
   find(query: PathQuery): PathResult | null {
     const g = this.graph;
-    const ch = g.hierarchy![query.metric];
     const { firstOut, edgeHead, edgeRoad, edgeDistance } = g;
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre ?? 0;
-    const { cost, parentEdge, seen, heap } = this;
+    const { cost, parentEdge, seen, heap, toTargets } = this;
     const targets = query.targets;
     const T = targets.length;
 
     if (++this.stamp === 0xffffffff) {
       seen.fill(0);
-      this.potentialSeen.fill(0);
-      this.backSeen.fill(0);
       this.stamp = 1;
     }
     const stamp = this.stamp;
-    this.backwardSearch(ch, query, stamp);
-    this.potentialCount = 0;
+    toTargets.reset(g.hierarchy![query.metric], targets);
     heap.clear();
     this.settledCount = 0;
 
@@ -75,13 +60,13 @@ export class CHPotentialSearch implements PathSearch {
       seen[u] = stamp;
       cost[u] = s.cost;
       parentEdge[u] = -1;
-      const h = this.pi(ch, u, stamp);
+      const h = toTargets.pi(u);
       if (h !== Infinity) heap.push(s.cost + h, u);
     }
 
     let best = Infinity;
     let bestTarget = -1;
-    const potential = this.potential;
+    const potential = toTargets.potential;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= best) break;
@@ -104,10 +89,11 @@ export class CHPotentialSearch implements PathSearch {
         seen[v] = stamp;
         cost[v] = cv;
         parentEdge[v] = e;
-        const h = this.pi(ch, v, stamp);
+        const h = toTargets.pi(v);
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }
     }
+    this.potentialCount = toTargets.computed;
     if (bestTarget < 0) return null;
     const edges: number[] = [];
     let node = targets[bestTarget].node;
@@ -119,71 +105,6 @@ export class CHPotentialSearch implements PathSearch {
     edges.reverse();
     const source = query.sources.findIndex((s) => s.node === node && s.cost === cost[node]);
     return { cost: best, source, target: bestTarget, edges };
-  }
-
-  /** Exact costs from every node the downward arcs lead from to the targets (no stalling: pi needs them all). */
-  private backwardSearch(ch: ContractionHierarchy, query: PathQuery, stamp: number): void {
-    const { back, backSeen, backHeap } = this;
-    const { downFirst, arcNode, arcWeight } = ch;
-    backHeap.clear();
-    for (const t of query.targets) {
-      if (backSeen[t.node] === stamp && back[t.node] <= t.cost) continue;
-      backSeen[t.node] = stamp;
-      back[t.node] = t.cost;
-      backHeap.push(t.cost, t.node);
-    }
-    while (backHeap.size > 0) {
-      const key = backHeap.peekKey();
-      const u = backHeap.pop();
-      if (key !== back[u]) continue;
-      for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
-        const x = arcNode[a];
-        const c = key + arcWeight[a];
-        if (backSeen[x] !== stamp || c < back[x]) {
-          backSeen[x] = stamp;
-          back[x] = c;
-          backHeap.push(c, x);
-        }
-      }
-    }
-  }
-
-  /** pi(v), computing and memoising it and the upward nodes it needs (explicit stack: the hierarchy can be deep). */
-  private pi(ch: ContractionHierarchy, v: number, stamp: number): number {
-    const { potential, potentialSeen, back, backSeen, stack } = this;
-    if (potentialSeen[v] === stamp) return potential[v];
-    const { upFirst, arcNode, arcWeight, rank } = ch;
-    const coreRank = ch.coreRank[0];
-    stack.length = 0;
-    stack.push(v);
-    while (stack.length > 0) {
-      const x = stack[stack.length - 1];
-      if (potentialSeen[x] === stamp) { stack.pop(); continue; }
-      if (rank[x] >= coreRank) {
-        // The backward search ran plain Dijkstra through the core: its cost is exact there.
-        stack.pop();
-        potential[x] = backSeen[x] === stamp ? back[x] : Infinity;
-        potentialSeen[x] = stamp;
-        this.potentialCount++;
-        continue;
-      }
-      let ready = true;
-      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const y = arcNode[a];
-        if (potentialSeen[y] !== stamp) { stack.push(y); ready = false; }
-      }
-      if (!ready) continue;
-      stack.pop();
-      let p = backSeen[x] === stamp ? back[x] : Infinity;
-      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const c = arcWeight[a] + potential[arcNode[a]];
-        if (c < p) p = c;
-      }
-      potential[x] = p;
-      potentialSeen[x] = stamp;
-      this.potentialCount++;
-    }
-    return potential[v];
   }
 }
 

@@ -10,7 +10,7 @@ import type { Penalty, PathSearch } from './PathSearch.js';
 import { lengthInside } from '../geo/lengthInside.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
-import { matrixByRoutes, type MatrixRequest, type MatrixResult } from './matrix.js';
+import { computeMatrix, type MatrixRequest, type MatrixResult } from './matrix.js';
 
 /**
  * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
@@ -35,7 +35,8 @@ export interface RouteRequest {
   zones?: CalculatedZone[];
 }
 
-interface RoadMasks {
+/** The per-request road masks of Router.masks. */
+export interface RoadMasks {
   zone?: Uint8Array;
   hard?: Uint8Array;
   all?: Uint8Array;
@@ -99,7 +100,8 @@ export class Router {
   readonly graph: RoadGraph;
   readonly snapIndex: SnapIndex;
   readonly search: PathSearch;
-  private readonly maxSnapDistance?: number;
+  /** Largest snapping distance in metres (undefined: the SnapIndex default). */
+  readonly maxSnapDistance?: number;
   /**
    * Per-road scratch masks reused by every request (allocated on first use) and cleared in
    * O(blocked roads) after it, so a request costs what its zones block, not the road count.
@@ -166,16 +168,17 @@ export class Router {
    * as route() does. Elements without a route are NaN with the reason in `failures`.
    */
   matrix(request: MatrixRequest): MatrixResult {
-    return matrixByRoutes(this, request);
+    return computeMatrix(this, request);
   }
 
   /**
    * The roads the zones block (`zone`), the caller's hard mask (`hard`), and their union (`all`);
    * each undefined when empty. The zone mask is the router's scratch mask with only the zones'
    * roads set (O(blocked roads)); only a caller's own full-size hard mask costs a copy per road.
-   * Call releaseMasks(zones) afterwards.
+   * Throws ZONE_NOT_READY / ZONE_NOT_USABLE for zones a route cannot use. Call
+   * releaseMasks(zones) afterwards (the matrix uses these too).
    */
-  private masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks {
+  masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks {
     for (const z of zones) {
       if (z.status.name === 'IN_CALCULATION') {
         throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
@@ -196,7 +199,7 @@ export class Router {
   }
 
   /** Clears the zones' roads from the scratch zone mask (the union mask is overwritten on each use). */
-  private releaseMasks(zones: CalculatedZone[]): void {
+  releaseMasks(zones: CalculatedZone[]): void {
     const zone = this.zoneMask;
     if (!zone) return;
     for (const z of zones) for (let i = 0; i < z.roads.length; i++) zone[z.roads[i]] = 0;

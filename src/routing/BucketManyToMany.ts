@@ -1,0 +1,146 @@
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { MinHeap } from './MinHeap.js';
+
+/** A search endpoint with its cost in the searched metric and in the other one. */
+export interface CostedEndpoint {
+  node: number;
+  cost: number;
+  /** Cost of the same partial road in the other metric. */
+  second: number;
+}
+
+/**
+ * Many-to-many costs on a contraction hierarchy with buckets (Knopp, Sanders, Schultes, Schulz,
+ * Wagner, ALENEX 2007): one backward upward search per target leaves (target, cost) entries in a
+ * bucket at every node it settles; one forward upward search per source then scans the buckets
+ * of the nodes it settles. The best up-down path of every pair meets at its highest node, which
+ * both searches settle, so |S| + |T| small searches replace |S| x |T| queries. Both searches
+ * stall on demand (a node reached more cheaply from above lies on no shortest up-down path).
+ * Carries the other metric along (otherMetricArcCosts) so each pair gets both values of its
+ * optimal path. Ignores blocked roads. Scratch stamped per search; not re-entrant.
+ */
+export class BucketManyToMany {
+  private readonly cost: Float64Array;
+  private readonly second: Float64Array;
+  private readonly seen: Uint32Array;
+  private readonly heap = new MinHeap(256);
+  private stamp = 0;
+  /** Per node: its bucket (index into the bucket CSR), valid where bucketSeen equals bucketStamp. */
+  private readonly bucketOf: Uint32Array;
+  private readonly bucketSeen: Uint32Array;
+  private bucketStamp = 0;
+  /** Nodes settled by the last run, all searches together. */
+  settledCount = 0;
+
+  constructor(graph: RoadGraph) {
+    const n = graph.nodeCount;
+    this.cost = new Float64Array(n);
+    this.second = new Float64Array(n);
+    this.seen = new Uint32Array(n);
+    this.bucketOf = new Uint32Array(n);
+    this.bucketSeen = new Uint32Array(n);
+  }
+
+  /**
+   * Fills `outCost[s * targets.length + t]` (and `outSecond`) with the cheapest cost from any
+   * endpoint of source s to any endpoint of target t, endpoint costs included; Infinity where
+   * none connects. Empty endpoint lists leave their row or column at Infinity.
+   */
+  run(
+    ch: ContractionHierarchy, secondArc: Float64Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
+    outCost: Float64Array, outSecond: Float64Array,
+  ): void {
+    const T = targets.length;
+    outCost.fill(Infinity);
+    outSecond.fill(Infinity);
+    this.settledCount = 0;
+
+    // Backward searches: bucket entries (node, target, cost, second), then grouped by node.
+    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
+    for (let t = 0; t < T; t++) {
+      this.search(ch, secondArc, targets[t], false, (u, c, s2) => {
+        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
+      });
+    }
+    if (++this.bucketStamp === 0xffffffff) { this.bucketSeen.fill(0); this.bucketStamp = 1; }
+    const bstamp = this.bucketStamp;
+    const { bucketOf, bucketSeen } = this;
+    let buckets = 0;
+    for (const u of entryNode) {
+      if (bucketSeen[u] !== bstamp) { bucketSeen[u] = bstamp; bucketOf[u] = buckets++; }
+    }
+    const first = new Uint32Array(buckets + 1);
+    for (const u of entryNode) first[bucketOf[u] + 1]++;
+    for (let b = 0; b < buckets; b++) first[b + 1] += first[b];
+    const fill = first.slice(0, buckets);
+    const E = entryNode.length;
+    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
+    for (let i = 0; i < E; i++) {
+      const k = fill[bucketOf[entryNode[i]]]++;
+      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
+    }
+
+    // Forward searches scan the buckets of the nodes they settle.
+    for (let s = 0; s < sources.length; s++) {
+      const row = s * T;
+      this.search(ch, secondArc, sources[s], true, (u, c, s2) => {
+        if (bucketSeen[u] !== bstamp) return;
+        const b = bucketOf[u];
+        for (let k = first[b], end = first[b + 1]; k < end; k++) {
+          const total = c + bCost[k];
+          const i = row + bTarget[k];
+          if (total < outCost[i]) { outCost[i] = total; outSecond[i] = s2 + bSecond[k]; }
+        }
+      });
+    }
+  }
+
+  /**
+   * One upward search (forward over upward arcs, or backward over downward ones) with stall-on-
+   * demand, calling `settled` for every node it settles. One closure per search, not per edge.
+   */
+  private search(
+    ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean,
+    settled: (node: number, cost: number, second: number) => void,
+  ): void {
+    if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
+    const stamp = this.stamp;
+    const { cost, second, seen, heap } = this;
+    const { upFirst, downFirst, arcNode, arcWeight } = ch;
+    const relaxFirst = forward ? upFirst : downFirst;
+    const stallFirst = forward ? downFirst : upFirst;
+    heap.clear();
+    for (const e of from) {
+      if (seen[e.node] === stamp && cost[e.node] <= e.cost) continue;
+      seen[e.node] = stamp;
+      cost[e.node] = e.cost;
+      second[e.node] = e.second;
+      heap.push(e.cost, e.node);
+    }
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      if (key !== cost[u]) continue; // stale
+      let stalled = false;
+      for (let a = stallFirst[u], end = stallFirst[u + 1]; a < end; a++) {
+        const x = arcNode[a];
+        if (seen[x] === stamp && cost[x] + arcWeight[a] < key) { stalled = true; break; }
+      }
+      if (stalled) continue;
+      this.settledCount++;
+      settled(u, key, second[u]);
+      const s2 = second[u];
+      for (let a = relaxFirst[u], end = relaxFirst[u + 1]; a < end; a++) {
+        const x = arcNode[a];
+        const c = key + arcWeight[a];
+        if (seen[x] !== stamp || c < cost[x]) {
+          seen[x] = stamp;
+          cost[x] = c;
+          second[x] = s2 + secondArc[a];
+          heap.push(c, x);
+        }
+      }
+    }
+  }
+}
