@@ -1,6 +1,7 @@
 import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { CostedEndpoint } from './BucketManyToMany.js';
+import type { Penalty } from './PathSearch.js';
 import { CHPotential } from './CHPotential.js';
 import { MinHeap } from './MinHeap.js';
 
@@ -17,6 +18,8 @@ import { MinHeap } from './MinHeap.js';
 export class OneToManyPotentialSearch {
   private readonly cost: Float64Array;
   private readonly second: Float64Array;
+  /** The searched metric without penalties (equals cost when there are none). */
+  private readonly plain: Float64Array;
   private readonly seen: Uint32Array;
   private readonly heap = new MinHeap(4096);
   private stamp = 0;
@@ -29,6 +32,9 @@ export class OneToManyPotentialSearch {
   private slotTarget = new Uint32Array(0);
   private slotCost = new Float64Array(0);
   private slotSecond = new Float64Array(0);
+  private slotPlain = new Float64Array(0);
+  /** Per target: the best search cost (penalties included) of the current run. */
+  private targetKey = new Float64Array(0);
   private targetCount = 0;
   private metric: Metric = 'duration';
   /** Nodes settled by the runs since aim(). */
@@ -38,6 +44,7 @@ export class OneToManyPotentialSearch {
     const n = graph.nodeCount;
     this.cost = new Float64Array(n);
     this.second = new Float64Array(n);
+    this.plain = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.toTargets = new CHPotential(n);
     this.targetSlot = new Uint32Array(n);
@@ -66,28 +73,44 @@ export class OneToManyPotentialSearch {
     this.slotTarget = new Uint32Array(total);
     this.slotCost = new Float64Array(total);
     this.slotSecond = new Float64Array(total);
+    this.slotPlain = new Float64Array(total);
+    this.targetKey = new Float64Array(targets.length);
     targets.forEach((list, t) => {
       for (const e of list) {
         const k = fill[targetSlot[e.node]]++;
-        this.slotTarget[k] = t; this.slotCost[k] = e.cost; this.slotSecond[k] = e.second;
+        this.slotTarget[k] = t; this.slotCost[k] = e.cost; this.slotSecond[k] = e.second; this.slotPlain[k] = e.plain ?? e.cost;
       }
     });
     this.slotFirst = first;
   }
 
   /**
-   * Costs from `sources` to every aimed target, skipping roads with blocked[road] !== 0, into
-   * outCost[offset + t] and outSecond[offset + t] (Infinity where none is reachable).
+   * Costs from `sources` to the aimed targets, skipping roads with blocked[road] !== 0 and adding
+   * the penalty per metre on penalised roads, into outCost[offset + t] (the metric without
+   * penalties) and outSecond[offset + t] (the other metric); Infinity where none is reachable.
+   * With `wanted`, only targets t with wanted[t] !== 0 are waited for (others may stay Infinity).
    */
-  run(sources: CostedEndpoint[], blocked: Uint8Array, outCost: Float64Array, outSecond: Float64Array, offset: number): void {
+  run(
+    sources: CostedEndpoint[], blocked: Uint8Array | undefined, penalty: Penalty | undefined, wanted: Uint8Array | undefined,
+    outCost: Float64Array, outSecond: Float64Array, offset: number,
+  ): void {
     const g = this.graph;
-    const { firstOut, edgeHead, edgeRoad } = g;
+    const { firstOut, edgeHead, edgeRoad, edgeDistance } = g;
     const weight = g.edgeCost(this.metric);
     const otherWeight = g.edgeCost(otherMetric(this.metric));
-    const { cost, second, seen, heap, toTargets, targetSlot, targetSeen, slotFirst, slotTarget, slotCost, slotSecond } = this;
+    const penalised = penalty?.roads;
+    const perMetre = penalty?.costPerMetre ?? 0;
+    const { cost, second, plain, seen, heap, toTargets, targetSlot, targetSeen, slotFirst, slotTarget, slotCost, slotSecond, slotPlain, targetKey } = this;
     const tstamp = this.targetStamp;
     const T = this.targetCount;
-    for (let t = 0; t < T; t++) { outCost[offset + t] = Infinity; outSecond[offset + t] = Infinity; }
+    let unreached = 0;
+    for (let t = 0; t < T; t++) {
+      outCost[offset + t] = Infinity;
+      outSecond[offset + t] = Infinity;
+      targetKey[t] = Infinity;
+      if (!wanted || wanted[t] !== 0) unreached++;
+    }
+    if (unreached === 0) return;
     if (++this.stamp === 0xffffffff) { seen.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
     heap.clear();
@@ -96,12 +119,12 @@ export class OneToManyPotentialSearch {
       if (seen[u] === stamp && cost[u] <= s.cost) continue;
       seen[u] = stamp;
       cost[u] = s.cost;
+      plain[u] = s.plain ?? s.cost;
       second[u] = s.second;
       const h = toTargets.pi(u);
       if (h !== Infinity) heap.push(s.cost + h, u);
     }
-    let unreached = T;
-    let worst = Infinity; // the largest target cost, once every target has one
+    let worst = Infinity; // the largest wanted target cost, once every wanted target has one
     const potential = toTargets.potential;
     while (heap.size > 0) {
       const key = heap.peekKey();
@@ -114,28 +137,32 @@ export class OneToManyPotentialSearch {
         const slot = targetSlot[u];
         let improved = false;
         for (let k = slotFirst[slot], end = slotFirst[slot + 1]; k < end; k++) {
-          const i = offset + slotTarget[k];
+          const t = slotTarget[k];
           const c = cu + slotCost[k];
-          if (c < outCost[i]) {
-            if (outCost[i] === Infinity) unreached--;
-            outCost[i] = c;
-            outSecond[i] = second[u] + slotSecond[k];
+          if (c < targetKey[t]) {
+            if (targetKey[t] === Infinity && (!wanted || wanted[t] !== 0)) unreached--;
+            targetKey[t] = c;
+            outCost[offset + t] = plain[u] + slotPlain[k];
+            outSecond[offset + t] = second[u] + slotSecond[k];
             improved = true;
           }
         }
         if (improved && unreached === 0) {
           worst = 0;
-          for (let t = 0; t < T; t++) if (outCost[offset + t] > worst) worst = outCost[offset + t];
+          for (let t = 0; t < T; t++) if ((!wanted || wanted[t] !== 0) && targetKey[t] > worst) worst = targetKey[t];
         }
       }
-      const su = second[u];
+      const su = second[u], pu = plain[u];
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
-        if (blocked[edgeRoad[e]] !== 0) continue;
+        const road = edgeRoad[e];
+        if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        const cv = cu + weight[e];
+        let cv = cu + weight[e];
+        if (penalised !== undefined && penalised[road] !== 0) cv += perMetre * edgeDistance[e];
         if (seen[v] === stamp && cv >= cost[v]) continue;
         seen[v] = stamp;
         cost[v] = cv;
+        plain[v] = pu + weight[e];
         second[v] = su + otherWeight[e];
         const h = toTargets.pi(v);
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v

@@ -16,7 +16,7 @@ import { computeMatrix, type MatrixRequest, type MatrixResult } from './matrix.j
  * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
  * enough that any metre saved inside zones outweighs any difference in time or distance outside.
  */
-const ZONE_COST_PER_METRE = 1e6;
+export const ZONE_COST_PER_METRE = 1e6;
 
 /** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
 export type CalculationMode = 'THE_FASTEST' | 'THE_SHORTEST';

@@ -7,7 +7,8 @@ import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCos
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
-import { CALCULATION_MODES, metricOf, type CalculationMode, type Router } from './Router.js';
+import type { Penalty } from './PathSearch.js';
+import { CALCULATION_MODES, metricOf, ZONE_COST_PER_METRE, type CalculationMode, type Router } from './Router.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
 export interface MatrixRequest {
@@ -77,14 +78,16 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
 /**
  * The fast matrix (Router.matrix). Without blocked roads: bucket many-to-many on the contraction
  * hierarchy (|origins| + |destinations| small upward searches). With zones or blocked roads: per
- * origin one A* towards all destinations at once, its potential the hierarchy's unblocked cost to
- * the nearest destination, aimed once per matrix so every origin reuses the potentials computed
- * before it. Why not free buckets first and repair only the pairs whose path meets a zone: on
- * the default city with 10 zones most long pairs meet one, and the one-to-many search costs
- * little more than the repair would. Elements a route would serve specially (a stop on a zone's
- * road, a pair sharing a tiny component, a pair that must enter a zone) are routed one by one
- * with Router.route, so every element equals what Router.route answers for that pair. A graph
- * without a hierarchy gets the reference.
+ * origin one A* towards all destinations at once around every blocked road, its potential the
+ * hierarchy's unblocked cost to the nearest destination, aimed once per matrix so every origin
+ * reuses the potentials computed before it; then, for the elements a route would have to drive
+ * into zones for (a stop on a zone's road, or no way around), the same A* with the zone penalty
+ * per metre, as Router.route does. Free buckets first with only the pairs whose path meets a
+ * zone repaired was not chosen: with ten 1 km zones in the default city most long pairs meet one,
+ * and the A* for a row already settles little more than the farthest destination needs. Pairs
+ * sharing a tiny component, or two stops on one road that must enter a zone, go to Router.route
+ * one by one. So every element equals what Router.route answers for its pair. A graph without a
+ * hierarchy gets the reference.
  */
 export function computeMatrix(router: Router, request: MatrixRequest): MatrixResult {
   const graph = router.graph;
@@ -102,21 +105,25 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
   try {
     const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`));
     const destinations = request.destinations.map((p, i) => snapFor(router, p, `destinations[${i}]`));
-    const sources = origins.map((c) => (c.snap ? costed(graph, c.snap, sourceEndpoints(graph, c.snap, metric), metric, true) : []));
-    const targets = destinations.map((c) => (c.snap ? costed(graph, c.snap, targetEndpoints(graph, c.snap, metric), metric, false) : []));
+    const sources = origins.map((c) => (c.snap ? costed(graph, c.snap, metric, true) : []));
+    const targets = destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false) : []));
+    const onZoneRoad = (c: PointSnap) => masks.zone !== undefined && c.snap !== undefined && masks.zone[c.snap.road] === 1;
     const cost = new Float64Array(total), second = new Float64Array(total);
     const engines = matrixEngines(router);
     if (!masks.all) {
       engines.buckets.run(graph.hierarchy[metric], otherMetricArcCosts(graph, graph.hierarchy[metric]), sources, targets, cost, second);
       request.onProgress?.(total, total);
     } else {
+      // Around every blocked road; stops on a zone's road are served by the second pass.
+      const wanted = Uint8Array.from(destinations, (c) => (c.snap && !onZoneRoad(c) ? 1 : 0));
       engines.oneToMany.aim(metric, targets);
       for (let o = 0; o < O; o++) {
-        if (sources[o].length > 0) engines.oneToMany.run(sources[o], masks.all, cost, second, o * D);
+        if (sources[o].length > 0 && !onZoneRoad(origins[o])) engines.oneToMany.run(sources[o], masks.all, undefined, wanted, cost, second, o * D);
         else cost.fill(Infinity, o * D, (o + 1) * D);
-        request.onProgress?.((o + 1) * D, total);
+        request.onProgress?.(Math.round(((o + 1) * D) / (masks.zone ? 2 : 1)), total);
       }
     }
+    const entering: number[] = [];
     for (let o = 0; o < O; o++) {
       for (let d = 0; d < D; d++) {
         const i = o * D + d;
@@ -125,9 +132,8 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
           result.failures.set(i, (from.failure ?? to.failure)!);
           continue;
         }
-        const stopInZone = masks.zone !== undefined && (masks.zone[from.snap.road] === 1 || masks.zone[to.snap.road] === 1);
-        const sharedTiny = from.tiny >= 0 && from.tiny === to.tiny;
-        if (stopInZone || sharedTiny) { separately.push(i); continue; }
+        if (from.tiny >= 0 && from.tiny === to.tiny) { separately.push(i); continue; }
+        if (onZoneRoad(from) || onZoneRoad(to)) { entering.push(i); continue; }
         let c = cost[i], c2 = second[i];
         if (from.snap.road === to.snap.road && !masks.all?.[from.snap.road]) {
           const direct = directCost(graph, from.snap, to.snap, metric);
@@ -136,14 +142,31 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
             c2 = partialCost(graph, from.snap.road, Math.abs(to.snap.offset - from.snap.offset), otherMetric(metric));
           }
         }
-        if (c === Infinity) {
-          // With zones, Router.route then drives the fewest metres inside them: route it.
-          if (masks.zone) separately.push(i);
+        if (c < Infinity) setElement(result, i, metric, c, c2);
+        else if (masks.zone) entering.push(i); // Router.route then drives the fewest metres inside zones
+        else result.failures.set(i, noRoute(o, d));
+      }
+    }
+    if (entering.length > 0) {
+      // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
+      // the metric; the same A* with the zone penalty per metre, hard-blocked roads still closed.
+      const penalty = { roads: masks.zone!, costPerMetre: ZONE_COST_PER_METRE };
+      engines.oneToMany.aim(metric, destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false, penalty) : [])));
+      const rowCost = new Float64Array(D), rowSecond = new Float64Array(D), wanted = new Uint8Array(D);
+      for (let k = 0; k < entering.length;) {
+        const o = Math.floor(entering[k] / D);
+        wanted.fill(0);
+        let end = k;
+        for (; end < entering.length && Math.floor(entering[end] / D) === o; end++) wanted[entering[end] % D] = 1;
+        engines.oneToMany.run(costed(graph, origins[o].snap!, metric, true, penalty), masks.hard, penalty, wanted, rowCost, rowSecond, 0);
+        for (; k < end; k++) {
+          const i = entering[k], d = i % D;
+          // Two stops on one road compare the straight drive with penalties: leave that to route().
+          if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
+          else if (rowCost[d] < Infinity) setElement(result, i, metric, rowCost[d], rowSecond[d]);
           else result.failures.set(i, noRoute(o, d));
-          continue;
         }
-        result.distance[i] = metric === 'distance' ? c : c2;
-        result.duration[i] = metric === 'distance' ? c2 : c;
+        request.onProgress?.(Math.round(total / 2 + ((o + 1) * D) / 2), total);
       }
     }
   } finally {
@@ -151,7 +174,13 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
   }
   // After releasing: Router.route uses the same scratch masks.
   for (const i of separately) routeElement(router, request, result, i);
+  request.onProgress?.(total, total);
   return result;
+}
+
+function setElement(result: MatrixResult, i: number, metric: Metric, cost: number, second: number): void {
+  result.distance[i] = metric === 'distance' ? cost : second;
+  result.duration[i] = metric === 'distance' ? second : cost;
 }
 
 /** Scratch searches per graph, made at a router's first matrix and reused by later ones. */
@@ -189,14 +218,18 @@ function snapFor(router: Router, point: LatLon, label: string): PointSnap {
   }
 }
 
-/** Endpoints with the other metric's cost of their partial road beside the searched one. */
-function costed(graph: RoadGraph, snap: Snap, endpoints: Endpoint[], metric: Metric, leaving: boolean): CostedEndpoint[] {
+/**
+ * A snapped stop's endpoints (leaving it, or arriving at it) with the other metric's cost of
+ * their partial road beside the searched one, and with a penalty the cost without it (plain).
+ */
+function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean, penalty?: Penalty): CostedEndpoint[] {
+  const endpoints = leaving ? sourceEndpoints(graph, snap, metric, penalty) : targetEndpoints(graph, snap, metric, penalty);
   const other = otherMetric(metric);
   const length = graph.roadLength[snap.road];
-  return endpoints.map((e) => {
-    // A snap on a junction has cost 0; otherwise the part of the road between point and node.
+  return endpoints.map((e: Endpoint) => {
+    // A snap on a junction costs nothing; otherwise the part of the road between point and node.
     const metres = e.cost === 0 ? 0 : leaving === e.reversed ? snap.offset : length - snap.offset;
-    return { node: e.node, cost: e.cost, second: partialCost(graph, snap.road, metres, other) };
+    return { node: e.node, cost: e.cost, second: partialCost(graph, snap.road, metres, other), plain: partialCost(graph, snap.road, metres, metric) };
   });
 }
 
