@@ -13,6 +13,7 @@ import { buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
 import { Router, type CalculationMode } from './routing/Router.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
+import { formatMatrix, readMatrixPoints } from './matrixFiles.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 import { loadZoneFile } from './zones/loadZoneFile.js';
 import { configFromEnv, startService, type ServeConfig } from './service/startService.js';
@@ -149,6 +150,36 @@ export function buildProgram(): Command {
           ? opts.withStops ? routeWithStops(route, mode, zones) : routeToGeoJson(route, mode)
           : routeToJson(route, mode);
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    });
+
+  program
+    .command('matrix')
+    .description('distances and durations from every origin to every destination (JSON or CSV)')
+    .requiredOption('--origins <file>', 'origins: CSV (latitude,longitude[,id]) or JSON ([{latitude, longitude, id?}] or GeoJSON Points)')
+    .requiredOption('--destinations <file>', 'destinations, in the same formats')
+    .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input', DEFAULT_GRAPH_PATH)
+    .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'csv']).default('json'))
+    .option('--avoid <zone-file>', 'restriction zone to avoid, as for route (repeatable)', collect((v: string) => v), [])
+    .action(async (opts) => {
+      const origins = readMatrixPoints(opts.origins, '--origins file');
+      const destinations = readMatrixPoints(opts.destinations, '--destinations file');
+      const graph = await openWithProgress(opts.graph);
+      const router = new Router(graph);
+      const zones = avoidZones(graph, opts.avoid);
+      const mode = MODES[opts.mode];
+      const total = origins.length * destinations.length;
+      const bar = process.stderr.isTTY && total >= 10_000
+        ? new cliProgress.SingleBar({ format: 'matrix [{bar}] {percentage}% | {value}/{total} elements', stream: process.stderr }, cliProgress.Presets.shades_classic)
+        : undefined;
+      bar?.start(total, 0);
+      try {
+        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, onProgress: bar ? (done) => bar.update(done) : undefined });
+        bar?.stop();
+        process.stdout.write(formatMatrix(result, origins, destinations, mode, opts.format));
+      } finally {
+        bar?.stop();
+      }
     });
 
   const zone = program.command('zone').description('restriction zone tools');

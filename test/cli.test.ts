@@ -128,3 +128,42 @@ test('route --avoid goes around a zone given as zone JSON or GeoJSON; zone calcu
   assert.match(rejected.stderr, /INVALID_ZONE: .*name: must not contain "\/".*geometries\[0\]\.vertices: needs at least 3 distinct vertices/);
   assert.match(detour(...args, '--avoid', join(dir, 'missing.json')).stderr, /FILE_NOT_FOUND: zone file not found/);
 });
+
+test('matrix: CSV and JSON points, JSON and CSV output, every element equal to the route between its points; bad files named', async () => {
+  const { Router, DEFAULT_GRAPH_PATH } = await import('../src/index.js');
+  const origins = join(dir, 'o.csv'), destinations = join(dir, 'd.json');
+  writeFileSync(origins, 'id,latitude,longitude\nhome,57.70887,11.97456\nwork,57.69514,11.99253\n');
+  writeFileSync(destinations, JSON.stringify([{ siteId: 'a', latitude: 57.7046, longitude: 11.9660 }, { latitude: 57.6980, longitude: 11.9800 }, { id: 'sea', latitude: 57.0, longitude: 11.0 }]));
+  const r = detour('matrix', '--origins', origins, '--destinations', destinations, '--mode', 'shortest');
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.calculationMode, 'THE_SHORTEST');
+  assert.deepEqual(out.elements.map((e: { origin: string; destination: string }) => `${e.origin}>${e.destination}`), ['home>a', 'home>2', 'home>sea', 'work>a', 'work>2', 'work>sea']);
+  const router = new Router(loadGraph(DEFAULT_GRAPH_PATH));
+  const pts = [[57.70887, 11.97456], [57.69514, 11.99253]], dst = [[57.7046, 11.9660], [57.6980, 11.9800]];
+  for (let o = 0; o < 2; o++) {
+    for (let d = 0; d < 2; d++) {
+      const route = router.route({ points: [{ latitude: pts[o][0], longitude: pts[o][1] }, { latitude: dst[d][0], longitude: dst[d][1] }], calculationMode: 'THE_SHORTEST' });
+      const e = out.elements[o * 3 + d];
+      assert.ok(Math.abs(e.distance - route.distance) <= 0.05, `${e.distance} vs ${route.distance}`);
+      assert.ok(Math.abs(e.duration - route.duration) <= 0.05 + route.duration * 1e-6);
+    }
+    assert.equal(out.elements[o * 3 + 2].distance, null);
+    assert.equal(out.elements[o * 3 + 2].error.code, 'POINT_NOT_ROUTABLE');
+  }
+  const csv = detour('matrix', '--origins', origins, '--destinations', destinations, '--format', 'csv');
+  assert.equal(csv.code, 0, csv.stderr);
+  const lines = csv.stdout.trim().split('\n');
+  assert.equal(lines[0], 'origin,destination,distance_m,duration_s,error');
+  assert.equal(lines.length, 7);
+  assert.match(lines[3], /^home,sea,,,POINT_NOT_ROUTABLE$/);
+
+  const bad = join(dir, 'bad.csv');
+  writeFileSync(bad, '57.7,11.9\n57.7,abc\n');
+  const r2 = detour('matrix', '--origins', bad, '--destinations', destinations);
+  assert.equal(r2.code, 1);
+  assert.match(r2.stderr, /INVALID_INPUT: .*bad\.csv line 2: longitude "abc" is not a number/);
+  const r3 = detour('matrix', '--origins', join(dir, 'missing.csv'), '--destinations', destinations);
+  assert.equal(r3.code, 1);
+  assert.match(r3.stderr, /FILE_NOT_FOUND/);
+});
