@@ -240,7 +240,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the HTTP service (token, Restriction Zone and Trip APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT')
+    .description('run the HTTP service (token, Restriction Zone, Trip and Matrix APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT, DETOUR_MATRIX_CALLBACK_HOSTS')
     .option('-p, --port <port>', 'port (0: any free port)')
     .option('--host <host>', 'address to listen on')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')

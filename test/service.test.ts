@@ -118,8 +118,8 @@ for (const { make, skip } of kinds) {
       assert.equal(res.body.token_type, 'BearerToken');
       assert.equal(res.body.expires_in, '3599');
       assert.equal(res.body.issued_at, String(clock));
-      assert.equal(res.body.api_product_list, '[Trip, Restriction Zone]');
-      assert.deepEqual(res.body.api_product_list_json, ['Trip', 'Restriction Zone']);
+      assert.equal(res.body.api_product_list, '[Trip, Restriction Zone, Matrix]');
+      assert.deepEqual(res.body.api_product_list_json, ['Trip', 'Restriction Zone', 'Matrix']);
       assert.equal(res.body['developer.email'], 'dev@example.com');
       assert.equal(res.body.status, 'approved');
       const headers = { authorization: `Bearer ${res.body.access_token}`, clientid: client.clientId };

@@ -18,6 +18,9 @@ import {
 } from './loginLimits.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
+import { matrixRoutes } from './matrixRoutes.js';
+import { MatrixJobs, type MatrixJobsOptions } from './MatrixJobs.js';
+import { MatrixRunner } from '../routing/MatrixRunner.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
 import { zoneRoutes } from './zoneRoutes.js';
 
@@ -64,6 +67,11 @@ export interface ServiceOptions {
   docs?: boolean;
   /** Per-client zone limits (default DEFAULT_ZONE_QUOTA: 1,000 zones, 1,000,000 vertices). */
   zoneQuota?: Partial<ZoneQuota>;
+  /** Matrix jobs: retention (default 7 days), lease, poll and attempts (see MatrixJobsOptions), callback hosts (default any). */
+  matrix?: Pick<MatrixJobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis'> & {
+    retentionMillis?: number;
+    callbackHosts?: string[];
+  };
 }
 
 declare module 'fastify' {
@@ -207,6 +215,20 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   });
   await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024, quota: { ...DEFAULT_ZONE_QUOTA, ...options.zoneQuota } });
   await app.register(tripRoutes, { prefix: '/trip/v2', store: options.store, zones, router, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000 });
+  // Matrices run on a worker thread (the event loop keeps answering) and as jobs any instance on
+  // the same database may take up.
+  const matrixRunner = new MatrixRunner(options.graph);
+  const matrixJobs = new MatrixJobs({ store: options.store, runner: matrixRunner, zones, now, log: app.log, ...options.matrix });
+  app.addHook('onReady', async () => matrixJobs.start());
+  app.addHook('onClose', async () => {
+    await matrixJobs.stop();
+    await matrixRunner.close();
+  });
+  await app.register(matrixRoutes, {
+    prefix: '/matrix/v1', store: options.store, zones, runner: matrixRunner, jobs: matrixJobs, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000,
+    retentionMillis: options.matrix?.retentionMillis ?? 7 * 24 * 3600_000,
+    callbackHosts: options.matrix?.callbackHosts?.map((h) => h.toLowerCase()),
+  });
 
   app.get('/health', { schema: { tags: ['Operations'], summary: 'Liveness and readiness' } }, async (_request, reply) => {
     const graph = { nodes: options.graph.nodeCount, edges: options.graph.edgeCount, roads: options.graph.roadCount };

@@ -35,7 +35,7 @@ export const randomToken = (bytes: number) => randomBytes(bytes).toString('base6
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The API products detour serves, as Apigee names them. */
-export const API_PRODUCTS = ['Trip', 'Restriction Zone'] as const;
+export const API_PRODUCTS = ['Trip', 'Restriction Zone', 'Matrix'] as const;
 export type ApiProduct = (typeof API_PRODUCTS)[number];
 
 export interface NewClient {

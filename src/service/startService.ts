@@ -38,6 +38,8 @@ export interface ServeConfig {
   demoClient?: boolean;
   /** DETOUR_WORKERS, default the machine's cores (os.availableParallelism()): processes serving requests; 1: one process, no cluster. */
   workers: number;
+  /** DETOUR_MATRIX_CALLBACK_HOSTS, comma-separated host names (or host:port) matrix callbacks may go to; unset: any. */
+  matrixCallbackHosts?: string[];
 }
 
 /** The most worker processes `serve` starts: each holds a whole graph, so more than cores only costs memory. */
@@ -64,6 +66,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
     workers: parseWorkers(env.DETOUR_WORKERS),
+    matrixCallbackHosts: env.DETOUR_MATRIX_CALLBACK_HOSTS ? env.DETOUR_MATRIX_CALLBACK_HOSTS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
   };
 }
 
@@ -176,6 +179,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
     app = await createService({
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
+      matrix: { callbackHosts: config.matrixCallbackHosts },
     });
   } catch (err) {
     await store.close();

@@ -3,9 +3,12 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow, type ClientRow, type TokenRow, type ZoneRow,
+  brokenQuotaLimit, clientFromRow, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  type ClientRow, type MatrixJobEventRow, type MatrixJobRow, type TokenRow, type ZoneRow,
 } from './rows.js';
-import { ZoneQuotaExceeded, zoneVertexCount, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage } from './Store.js';
+import {
+  ZoneQuotaExceeded, zoneVertexCount, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
+} from './Store.js';
 
 /**
  * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned
@@ -173,5 +176,62 @@ export class SqliteStore implements Store {
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
     return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(storableText(clientId, 'client_id'), storableText(name, 'name')).changes === 1;
+  }
+
+  async insertMatrixJob(job: MatrixJob): Promise<void> {
+    this.db.transaction(() => {
+      this.statement('INSERT INTO matrix_jobs (id, client_id, status, request, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)')
+        .run(job.id, job.clientId, job.status, JSON.stringify(job.request), job.createdAt, job.updatedAt, job.expiresAt);
+      this.addMatrixEvent(job.id, job.status, job.createdAt);
+    }).immediate();
+  }
+
+  async getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined> {
+    const row = this.statement('SELECT * FROM matrix_jobs WHERE id = ? AND client_id = ? AND expires_at > ?').get(id, clientId, now) as MatrixJobRow | undefined;
+    return row && matrixJobFromRow(row);
+  }
+
+  async matrixJobEvents(clientId: string, id: string, now: number): Promise<MatrixJobEvent[]> {
+    const rows = this.statement(`SELECT e.* FROM matrix_job_events e JOIN matrix_jobs j ON j.id = e.job_id
+      WHERE j.id = ? AND j.client_id = ? AND j.expires_at > ? ORDER BY e.seq`).all(id, clientId, now) as MatrixJobEventRow[];
+    return rows.map(matrixJobEventFromRow);
+  }
+
+  async claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined> {
+    // IMMEDIATE: the write lock first, so two processes on one file never take the same job.
+    return this.db.transaction(() => {
+      for (;;) {
+        const row = this.statement(`SELECT * FROM matrix_jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < ?))
+          AND expires_at > ? ORDER BY created_at LIMIT 1`).get(now, now) as MatrixJobRow | undefined;
+        if (!row) return undefined;
+        if (Number(row.attempts) >= maxAttempts) {
+          const failure = `given up after ${row.attempts} attempts: the instances that took it up stopped before finishing`;
+          this.statement("UPDATE matrix_jobs SET status = 'FAILED', failure = ?, lease_until = NULL, updated_at = ? WHERE id = ?").run(failure, now, row.id);
+          this.addMatrixEvent(row.id, 'FAILED', now, failure);
+          continue;
+        }
+        this.statement("UPDATE matrix_jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?").run(now + leaseMillis, now, row.id);
+        this.addMatrixEvent(row.id, 'PROCESSING', now);
+        return matrixJobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
+      }
+    }).immediate();
+  }
+
+  async finishMatrixJob(id: string, outcome: { solution: unknown } | { failure: string }, now: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      const status = 'solution' in outcome ? 'SOLVED' : 'FAILED';
+      const changed = this.statement("UPDATE matrix_jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
+        .run(status, 'solution' in outcome ? JSON.stringify(outcome.solution) : null, 'failure' in outcome ? outcome.failure : null, now, id).changes === 1;
+      if (changed) this.addMatrixEvent(id, status, now, 'failure' in outcome ? outcome.failure : undefined);
+      return changed;
+    }).immediate();
+  }
+
+  async deleteExpiredMatrixJobs(now: number): Promise<number> {
+    return this.statement('DELETE FROM matrix_jobs WHERE expires_at <= ?').run(now).changes;
+  }
+
+  private addMatrixEvent(jobId: string, status: MatrixJobStatus, at: number, detail?: string): void {
+    this.statement('INSERT INTO matrix_job_events SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ? FROM matrix_job_events WHERE job_id = ?').run(jobId, status, at, detail ?? null, jobId);
   }
 }

@@ -144,8 +144,64 @@ export interface ZoneStore {
   deleteZone(clientId: string, name: string): Promise<boolean>;
 }
 
+/** A matrix job's state (Maplink's names). */
+export type MatrixJobStatus = 'ENQUEUED' | 'PROCESSING' | 'SOLVED' | 'FAILED';
+
+/** An asynchronous matrix: the request as posted, and once done its solution or why it failed. */
+export interface MatrixJob {
+  id: string;
+  clientId: string;
+  status: MatrixJobStatus;
+  /** The validated POST /matrix/v1/problems body. */
+  request: unknown;
+  /** The solution body, once SOLVED. */
+  solution?: unknown;
+  /** Why, once FAILED. */
+  failure?: string;
+  /** Times an instance took it up. */
+  attempts: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  /** After this the job and its solution are gone (404). */
+  expiresAt: number;
+}
+
+/** A status change of a job. */
+export interface MatrixJobEvent {
+  jobId: string;
+  status: MatrixJobStatus;
+  /** Epoch milliseconds. */
+  at: number;
+  detail?: string;
+}
+
+/**
+ * Matrix jobs, shared by every instance on one database: any instance may take up a job
+ * (claimMatrixJob: atomic, one taker; a taker that dies leaves a lease that runs out) and any
+ * answers for it.
+ */
+export interface MatrixJobStore {
+  /** Stores a new ENQUEUED job and its first event. */
+  insertMatrixJob(job: MatrixJob): Promise<void>;
+  /** The client's job, unless absent or expired at `now`. */
+  getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined>;
+  /** The client's job's events, oldest first (empty when absent or expired). */
+  matrixJobEvents(clientId: string, id: string, now: number): Promise<MatrixJobEvent[]>;
+  /**
+   * Takes up the oldest job that is ENQUEUED, or PROCESSING with its lease run out (its taker
+   * died), unless it has had `maxAttempts` already (then it FAILS): marks it PROCESSING with a
+   * lease until now + leaseMillis. Atomic across instances: a job goes to one taker at a time.
+   */
+  claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined>;
+  /** Records SOLVED with its solution or FAILED with why; false when the job is gone or no longer PROCESSING. */
+  finishMatrixJob(id: string, outcome: { solution: unknown } | { failure: string }, now: number): Promise<boolean>;
+  /** Deletes jobs expired at `now` with their events; returns how many jobs. */
+  deleteExpiredMatrixJobs(now: number): Promise<number>;
+}
+
 /** Everything the service persists: SQLite (embedded, default) or PostgreSQL (shared). */
-export interface Store extends ClientStore, TokenStore, ZoneStore {
+export interface Store extends ClientStore, TokenStore, ZoneStore, MatrixJobStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Where the data lives, for logs (file path or database host, never a password). */
   readonly location: string;

@@ -1,5 +1,5 @@
 import { unstorableTextProblem } from '../zones/validateZone.js';
-import { UnstorableText, type ClientRecord, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
+import { UnstorableText, type ClientRecord, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
 
 /** Throws UnstorableText when a client-supplied string cannot be stored as text; returns it. */
 export function storableText(value: string, field: string): string {
@@ -91,3 +91,44 @@ export const tokenFromRow = (row: TokenRow): TokenLookup => ({
 
 /** Joins a token to its client, for whether the client was revoked since. */
 export const TOKEN_QUERY = 'SELECT t.*, c.revoked_at FROM tokens t JOIN clients c ON c.client_id = t.client_id WHERE t.token_hash = ';
+
+/** A matrix_jobs row as both databases return it (BIGINT may come back as text from pg). */
+export interface MatrixJobRow {
+  id: string;
+  client_id: string;
+  status: string;
+  request: string;
+  solution: string | null;
+  failure: string | null;
+  attempts: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+  expires_at: number | string;
+}
+
+export const matrixJobFromRow = (r: MatrixJobRow): MatrixJob => ({
+  id: r.id,
+  clientId: r.client_id,
+  status: r.status as MatrixJobStatus,
+  request: parseJsonColumn<unknown>(r.request, 'matrix_jobs.request'),
+  ...(r.solution !== null ? { solution: parseJsonColumn<unknown>(r.solution, 'matrix_jobs.solution') } : {}),
+  ...(r.failure !== null ? { failure: r.failure } : {}),
+  attempts: Number(r.attempts),
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+  expiresAt: Number(r.expires_at),
+});
+
+export interface MatrixJobEventRow {
+  job_id: string;
+  status: string;
+  at: number | string;
+  detail: string | null;
+}
+
+export const matrixJobEventFromRow = (r: MatrixJobEventRow): MatrixJobEvent => ({
+  jobId: r.job_id,
+  status: r.status as MatrixJobStatus,
+  at: Number(r.at),
+  ...(r.detail !== null ? { detail: r.detail } : {}),
+});

@@ -82,4 +82,28 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // 3: names normalised to NFC (see nfcRenames).
   { renameZones: nfcRenames },
+  // 4: asynchronous matrices; the partial index finds the jobs to take up without a scan.
+  `CREATE TABLE matrix_jobs (
+     id TEXT PRIMARY KEY,
+     client_id TEXT NOT NULL REFERENCES clients (client_id),
+     status TEXT NOT NULL,
+     request TEXT NOT NULL,
+     solution TEXT,
+     failure TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     lease_until BIGINT,
+     created_at BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   CREATE INDEX matrix_jobs_open ON matrix_jobs (created_at) WHERE status IN ('ENQUEUED', 'PROCESSING');
+   CREATE INDEX matrix_jobs_expires ON matrix_jobs (expires_at);
+   CREATE TABLE matrix_job_events (
+     job_id TEXT NOT NULL REFERENCES matrix_jobs (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     at BIGINT NOT NULL,
+     detail TEXT,
+     PRIMARY KEY (job_id, seq)
+   );`,
 ];

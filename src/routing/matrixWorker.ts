@@ -1,0 +1,37 @@
+/**
+ * Worker thread for matrices: a Router over the caller's graph and hierarchy (SharedArrayBuffers
+ * are shared, not copied), answering {id, request} messages with the matrix's typed arrays.
+ */
+import { parentPort, workerData, isMainThread } from 'node:worker_threads';
+import { PreparedPolygon } from '../geo/PreparedPolygon.js';
+import { RoadGraph, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
+import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import type { CalculatedZone } from '../zones/calculateZone.js';
+import { DetourError } from '../errors.js';
+import { Router } from './Router.js';
+import type { MatrixJobRequest } from './MatrixRunner.js';
+
+/** What MatrixRunner posts to a new matrix worker. */
+export interface MatrixWorkerData {
+  arrays: RoadGraphArrays;
+  meta: GraphMeta;
+  hierarchy?: GraphHierarchy;
+  maxSnapDistance?: number;
+}
+
+if (!isMainThread && parentPort) {
+  const { arrays, meta, hierarchy, maxSnapDistance } = workerData as MatrixWorkerData;
+  const router = new Router(new RoadGraph(arrays, meta, hierarchy), { maxSnapDistance });
+  const port = parentPort;
+  port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {
+    try {
+      // Zones arrive without their prepared polygons (not cloneable): rebuilt here, O(vertices).
+      const zones: CalculatedZone[] = request.zones.map((z) => ({ ...z, prepared: z.zone.polygons.map((p) => new PreparedPolygon(p.rings)) }));
+      const result = router.matrix({ origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones });
+      port.postMessage({ id, result }, [result.distance.buffer as ArrayBuffer, result.duration.buffer as ArrayBuffer]);
+    } catch (err) {
+      const e = err instanceof DetourError ? { code: err.code, message: err.message, details: err.details } : { code: 'INTERNAL', message: (err as Error).message };
+      port.postMessage({ id, error: e });
+    }
+  });
+}

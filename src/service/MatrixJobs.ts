@@ -1,0 +1,133 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { DetourError } from '../errors.js';
+import type { MatrixRunner } from '../routing/MatrixRunner.js';
+import type { MatrixJob, Store } from '../store/Store.js';
+import { matrixSolution, type MatrixProblem } from '../trip/matrixSolution.js';
+import type { ZoneCache } from '../zones/ZoneCache.js';
+import { HttpError } from './httpErrors.js';
+import { resolveZones } from './resolveZones.js';
+
+export interface MatrixJobsOptions {
+  store: Store;
+  runner: MatrixRunner;
+  zones: ZoneCache;
+  now: () => number;
+  log: FastifyBaseLogger;
+  /** How long a taken job is this instance's before another may take it up (default 10 minutes). */
+  leaseMillis?: number;
+  /** How often the instance looks for jobs posted elsewhere (default 1 s). */
+  pollMillis?: number;
+  /** Takers a job may have before it FAILS (default 3). */
+  maxAttempts?: number;
+  /** Callback attempts (default 3) and the time each may take (default 5 s). */
+  callbackAttempts?: number;
+  callbackTimeoutMillis?: number;
+}
+
+/**
+ * Takes up matrix jobs from the store, one at a time per instance, and runs them on the matrix
+ * worker thread: jobs posted here start at once (poke), jobs posted on other instances or left
+ * by a dead one (lease run out) within a poll. The store makes each job one taker's.
+ */
+export class MatrixJobs {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = true;
+  private readonly leaseMillis: number;
+  private readonly pollMillis: number;
+  private readonly maxAttempts: number;
+
+  constructor(private readonly options: MatrixJobsOptions) {
+    this.leaseMillis = options.leaseMillis ?? 10 * 60_000;
+    this.pollMillis = options.pollMillis ?? 1000;
+    this.maxAttempts = options.maxAttempts ?? 3;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.poke();
+  }
+
+  /** Looks for jobs now (after a POST on this instance). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) { this.again = true; return; }
+    clearTimeout(this.timer);
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.stopped) return;
+      if (this.again) { this.again = false; this.poke(); return; }
+      this.timer = setTimeout(() => this.poke(), this.pollMillis);
+      this.timer.unref();
+    });
+  }
+
+  /** Stops taking jobs and waits for the one running (its lease lets another instance finish it if this one dies). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    const { store, now, log } = this.options;
+    try {
+      await store.deleteExpiredMatrixJobs(now());
+      for (;;) {
+        if (this.stopped) return;
+        const job = await store.claimMatrixJob(now(), this.leaseMillis, this.maxAttempts);
+        if (!job) return;
+        await this.run(job);
+      }
+    } catch (err) {
+      log.error({ err }, 'matrix jobs: the store failed; retrying at the next poll');
+    }
+  }
+
+  private async run(job: MatrixJob): Promise<void> {
+    const { store, runner, zones, now, log } = this.options;
+    const problem = job.request as MatrixProblem;
+    let outcome: { solution: unknown } | { failure: string };
+    try {
+      const zoneList = await resolveZones(store, zones, job.clientId, problem.restrictionZones ?? [], 60_000);
+      const result = await runner.run({ origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList });
+      outcome = { solution: matrixSolution(result, problem, job.id, job.clientId, now()) };
+    } catch (err) {
+      // Problems of the request (zones deleted or unusable since it was posted) fail the job with
+      // their message; anything else is logged and the job fails without internals.
+      if (err instanceof DetourError || err instanceof HttpError) outcome = { failure: err.message };
+      else {
+        log.error({ err, job: job.id }, 'matrix job failed');
+        outcome = { failure: 'internal error; the service log has the details' };
+      }
+    }
+    const finished = await store.finishMatrixJob(job.id, outcome, now());
+    if (finished && problem.callback) void this.callBack(job, problem.callback, 'solution' in outcome ? 'SOLVED' : 'FAILED');
+  }
+
+  /** POSTs {id, status} to the job's callback, retrying with a growing pause; failures are logged only. */
+  private async callBack(job: MatrixJob, callback: NonNullable<MatrixProblem['callback']>, status: string): Promise<void> {
+    const attempts = this.options.callbackAttempts ?? 3;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (callback.user !== undefined || callback.password !== undefined) {
+      headers.authorization = `Basic ${Buffer.from(`${callback.user ?? ''}:${callback.password ?? ''}`).toString('base64')}`;
+    }
+    for (let i = 0; i < attempts; i++) {
+      try {
+        const res = await fetch(callback.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ id: job.id, jobId: job.id, status }),
+          redirect: 'manual',
+          signal: AbortSignal.timeout(this.options.callbackTimeoutMillis ?? 5000),
+        });
+        if (res.status < 300) return;
+        this.options.log.warn({ job: job.id, status: res.status }, 'matrix callback answered with an error');
+      } catch (err) {
+        this.options.log.warn({ job: job.id, err: (err as Error).message }, 'matrix callback failed');
+      }
+      await new Promise((r) => setTimeout(r, 500 * 2 ** i).unref());
+    }
+  }
+}

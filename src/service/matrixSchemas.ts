@@ -1,0 +1,103 @@
+import { CALCULATION_MODES } from '../routing/Router.js';
+import { ZONE_LIMITS } from '../zones/Zone.js';
+
+/** Limits of the Matrix API (documented in the README). */
+export const MATRIX_LIMITS = {
+  /** Most origins, and most destinations, in one problem. */
+  sites: 1_000,
+  /** Most elements (origins x destinations) of an asynchronous problem. */
+  elements: 100_000,
+  /** Most elements of a synchronous calculation (POST /matrix/v1/calculations). */
+  syncElements: 10_000,
+  /** Most zones one problem may name. */
+  zones: 100,
+  /** Longest siteId. */
+  siteIdLength: 200,
+  /** Longest callback URL. */
+  callbackUrlLength: 2_000,
+} as const;
+
+const site = {
+  type: 'object',
+  properties: {
+    siteId: { type: 'string', minLength: 1, maxLength: MATRIX_LIMITS.siteIdLength },
+    latitude: { type: 'number', minimum: -90, maximum: 90 },
+    longitude: { type: 'number', minimum: -180, maximum: 180 },
+  },
+  required: ['siteId', 'latitude', 'longitude'],
+  additionalProperties: false,
+} as const;
+
+export const matrixProblemSchema = {
+  type: 'object',
+  description:
+    `Origins and destinations (1 to ${MATRIX_LIMITS.sites} each, siteIds unique within each list), the names of stored restriction zones to avoid ` +
+    `(at most ${MATRIX_LIMITS.zones}), and for an asynchronous problem an optional callback POSTed when the job ends. tripProfile is accepted ` +
+    'and ignored (one car profile). Unknown members are rejected.',
+  properties: {
+    calculationMode: { type: 'string', enum: CALCULATION_MODES, default: 'THE_FASTEST' },
+    origins: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
+    destinations: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
+    restrictionZones: { type: 'array', maxItems: MATRIX_LIMITS.zones, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
+    tripProfile: { type: 'string', maxLength: 200 },
+    callback: {
+      type: 'object',
+      properties: {
+        url: { type: 'string', minLength: 1, maxLength: MATRIX_LIMITS.callbackUrlLength },
+        user: { type: 'string', maxLength: 200 },
+        password: { type: 'string', maxLength: 200 },
+      },
+      required: ['url'],
+      additionalProperties: false,
+    },
+  },
+  required: ['origins', 'destinations'],
+  additionalProperties: false,
+} as const;
+
+const element = {
+  type: 'object',
+  properties: {
+    origin: { type: 'string' },
+    destination: { type: 'string' },
+    distance: { type: ['number', 'null'], description: 'metres' },
+    nominalDuration: { type: ['number', 'null'], description: 'seconds' },
+    averageSpeed: { type: ['number', 'null'], description: 'km/h' },
+    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  },
+} as const;
+
+export const matrixSolutionSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    clientId: { type: 'string' },
+    calculationMode: { type: 'string' },
+    elements: { type: 'array', items: element },
+    createdAt: { type: 'integer', description: 'epoch milliseconds' },
+  },
+} as const;
+
+export const matrixJobSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string', enum: ['ENQUEUED', 'PROCESSING', 'SOLVED', 'FAILED'] },
+    reason: { type: 'string', description: 'FAILED: why' },
+    createdAt: { type: 'integer' },
+    updatedAt: { type: 'integer' },
+  },
+} as const;
+
+export const matrixEventsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      jobId: { type: 'string' },
+      status: { type: 'string' },
+      createdAt: { type: 'integer', description: 'epoch milliseconds' },
+      detail: { type: 'string' },
+    },
+  },
+} as const;
