@@ -32,13 +32,21 @@ export class BucketManyToMany {
   private readonly bucketOf: Uint32Array;
   private readonly bucketSeen: Uint32Array;
   private bucketStamp = 0;
+  /** Per node: 1 when its search path uses a blocked road (see run's `blocked`). */
+  private readonly tainted: Uint8Array;
+  /** Per arc, memoised per run: 1 when the arc unpacks to a blocked road. */
+  private arcTaint = new Uint8Array(0);
+  private arcTaintSeen = new Uint32Array(0);
+  private arcStamp = 0;
+  private readonly arcStack: number[] = [];
   /** Nodes settled by the last run, all searches together. */
   settledCount = 0;
 
-  constructor(graph: RoadGraph) {
+  constructor(private readonly graph: RoadGraph) {
     const n = graph.nodeCount;
     this.cost = new Float64Array(n);
     this.second = new Float64Array(n);
+    this.tainted = new Uint8Array(n);
     this.seen = new Uint32Array(n);
     this.bucketOf = new Uint32Array(n);
     this.bucketSeen = new Uint32Array(n);
@@ -47,22 +55,27 @@ export class BucketManyToMany {
   /**
    * Fills `outCost[s * targets.length + t]` (and `outSecond`) with the cheapest cost from any
    * endpoint of source s to any endpoint of target t, endpoint costs included; Infinity where
-   * none connects. Empty endpoint lists leave their row or column at Infinity.
+   * none connects. Empty endpoint lists leave their row or column at Infinity. With `blocked`
+   * (per road), `outTainted[i]` says whether the path found for element i drives a blocked road:
+   * where it does not, the cost is also the cheapest around the blocked roads (blocking only
+   * lengthens paths), so only tainted elements need another search.
    */
   run(
     ch: ContractionHierarchy, secondArc: Float64Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
-    outCost: Float64Array, outSecond: Float64Array,
+    outCost: Float64Array, outSecond: Float64Array, blocked?: Uint8Array, outTainted?: Uint8Array,
   ): void {
     const T = targets.length;
     outCost.fill(Infinity);
     outSecond.fill(Infinity);
+    outTainted?.fill(0);
     this.settledCount = 0;
+    if (blocked) this.startTaint(ch);
 
     // Backward searches: bucket entries (node, target, cost, second), then grouped by node.
-    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
+    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [], entryTaint: number[] = [];
     for (let t = 0; t < T; t++) {
-      this.search(ch, secondArc, targets[t], false, (u, c, s2) => {
-        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
+      this.search(ch, secondArc, targets[t], false, blocked, (u, c, s2, taint) => {
+        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); entryTaint.push(taint);
       });
     }
     if (++this.bucketStamp === 0xffffffff) { this.bucketSeen.fill(0); this.bucketStamp = 1; }
@@ -77,22 +90,26 @@ export class BucketManyToMany {
     for (let b = 0; b < buckets; b++) first[b + 1] += first[b];
     const fill = first.slice(0, buckets);
     const E = entryNode.length;
-    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
+    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E), bTaint = new Uint8Array(E);
     for (let i = 0; i < E; i++) {
       const k = fill[bucketOf[entryNode[i]]]++;
-      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
+      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i]; bTaint[k] = entryTaint[i];
     }
 
     // Forward searches scan the buckets of the nodes they settle.
     for (let s = 0; s < sources.length; s++) {
       const row = s * T;
-      this.search(ch, secondArc, sources[s], true, (u, c, s2) => {
+      this.search(ch, secondArc, sources[s], true, blocked, (u, c, s2, taint) => {
         if (bucketSeen[u] !== bstamp) return;
         const b = bucketOf[u];
         for (let k = first[b], end = first[b + 1]; k < end; k++) {
           const total = c + bCost[k];
           const i = row + bTarget[k];
-          if (total < outCost[i]) { outCost[i] = total; outSecond[i] = s2 + bSecond[k]; }
+          if (total < outCost[i]) {
+            outCost[i] = total;
+            outSecond[i] = s2 + bSecond[k];
+            if (outTainted) outTainted[i] = taint | bTaint[k];
+          }
         }
       });
     }
@@ -103,12 +120,12 @@ export class BucketManyToMany {
    * demand, calling `settled` for every node it settles. One closure per search, not per edge.
    */
   private search(
-    ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean,
-    settled: (node: number, cost: number, second: number) => void,
+    ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean, blocked: Uint8Array | undefined,
+    settled: (node: number, cost: number, second: number, tainted: number) => void,
   ): void {
     if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
-    const { cost, second, seen, heap } = this;
+    const { cost, second, seen, heap, tainted } = this;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
     const relaxFirst = forward ? upFirst : downFirst;
     const stallFirst = forward ? downFirst : upFirst;
@@ -118,6 +135,7 @@ export class BucketManyToMany {
       seen[e.node] = stamp;
       cost[e.node] = e.cost;
       second[e.node] = e.second;
+      tainted[e.node] = 0;
       heap.push(e.cost, e.node);
     }
     while (heap.size > 0) {
@@ -131,8 +149,8 @@ export class BucketManyToMany {
       }
       if (stalled) continue;
       this.settledCount++;
-      settled(u, key, second[u]);
-      const s2 = second[u];
+      settled(u, key, second[u], tainted[u]);
+      const s2 = second[u], t2 = tainted[u];
       for (let a = relaxFirst[u], end = relaxFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a];
@@ -140,9 +158,49 @@ export class BucketManyToMany {
           seen[x] = stamp;
           cost[x] = c;
           second[x] = s2 + secondArc[a];
+          tainted[x] = blocked ? t2 | this.taintOf(ch, a, blocked) : 0;
           heap.push(c, x);
         }
       }
     }
+  }
+
+  /** Starts a run's arc taint memo (arrays sized to the hierarchy, stamped per run). */
+  private startTaint(ch: ContractionHierarchy): void {
+    const arcs = ch.arcFirst.length;
+    if (this.arcTaintSeen.length !== arcs) {
+      this.arcTaint = new Uint8Array(arcs);
+      this.arcTaintSeen = new Uint32Array(arcs);
+      this.arcStamp = 0;
+    }
+    if (++this.arcStamp === 0xffffffff) { this.arcTaintSeen.fill(0); this.arcStamp = 1; }
+  }
+
+  /** 1 when arc a unpacks to an edge of a blocked road; memoised per run, children first. */
+  private taintOf(ch: ContractionHierarchy, a: number, blocked: Uint8Array): number {
+    const { arcTaint, arcTaintSeen, arcStack: stack } = this;
+    const stamp = this.arcStamp;
+    if (arcTaintSeen[a] === stamp) return arcTaint[a];
+    const { arcFirst, arcSecond } = ch;
+    const edgeRoad = this.graph.edgeRoad;
+    stack.length = 0;
+    stack.push(a);
+    while (stack.length > 0) {
+      const x = stack[stack.length - 1];
+      const second = arcSecond[x];
+      if (second < 0) {
+        arcTaint[x] = blocked[edgeRoad[arcFirst[x]]] !== 0 ? 1 : 0;
+        arcTaintSeen[x] = stamp;
+        stack.pop();
+        continue;
+      }
+      const first = arcFirst[x];
+      if (arcTaintSeen[first] !== stamp) { stack.push(first); continue; }
+      if (arcTaint[first] === 0 && arcTaintSeen[second] !== stamp) { stack.push(second); continue; }
+      arcTaint[x] = arcTaint[first] | (arcTaint[first] === 0 ? arcTaint[second] : 0);
+      arcTaintSeen[x] = stamp;
+      stack.pop();
+    }
+    return arcTaint[a];
   }
 }

@@ -5,6 +5,7 @@ import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
+import { CHPotentialSearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
 import type { Penalty } from './PathSearch.js';
@@ -76,18 +77,16 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
 }
 
 /**
- * The fast matrix (Router.matrix). Without blocked roads: bucket many-to-many on the contraction
- * hierarchy (|origins| + |destinations| small upward searches). With zones or blocked roads: per
- * origin one A* towards all destinations at once around every blocked road, its potential the
- * hierarchy's unblocked cost to the nearest destination, aimed once per matrix so every origin
- * reuses the potentials computed before it; then, for the elements a route would have to drive
- * into zones for (a stop on a zone's road, or no way around), the same A* with the zone penalty
- * per metre, as Router.route does. Free buckets first with only the pairs whose path meets a
- * zone repaired was not chosen: with ten 1 km zones in the default city most long pairs meet one,
- * and the A* for a row already settles little more than the farthest destination needs. Pairs
- * sharing a tiny component, or two stops on one road that must enter a zone, go to Router.route
- * one by one. So every element equals what Router.route answers for its pair. A graph without a
- * hierarchy gets the reference.
+ * The fast matrix (Router.matrix): bucket many-to-many on the contraction hierarchy
+ * (|origins| + |destinations| small upward searches). With zones or blocked roads, the same
+ * buckets first, carrying whether each element's path drives a blocked road: an element whose
+ * path does not is exact as it is (blocking only lengthens paths); the others are searched again
+ * around the blocked roads (repairTainted: per row or per element). Then, for the elements a route
+ * would have to drive into zones for (a stop on a zone's road, or no way around), one A* per
+ * origin with the zone penalty per metre, as Router.route does. Pairs sharing a tiny component,
+ * or two stops on one road that must enter a zone, go to Router.route one by one. So every
+ * element equals what Router.route answers for its pair. A graph without a hierarchy gets the
+ * reference.
  */
 export function computeMatrix(router: Router, request: MatrixRequest): MatrixResult {
   const graph = router.graph;
@@ -110,18 +109,16 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
     const onZoneRoad = (c: PointSnap) => masks.zone !== undefined && c.snap !== undefined && masks.zone[c.snap.road] === 1;
     const cost = new Float64Array(total), second = new Float64Array(total);
     const engines = matrixEngines(router);
+    const ch = graph.hierarchy[metric];
     if (!masks.all) {
-      engines.buckets.run(graph.hierarchy[metric], otherMetricArcCosts(graph, graph.hierarchy[metric]), sources, targets, cost, second);
-      request.onProgress?.(total, total);
+      engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
     } else {
-      // Around every blocked road; stops on a zone's road are served by the second pass.
-      const wanted = Uint8Array.from(destinations, (c) => (c.snap && !onZoneRoad(c) ? 1 : 0));
-      engines.oneToMany.aim(metric, targets);
-      for (let o = 0; o < O; o++) {
-        if (sources[o].length > 0 && !onZoneRoad(origins[o])) engines.oneToMany.run(sources[o], masks.all, undefined, wanted, cost, second, o * D);
-        else cost.fill(Infinity, o * D, (o + 1) * D);
-        request.onProgress?.(Math.round(((o + 1) * D) / (masks.zone ? 2 : 1)), total);
-      }
+      // Free buckets first; an element whose free path misses every blocked road is exact as it
+      // is. Stops on a zone's road are left to the zone-entering pass below.
+      const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
+      const tainted = new Uint8Array(total);
+      engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second, masks.all, tainted);
+      repairTainted(engines, graph, metric, sources, targets, masks.all, tainted, cost, second, O, D, request.onProgress);
     }
     const entering: number[] = [];
     for (let o = 0; o < O; o++) {
@@ -178,18 +175,69 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
   return result;
 }
 
+/**
+ * Recomputes around the blocked roads the elements whose free path drove one. A row with many
+ * such elements gets one A* towards them all (the potential aimed once at every destination),
+ * which settles about the whole graph up to the farthest of them; a row with few, one
+ * CH-potential A* per element, whose search stays in a corridor along its path. A row search
+ * grows with the graph's area and a corridor with its width, so the break-even count grows
+ * with sqrt(nodes): measured about 7 on the default city (13,000 nodes), kept as sqrt(n) / 16.
+ */
+function repairTainted(
+  engines: MatrixEngines, graph: RoadGraph, metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array,
+  tainted: Uint8Array, cost: Float64Array, second: Float64Array, O: number, D: number, onProgress?: (done: number, total: number) => void,
+): void {
+  const otherWeight = graph.edgeCost(otherMetric(metric));
+  const wanted = new Uint8Array(D), rowCost = new Float64Array(D), rowSecond = new Float64Array(D);
+  let aimed = false;
+  const rowSearchFrom = Math.max(4, Math.sqrt(graph.nodeCount) / 16);
+  for (let o = 0; o < O; o++) {
+    let count = 0;
+    for (let d = 0; d < D; d++) { wanted[d] = tainted[o * D + d]; count += wanted[d]; }
+    if (count === 0 || sources[o].length === 0) continue;
+    if (count >= rowSearchFrom) {
+      if (!aimed) { engines.oneToMany.aim(metric, targets); aimed = true; }
+      engines.oneToMany.run(sources[o], blocked, undefined, wanted, rowCost, rowSecond, 0);
+      for (let d = 0; d < D; d++) if (wanted[d]) { cost[o * D + d] = rowCost[d]; second[o * D + d] = rowSecond[d]; }
+    } else {
+      for (let d = 0; d < D; d++) {
+        if (!wanted[d]) continue;
+        const from = sources[o], to = targets[d];
+        const found = engines.pair.find({
+          sources: from.map((e) => ({ node: e.node, cost: e.cost, reversed: false })),
+          targets: to.map((e) => ({ node: e.node, cost: e.cost, reversed: false })),
+          metric, targetLatitude: 0, targetLongitude: 0, blockedRoads: blocked,
+        });
+        const i = o * D + d;
+        if (!found) { cost[i] = Infinity; continue; }
+        let other = from[found.source].second + to[found.target].second;
+        for (const e of found.edges) other += otherWeight[e];
+        cost[i] = found.cost;
+        second[i] = other;
+      }
+    }
+    onProgress?.(Math.round(((o + 1) * D) / 2), O * D);
+  }
+}
+
 function setElement(result: MatrixResult, i: number, metric: Metric, cost: number, second: number): void {
   result.distance[i] = metric === 'distance' ? cost : second;
   result.duration[i] = metric === 'distance' ? second : cost;
 }
 
 /** Scratch searches per graph, made at a router's first matrix and reused by later ones. */
-const enginesByRouter = new WeakMap<Router, { buckets: BucketManyToMany; oneToMany: OneToManyPotentialSearch }>();
+interface MatrixEngines {
+  buckets: BucketManyToMany;
+  oneToMany: OneToManyPotentialSearch;
+  pair: CHPotentialSearch;
+}
 
-function matrixEngines(router: Router): { buckets: BucketManyToMany; oneToMany: OneToManyPotentialSearch } {
+const enginesByRouter = new WeakMap<Router, MatrixEngines>();
+
+function matrixEngines(router: Router): MatrixEngines {
   let engines = enginesByRouter.get(router);
   if (!engines) {
-    engines = { buckets: new BucketManyToMany(router.graph), oneToMany: new OneToManyPotentialSearch(router.graph) };
+    engines = { buckets: new BucketManyToMany(router.graph), oneToMany: new OneToManyPotentialSearch(router.graph), pair: new CHPotentialSearch(router.graph) };
     enginesByRouter.set(router, engines);
   }
   return engines;
