@@ -6,15 +6,14 @@ import { join } from 'node:path';
 import {
   buildHierarchy, buildHierarchyInWorkers, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
   openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
-  type CalculatedZone, type Metric,
+  type Metric,
 } from '../src/index.js';
 import { HIERARCHY_ARRAY_KEYS } from '../src/hierarchy/ContractionHierarchy.js';
 import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
-import { close, dijkstra, GOTHENBURG_GEOJSON, seededRandom, sharedExtract } from './support/helpers.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 const METRICS: Metric[] = ['duration', 'distance'];
-const METRES_PER_DEG = 111_320;
 
 /** The path's edges chain from a source endpoint to a target endpoint and add up to the reported cost. */
 function checkPath(graph: RoadGraph, found: { cost: number; source: number; target: number; edges: number[] }, sources: Endpoint[], targets: Endpoint[], metric: Metric, extra?: (e: number) => number) {
@@ -44,20 +43,6 @@ function randomStops(graph: RoadGraph, router: Router, rand: () => number) {
   return { points, from, to };
 }
 
-/** A random star-shaped zone of about `radius` metres around a random road point. */
-function randomZone(graph: RoadGraph, rand: () => number, name: string, radius: number): CalculatedZone {
-  const r = Math.floor(rand() * graph.roadCount);
-  const cy = graph.roadPointLat(r, 0), cx = graph.roadPointLon(r, 0);
-  const ry = radius / METRES_PER_DEG, rx = ry / Math.cos((cy * Math.PI) / 180);
-  const n = 8 + Math.floor(rand() * 20);
-  const ring: number[][] = [];
-  for (let i = 0; i < n; i++) {
-    const a = (2 * Math.PI * i) / n, k = 0.5 + 0.5 * rand();
-    ring.push([cx + rx * k * Math.cos(a), cy + ry * k * Math.sin(a)]);
-  }
-  ring.push([...ring[0]]);
-  return calculateZone(graph, zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] }));
-}
 
 /**
  * Free routes through the CH query, routes with random blocked-road sets and with random zones

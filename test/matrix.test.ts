@@ -2,13 +2,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  buildHierarchy, calculateZone, DEFAULT_GRAPH_PATH, DetourError, importGeoJson, loadGraph, matrixByRoutes, matrixElement,
-  openGraph, Router, zoneFromGeoJson, type CalculatedZone, type LatLon, type MatrixResult, type Metric, type RoadGraph,
+  buildHierarchy, DEFAULT_GRAPH_PATH, DetourError, importGeoJson, loadGraph, matrixByRoutes, matrixElement,
+  openGraph, Router, type CalculatedZone, type LatLon, type MatrixResult, type Metric, type RoadGraph,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import { close, dijkstra, GOTHENBURG_GEOJSON, seededRandom, sharedExtract } from './support/helpers.js';
-
-const METRES_PER_DEG = 111_320;
+import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 /** Points near random road points (some mid-road, some off the network by up to ~50 m). */
 function randomPoints(graph: RoadGraph, rand: () => number, count: number): LatLon[] {
@@ -18,20 +16,6 @@ function randomPoints(graph: RoadGraph, rand: () => number, count: number): LatL
   });
 }
 
-/** A random star-shaped zone of about `radius` metres around a random road point. */
-function randomZone(graph: RoadGraph, rand: () => number, name: string, radius: number): CalculatedZone {
-  const r = Math.floor(rand() * graph.roadCount);
-  const cy = graph.roadPointLat(r, 0), cx = graph.roadPointLon(r, 0);
-  const ry = radius / METRES_PER_DEG, rx = ry / Math.cos((cy * Math.PI) / 180);
-  const n = 8 + Math.floor(rand() * 12);
-  const ring: number[][] = [];
-  for (let i = 0; i < n; i++) {
-    const a = (2 * Math.PI * i) / n, k = 0.5 + 0.5 * rand();
-    ring.push([cx + rx * k * Math.cos(a), cy + ry * k * Math.sin(a)]);
-  }
-  ring.push([...ring[0]]);
-  return calculateZone(graph, zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] }));
-}
 
 /**
  * The oracle for one element: plain Dijkstra between the pair's snapped endpoints (as a route

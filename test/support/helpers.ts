@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import TinyQueue from 'tinyqueue';
-import type { RoadGraph, Metric } from '../../src/index.js';
+import { calculateZone, zoneFromGeoJson, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
 
 /** The shared OSM extracts (../shared/data/osm beside the repository). */
 export const SHARED_OSM = fileURLToPath(new URL('../../../shared/data/osm/', import.meta.url));
@@ -78,4 +78,19 @@ export function dijkstra(
 export function close(a: number, b: number, rel = 1e-9): boolean {
   if (a === b) return true;
   return Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** A random star-shaped zone of about `radius` metres around a random road point. */
+export function randomZone(graph: RoadGraph, rand: () => number, name: string, radius: number): CalculatedZone {
+  const r = Math.floor(rand() * graph.roadCount);
+  const cy = graph.roadPointLat(r, 0), cx = graph.roadPointLon(r, 0);
+  const ry = radius / 111_320, rx = ry / Math.cos((cy * Math.PI) / 180);
+  const n = 8 + Math.floor(rand() * 20);
+  const ring: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const a = (2 * Math.PI * i) / n, k = 0.5 + 0.5 * rand();
+    ring.push([cx + rx * k * Math.cos(a), cy + ry * k * Math.sin(a)]);
+  }
+  ring.push([...ring[0]]);
+  return calculateZone(graph, zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] }));
 }
