@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { haversineMetres, importGeoJson, Router, DetourError, type LatLon } from '../src/index.js';
 import { dijkstra, GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+import { sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 
 const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
 const router = new Router(graph);
@@ -130,6 +131,7 @@ test('a stop nearest a tiny cut-off piece of road snaps to the main network inst
   assert.ok(tinyRoads.size > 5, 'Gothenburg has cut-off pieces');
   let rescued = 0;
   let checked = 0;
+  const stayed = { first: 0, last: 0 };
   for (const roads of tinyRoads.values()) {
     const r = roads[0];
     const onPiece = { latitude: (graph.roadPointLat(r, 0) + graph.roadPointLat(r, 1)) / 2, longitude: (graph.roadPointLon(r, 0) + graph.roadPointLon(r, 1)) / 2 };
@@ -137,11 +139,19 @@ test('a stop nearest a tiny cut-off piece of road snaps to the main network inst
     assert.equal(choice.nearest.road, r);
     if (!choice.big) continue; // no main road within 1,000 m
     checked++;
-    assert.ok(router.snapIndex.inBigComponent(choice.big.road));
+    assert.ok(router.snapIndex.servesRole(choice.big.road, 'via'));
     assert.ok(choice.big.distance >= choice.nearest.distance);
-    // A route from the piece to the centre uses the main-network snap and succeeds.
-    const route = router.route({ points: [onPiece, CENTRAL] });
-    assert.equal(route.legs[0].from.road, choice.big.road);
+    // A route from the piece to the centre stays on the piece exactly when a car there can drive
+    // to the main network (plain Dijkstra from the snapped point's exits), else it starts on the
+    // nearest road that can; the reverse route likewise for being reached. Both succeed.
+    const leaves = dijkstra(graph, sourceEndpoints(graph, choice.nearest, 'distance'), [{ node: hub, cost: 0 }], 'distance') < Infinity;
+    const arrives = dijkstra(graph, [{ node: hub, cost: 0 }], targetEndpoints(graph, choice.nearest, 'distance'), 'distance') < Infinity;
+    const out = router.route({ points: [onPiece, CENTRAL] });
+    assert.equal(out.legs[0].from.road === r, leaves, `first stop on road ${r}`);
+    const back = router.route({ points: [CENTRAL, onPiece] });
+    assert.equal(back.legs[0].to.road === r, arrives, `last stop on road ${r}`);
+    if (leaves) stayed.first++;
+    if (arrives) stayed.last++;
     rescued++;
   }
   assert.ok(checked > 5 && rescued === checked, `${rescued} of ${checked} stops beside cut-off pieces routed`);

@@ -6,7 +6,7 @@ import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { lineString, point, polygon } from '@turf/helpers';
 import polyline from '@mapbox/polyline';
 import ngeohash from 'ngeohash';
-import { calculateZone, importGeoJson, Router, validateZone } from '../src/index.js';
+import { calculateZone, haversineMetres, importGeoJson, Router, validateZone } from '../src/index.js';
 import { GOTHENBURG_GEOJSON } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, requestToken, sqliteKind,
@@ -95,6 +95,10 @@ for (const { make, skip } of kinds) {
       assert.equal(around.body.legs[0].arrivalSiteId, 'east');
       assert.equal(around.body.legs[0].restrictionZonesEntered, undefined);
       assert.ok(!Number.isNaN(Date.parse(around.body.createdAt)));
+      // Snapping distances: from each point as sent to the leg's first and last point (the snapped positions), by haversine here.
+      const [startLat, startLon] = around.body.legs[0].points[0], [endLat, endLon] = around.body.legs[0].points.at(-1);
+      assert.ok(Math.abs(around.body.legs[0].departureSnapDistance - haversineMetres(west.latitude, west.longitude, startLat, startLon)) <= 0.06);
+      assert.ok(Math.abs(around.body.legs[0].arrivalSnapDistance - haversineMetres(east.latitude, east.longitude, endLat, endLon)) <= 0.06);
 
       const deleted = await zones('/Centrum', { method: 'DELETE' });
       assert.equal(deleted.status, 200);

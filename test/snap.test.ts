@@ -71,3 +71,37 @@ test('invalid coordinates are INVALID_COORDINATE, never a crash', () => {
   }
   assert.throws(() => index.snap('57' as unknown as number, 11), (err: DetourError) => err.code === 'INVALID_COORDINATE');
 });
+
+test('extract edges: a first stop on a road that only drives into the map stays on it, a last stop on a road only reached from it stays; the others move (checked by plain Dijkstra)', async () => {
+  const { openGraph, Router } = await import('../src/index.js');
+  const { stronglyConnectedComponents } = await import('../src/graph/components.js');
+  const { sourceEndpoints, targetEndpoints } = await import('../src/routing/endpoints.js');
+  const { dijkstra, sharedExtract } = await import('./support/helpers.js');
+  const seen = { leavesOnly: 0, arrivesOnly: 0 };
+  for (const name of ['monaco.osm.pbf', 'andorra.osm.pbf', 'campo-grande.osm.gz']) {
+    const data = sharedExtract(name);
+    if (data.skip) continue;
+    const g = await openGraph(data.path);
+    const router = new Router(g);
+    const { component, size } = stronglyConnectedComponents(g);
+    const main = size.indexOf(Math.max(...size));
+    const hub = component.indexOf(main);
+    for (let r = 0; r < g.roadCount; r++) {
+      if (router.snapIndex.inBigComponent(r) || g.roadPointCount(r) < 2) continue;
+      const point = { latitude: (g.roadPointLat(r, 0) + g.roadPointLat(r, 1)) / 2, longitude: (g.roadPointLon(r, 0) + g.roadPointLon(r, 1)) / 2 };
+      const nearest = router.snapIndex.snap(point.latitude, point.longitude);
+      if (nearest.road !== r) continue; // another road is as near: not this road's test
+      const leaves = dijkstra(g, sourceEndpoints(g, nearest, 'distance'), [{ node: hub, cost: 0 }], 'distance') < Infinity;
+      const arrives = dijkstra(g, [{ node: hub, cost: 0 }], targetEndpoints(g, nearest, 'distance'), 'distance') < Infinity;
+      // A stop moves only where some road in range serves its role; else it stays (and its route fails).
+      const movable = (role: 'first' | 'last' | 'via') => router.snapIndex.snapChoice(point.latitude, point.longitude, { role }).big !== undefined;
+      if (movable('first') || leaves) assert.equal(router.snapStop(point, 'p', 'first').road === r, leaves, `${name} road ${r} as a first stop`);
+      if (movable('last') || arrives) assert.equal(router.snapStop(point, 'p', 'last').road === r, arrives, `${name} road ${r} as a last stop`);
+      if (movable('via') || (leaves && arrives)) assert.equal(router.snapStop(point, 'p', 'via').road === r, leaves && arrives, `${name} road ${r} as a via`);
+      if (leaves && !arrives) seen.leavesOnly++;
+      if (arrives && !leaves) seen.arrivesOnly++;
+    }
+  }
+  if (seen.leavesOnly + seen.arrivesOnly === 0 && !sharedExtract('monaco.osm.pbf').skip) assert.fail('the extracts have roads that only enter or only leave the map');
+  console.log(`# roads only entering the main network: ${seen.leavesOnly}; only leaving it: ${seen.arrivesOnly}`);
+});

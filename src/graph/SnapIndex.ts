@@ -2,8 +2,9 @@ import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { assertValidLatLon } from '../geo/coordinates.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
-import { roadComponents } from './junctionNodes.js';
-import { stronglyConnectedComponents } from './components.js';
+import { RoadFlag } from './carProfile.js';
+import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js';
+import { reachability, stronglyConnectedComponents } from './components.js';
 import type { RoadGraph } from './RoadGraph.js';
 
 /** A position on a road: where a query point lands on the network. */
@@ -30,19 +31,30 @@ export interface SnapOptions {
   accept?: (road: number) => boolean;
   /** Names the point in errors, e.g. "points[1]". */
   label?: string;
+  /**
+   * What the stop must do on the main network (snapChoice): a first stop must be able to drive
+   * into it, a last stop to be reached from it, a via stop both (the default).
+   */
+  role?: StopRole;
 }
+
+/** A stop's place in a route: the first only leaves, the last only arrives, a via does both. */
+export type StopRole = 'first' | 'via' | 'last';
 
 export const DEFAULT_MAX_SNAP_DISTANCE_M = 1000;
 
 /** Components with fewer nodes than this (or than half the largest) are tiny, as OSRM's default. */
 export const TINY_COMPONENT_NODES = 1000;
 
-/** A snap for routing: the nearest road, and the nearest road of a big component when they differ. */
+/** A snap for routing: the nearest road, and the nearest road that serves the stop's role when it does not. */
 export interface SnapChoice {
   nearest: Snap;
   /** Component of the nearest road (both its ends in it), or -1 when its ends differ. */
   component: number;
-  /** Set when the nearest road is in a tiny component: the nearest big-component road in range, if any. */
+  /**
+   * Set when the nearest road cannot serve the stop's role (a first stop that cannot drive into
+   * the main network, a last stop it cannot reach): the nearest road in range that can, if any.
+   */
   big?: Snap;
 }
 
@@ -59,6 +71,9 @@ export class SnapIndex {
   private readonly roadComponent: Int32Array;
   /** Per road, 1 when both ends are in a big component. */
   private readonly roadInBigComponent: Uint8Array;
+  /** Per road, 1 when a point on it can drive into a big component / be reached from one. */
+  private readonly roadLeadsToBig: Uint8Array;
+  private readonly roadReachedFromBig: Uint8Array;
 
   constructor(private readonly graph: RoadGraph) {
     const roads = graph.roadCount;
@@ -89,6 +104,19 @@ export class SnapIndex {
     this.roadComponent = new Int32Array(roads);
     this.roadInBigComponent = new Uint8Array(roads);
     const byEdges = roadComponents(graph, component, size);
+    const bigNode = new Uint8Array(graph.nodeCount);
+    for (let v = 0; v < graph.nodeCount; v++) if (size[component[v]] >= bigFrom) bigNode[v] = 1;
+    const leadsToBig = reachability(graph, bigNode, true), reachedFromBig = reachability(graph, bigNode, false);
+    this.roadLeadsToBig = new Uint8Array(roads);
+    this.roadReachedFromBig = new Uint8Array(roads);
+    for (let r = 0; r < roads; r++) {
+      // As the router leaves and enters a snapped road (junction copies included): by its ends, in its directions.
+      const f = graph.roadFlags[r];
+      const exits = [...(f & RoadFlag.FORWARD ? [roadExitNode(graph, r, false)] : []), ...(f & RoadFlag.BACKWARD ? [roadExitNode(graph, r, true)] : [])];
+      const entries = [...(f & RoadFlag.FORWARD ? roadEntryNodes(graph, r, false) : []), ...(f & RoadFlag.BACKWARD ? roadEntryNodes(graph, r, true) : [])];
+      this.roadLeadsToBig[r] = exits.some((v) => leadsToBig[v]) ? 1 : 0;
+      this.roadReachedFromBig[r] = entries.some((v) => reachedFromBig[v]) ? 1 : 0;
+    }
     for (let r = 0; r < roads; r++) {
       const c = byEdges[r];
       if (c >= 0) {
@@ -107,18 +135,29 @@ export class SnapIndex {
     return this.roadInBigComponent[road] === 1;
   }
 
+  /** True when a stop on the road can serve `role`: drive into a big component (first), be reached from one (last), or both (via). */
+  servesRole(road: number, role: StopRole = 'via'): boolean {
+    if (this.roadInBigComponent[road]) return true;
+    const leaves = this.roadLeadsToBig[road] === 1, arrives = this.roadReachedFromBig[road] === 1;
+    return role === 'first' ? leaves : role === 'last' ? arrives : leaves && arrives;
+  }
+
   /**
-   * The nearest road and, when it lies in a tiny component, also the nearest road of a big one
-   * within maxDistance (OSRM's approach): the router uses the big one unless every stop is in the
-   * same tiny component, so a point beside a fenced estate still gets a route.
+   * The nearest road and, when a stop there cannot do what its role needs on the main network
+   * (OSRM's rule for tiny components, made direction-aware: a first stop on a one-way road that
+   * leaves an extract is fine, a last stop there is not), also the nearest road within
+   * maxDistance that can. The router uses that one unless every stop is in the same tiny
+   * component, so a point beside a fenced estate still gets a route and a point on a carriageway
+   * that only leaves the map is not moved to the opposite one.
    */
   snapChoice(latitude: number, longitude: number, options: SnapOptions = {}): SnapChoice {
     const nearest = this.snap(latitude, longitude, options);
     const choice: SnapChoice = { nearest, component: this.roadComponent[nearest.road] };
-    if (this.roadInBigComponent[nearest.road]) return choice;
+    const role = options.role ?? 'via';
+    if (this.servesRole(nearest.road, role)) return choice;
     const accept = options.accept;
     try {
-      choice.big = this.snap(latitude, longitude, { ...options, accept: (r) => this.roadInBigComponent[r] === 1 && (!accept || accept(r)) });
+      choice.big = this.snap(latitude, longitude, { ...options, accept: (r) => this.servesRole(r, role) && (!accept || accept(r)) });
     } catch (err) {
       if (!(err instanceof DetourError && err.code === ErrorCode.POINT_NOT_ROUTABLE)) throw err;
     }

@@ -62,3 +62,33 @@ export function stronglyConnectedComponents(graph: RoadGraph): { component: Int3
   }
   return { component, size: Int32Array.from(sizes) };
 }
+
+/**
+ * Per node, 1 when it reaches a node with seed[node] !== 0 (`forward`: along the roads' directions,
+ * so the node can drive there) or is reached from one (forward false: against them, so the node
+ * can be driven to from there). A breadth-first search over the CSR arrays, O(nodes + edges).
+ */
+export function reachability(graph: RoadGraph, seed: Uint8Array, towardsSeed: boolean): Uint8Array {
+  const n = graph.nodeCount;
+  const { firstOut, edgeHead, firstIn, inEdge, edgeTail } = graph;
+  const out = new Uint8Array(n);
+  const queue = new Int32Array(n);
+  let head = 0, tail = 0;
+  for (let v = 0; v < n; v++) if (seed[v]) { out[v] = 1; queue[tail++] = v; }
+  while (head < tail) {
+    const u = queue[head++];
+    // Towards the seed: who can drive to u (its in-edges' tails); from the seed: where u leads.
+    if (towardsSeed) {
+      for (let i = firstIn[u], end = firstIn[u + 1]; i < end; i++) {
+        const v = edgeTail[inEdge[i]];
+        if (!out[v]) { out[v] = 1; queue[tail++] = v; }
+      }
+    } else {
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if (!out[v]) { out[v] = 1; queue[tail++] = v; }
+      }
+    }
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import { SnapIndex, type Snap } from '../graph/SnapIndex.js';
+import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
 import { HierarchySearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
@@ -126,12 +126,25 @@ export class Router {
   }
 
   /**
-   * Snaps every stop to its nearest road; stops whose nearest road is in a tiny strongly connected
-   * component move to the nearest big-component road in range, unless all stops share that tiny
-   * component (then they can route inside it).
+   * Snaps one stop for its role in a route (SnapIndex.snapChoice): its nearest road, unless a stop
+   * there cannot leave towards (first), be reached from (last) or both (via) the main network;
+   * then the nearest road in range that can.
+   */
+  snapStop(point: LatLon, label: string, role: StopRole): Snap {
+    const c = this.snapIndex.snapChoice(point?.latitude, point?.longitude, { maxDistance: this.maxSnapDistance, label, role });
+    return c.big ?? c.nearest;
+  }
+
+  /**
+   * Snaps every stop as snapStop does (the first as 'first', the last as 'last', the others as
+   * 'via'), except that stops all on one tiny strongly connected component stay there (they can
+   * route inside it).
    */
   snapStops(points: LatLon[], labels: string[] = points.map((_, i) => `points[${i}]`)): Snap[] {
-    const choices = points.map((p, i) => this.snapIndex.snapChoice(p?.latitude, p?.longitude, { maxDistance: this.maxSnapDistance, label: labels[i] }));
+    const last = points.length - 1;
+    const choices = points.map((p, i) => this.snapIndex.snapChoice(p?.latitude, p?.longitude, {
+      maxDistance: this.maxSnapDistance, label: labels[i], role: i === 0 ? 'first' : i === last ? 'last' : 'via',
+    }));
     const first = choices[0].component;
     const allInOneTiny = first >= 0 && choices.every((c) => c.component === first && !this.snapIndex.inBigComponent(c.nearest.road));
     return choices.map((c) => (allInOneTiny || !c.big ? c.nearest : c.big));

@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import type { Snap } from '../graph/SnapIndex.js';
+import type { Snap, StopRole } from '../graph/SnapIndex.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { CHPotentialSearch } from './CHPotentialSearch.js';
@@ -102,8 +102,8 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
   const masks = router.masks(zones, request.blockedRoads);
   const separately: number[] = [];
   try {
-    const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`));
-    const destinations = request.destinations.map((p, i) => snapFor(router, p, `destinations[${i}]`));
+    const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`, 'first'));
+    const destinations = request.destinations.map((p, i) => snapFor(router, p, `destinations[${i}]`, 'last'));
     const sources = origins.map((c) => (c.snap ? costed(graph, c.snap, metric, true) : []));
     const targets = destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false) : []));
     const onZoneRoad = (c: PointSnap) => masks.zone !== undefined && c.snap !== undefined && masks.zone[c.snap.road] === 1;
@@ -246,20 +246,20 @@ function matrixEngines(router: Router): MatrixEngines {
 interface PointSnap {
   snap?: Snap;
   failure?: MatrixFailure;
-  /** The tiny component of the nearest road when the snap moved off it to a big one, else -1. */
+  /** The tiny component of the nearest road (whether or not the snap moved off it), else -1. */
   tiny: number;
 }
 
 /**
- * Snaps a matrix point as Router.route snaps a stop: the nearest road, or the nearest road of a
- * big component when the nearest lies in a tiny one. Which pairs share that tiny component (and
- * so would stay in it in a route) is left to the caller.
+ * Snaps a matrix point as Router.route snaps a stop of that role (origins first, destinations
+ * last). Which pairs share a tiny component (and so would stay in it in a route) is left to the
+ * caller (`tiny`).
  */
-function snapFor(router: Router, point: LatLon, label: string): PointSnap {
+function snapFor(router: Router, point: LatLon, label: string, role: StopRole): PointSnap {
   try {
-    const choice = router.snapIndex.snapChoice(point?.latitude, point?.longitude, { maxDistance: router.maxSnapDistance, label });
-    if (!choice.big) return { snap: choice.nearest, tiny: router.snapIndex.inBigComponent(choice.nearest.road) ? -1 : choice.component };
-    return { snap: choice.big, tiny: choice.component };
+    const choice = router.snapIndex.snapChoice(point?.latitude, point?.longitude, { maxDistance: router.maxSnapDistance, label, role });
+    const tiny = router.snapIndex.inBigComponent(choice.nearest.road) ? -1 : choice.component;
+    return { snap: choice.big ?? choice.nearest, tiny };
   } catch (err) {
     if (!(err instanceof DetourError) || err.code !== ErrorCode.POINT_NOT_ROUTABLE) throw err;
     return { failure: { code: err.code, message: err.message }, tiny: -1 };

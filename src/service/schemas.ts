@@ -198,6 +198,8 @@ export const tripResponseSchema = {
           distance: { type: 'number' },
           nominalDuration: { type: 'number' },
           averageSpeed: { type: 'number' },
+          departureSnapDistance: { type: 'number', description: 'metres from the departure point as sent to the road the leg starts on (detour extension)' },
+          arrivalSnapDistance: { type: 'number', description: 'metres from the arrival point as sent to the road the leg ends on (detour extension)' },
           // Left untyped so big routes serialise with JSON.stringify; its shape follows pointsMode.
           points: { description: 'The leg geometry in the requested pointsMode.' },
           restrictionZonesEntered: {

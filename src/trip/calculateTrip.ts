@@ -27,6 +27,9 @@ export interface TripLeg {
   nominalDuration: number;
   /** km/h. */
   averageSpeed: number;
+  /** Metres from the departure and arrival points as sent to where they were snapped (a stop beside a road cut off from the network moves further). */
+  departureSnapDistance: number;
+  arrivalSnapDistance: number;
   points: EncodedPoints;
   /** Present only when the leg had to enter zones (a stop inside or behind one). */
   restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>;
@@ -89,6 +92,8 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
       distance: Math.round(leg.distance),
       nominalDuration: Math.round(leg.duration),
       averageSpeed: round1(leg.averageSpeed),
+      departureSnapDistance: round1(leg.from.distance),
+      arrivalSnapDistance: round1(leg.to.distance),
       points: encodePoints(leg.points, pointsMode),
       ...(leg.zonesEntered && {
         restrictionZonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, distanceInside: Math.round(z.metresInside) })),
