@@ -317,3 +317,29 @@ describe('ZoneCache', () => {
     }
   });
 });
+
+test('a script whose zone and matrix went to worker threads exits by itself once they are answered (workers are unref\'d when idle)', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../src/${p}`, import.meta.url)));
+  const script = join(mkdtempSync(join(tmpdir(), 'detour-exit-')), 'script.mts');
+  writeFileSync(script, `
+    import { loadGraph, DEFAULT_GRAPH_PATH, ZoneCalculator, validateZone } from ${src('index.ts')};
+    import { MatrixRunner } from ${src('routing/MatrixRunner.ts')};
+    const city = loadGraph(DEFAULT_GRAPH_PATH);
+    const calculator = new ZoneCalculator(city, { workerThreshold: 0 });
+    const zone = validateZone({ name: 'Haga', geometries: [{ name: 'c', vertices: [
+      { latitude: 57.6965, longitude: 11.946 }, { latitude: 57.6965, longitude: 11.958 },
+      { latitude: 57.7025, longitude: 11.958 }, { latitude: 57.7025, longitude: 11.946 }] }] });
+    const done = await calculator.calculate(zone);
+    const m = await new MatrixRunner(city).run({ origins: [{ latitude: 57.70887, longitude: 11.97456 }], destinations: [{ latitude: 57.69514, longitude: 11.99253 }] });
+    console.log(done.status.name, done.roads.length > 0, m.distance[0] > 0);
+  `);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.signal, null, 'the script was killed: it did not exit by itself');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'CALCULATED true true');
+});

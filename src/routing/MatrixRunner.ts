@@ -40,6 +40,7 @@ export class MatrixRunner {
     const zones = (request.zones ?? []).map(({ prepared: _prepared, ...rest }) => rest);
     return new Promise<MatrixResult>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
+      worker.ref(); // a matrix under way keeps the process alive; an idle worker does not
       worker.postMessage({ id, request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones } });
     });
   }
@@ -65,10 +66,10 @@ export class MatrixRunner {
       maxSnapDistance: this.options.maxSnapDistance,
     };
     const worker = startModuleWorker(import.meta.url, 'matrixWorker', workerData);
-    worker.unref(); // a process whose matrices are all answered may exit
     worker.on('message', (reply: Reply) => {
       const waiter = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
       if (!waiter) return;
       if ('result' in reply) waiter.resolve(reply.result);
       else waiter.reject(new DetourError(reply.error.code, reply.error.message, reply.error.details));
@@ -80,6 +81,8 @@ export class MatrixRunner {
     };
     worker.on('error', (err) => failAll(`matrix worker failed: ${err.message}`));
     worker.on('exit', () => failAll('matrix worker stopped'));
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

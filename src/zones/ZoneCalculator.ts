@@ -136,6 +136,7 @@ export class ZoneCalculator {
           millis: performance.now() - started,
         });
       });
+      worker.ref(); // a calculation under way keeps the process alive; an idle worker does not
       worker.postMessage({ id, zone });
     });
   }
@@ -150,10 +151,10 @@ export class ZoneCalculator {
       roadIndex: RoadIndex.for(this.graph).data,
     };
     const worker = startModuleWorker(import.meta.url, 'zoneWorker', workerData);
-    worker.unref();
     worker.on('message', (reply: WorkerReply) => {
       const resolve = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
       resolve?.(reply);
     });
     const failAll = (reason: string) => {
@@ -165,6 +166,8 @@ export class ZoneCalculator {
     };
     worker.on('error', (err) => failAll(`worker thread failed: ${err.message}`));
     worker.on('exit', () => failAll('worker thread stopped'));
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
     this.worker = worker;
     return worker;
   }
