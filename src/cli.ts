@@ -260,7 +260,12 @@ export function buildProgram(): Command {
       try {
         config = configFromEnv(env);
       } catch (err) {
-        throw new DetourError('INVALID_INPUT', (err as Error).message);
+        // Name the flag the user typed, not the variable it stands for ("--port", not "PORT").
+        let message = (err as Error).message;
+        for (const [flag, name] of Object.entries(flags)) {
+          if (opts[flag] !== undefined && message.startsWith(`${name} `)) message = `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${message.slice(name.length)}`;
+        }
+        throw new DetourError('INVALID_INPUT', message);
       }
       if (config.workers > 1) {
         const running = await startCluster(config).catch((err: Error) => {

@@ -17,6 +17,7 @@ export class DetourError extends Error {
 /** Error codes used across the library; kept in one place so they stay stable. */
 export const ErrorCode = {
   FILE_NOT_FOUND: 'FILE_NOT_FOUND',
+  FILE_NOT_WRITABLE: 'FILE_NOT_WRITABLE',
   UNKNOWN_FORMAT: 'UNKNOWN_FORMAT',
   INVALID_INPUT: 'INVALID_INPUT',
   GRAPH_CORRUPT: 'GRAPH_CORRUPT',

@@ -167,3 +167,19 @@ test('matrix: CSV and JSON points, JSON and CSV output, every element equal to t
   assert.equal(r3.code, 1);
   assert.match(r3.stderr, /FILE_NOT_FOUND/);
 });
+
+test('file and argument errors are clear, with codes and no stack trace: a directory as graph, a missing output folder, NaN, --port', () => {
+  const folder = detour('route', '--graph', dir, '--from', '57.70887,11.97456', '--to', '57.69514,11.99253');
+  assert.equal(folder.code, 1);
+  assert.match(folder.stderr, /^detour: INVALID_INPUT: .* is a directory, not a file\n$/);
+  const output = detour('import', GOTHENBURG_GEOJSON, '-o', join(dir, 'no', 'such', 'folder', 'x.detour'));
+  assert.equal(output.code, 1);
+  assert.match(output.stderr, /^detour: FILE_NOT_WRITABLE: cannot write the graph file .*x\.detour: the folder .*folder does not exist\n$/);
+  const nan = detour('route', '--from', 'NaN,1', '--to', '57.69514,11.99253');
+  assert.equal(nan.code, 2);
+  assert.match(nan.stderr, /--from: latitude must be a finite number in \[-90, 90\], got NaN/);
+  const port = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', 'abc'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DETOUR_WORKERS: '1' } });
+  assert.equal(port.status, 1);
+  assert.match(port.stderr, /^detour: INVALID_INPUT: --port must be a port number \(0 to 65535\), got "abc"\n$/);
+  for (const r of [folder, output, nan, port]) assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});

@@ -15,14 +15,14 @@ export function assertValidLatLon(point: LatLon, label: string): void {
   if (typeof latitude !== 'number' || !Number.isFinite(latitude) || latitude < -90 || latitude > 90) {
     throw new DetourError(
       ErrorCode.INVALID_COORDINATE,
-      `${label}: latitude must be a finite number in [-90, 90], got ${JSON.stringify(latitude ?? null)}`,
+      `${label}: latitude must be a finite number in [-90, 90], got ${shown(latitude)}`,
       { point: label },
     );
   }
   if (typeof longitude !== 'number' || !Number.isFinite(longitude) || longitude < -180 || longitude > 180) {
     throw new DetourError(
       ErrorCode.INVALID_COORDINATE,
-      `${label}: longitude must be a finite number in [-180, 180], got ${JSON.stringify(longitude ?? null)}`,
+      `${label}: longitude must be a finite number in [-180, 180], got ${shown(longitude)}`,
       { point: label },
     );
   }
@@ -39,4 +39,9 @@ export function parseLatLon(text: string, label: string): LatLon {
   const point = { latitude: Number(parts[0]), longitude: Number(parts[1]) };
   assertValidLatLon(point, label);
   return point;
+}
+
+/** A value as an error shows it: numbers as numbers (NaN and Infinity too, which JSON shows as null), the rest as JSON. */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : JSON.stringify(value ?? null) ?? String(value);
 }

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DetourError, ErrorCode } from '../errors.js';
 import {
@@ -85,10 +86,27 @@ export function encodeGraph(graph: RoadGraph): Uint8Array {
   return out;
 }
 
-/** Writes a graph file atomically (a reader never sees half a file), section by section. */
+/**
+ * Writes a graph file atomically (a reader never sees half a file), section by section. A path
+ * that cannot be written (no such folder, a directory, no permission, a full disk) is a
+ * DetourError FILE_NOT_WRITABLE naming it.
+ */
 export function saveGraph(graph: RoadGraph, path: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w');
+  const unwritable = (err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? `the folder ${dirname(path)} does not exist`
+      : code === 'EISDIR' ? 'it is a directory'
+        : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+          : code === 'ENOSPC' ? 'no space left on the device' : (err as Error).message;
+    return new DetourError(ErrorCode.FILE_NOT_WRITABLE, `cannot write the graph file ${path}: ${why}`, { path });
+  };
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w');
+  } catch (err) {
+    throw unwritable(err);
+  }
   try {
     let crc = 0;
     const write = (p: Uint8Array) => {
@@ -101,13 +119,13 @@ export function saveGraph(graph: RoadGraph, path: string): void {
     const tail = new Uint8Array(4);
     new DataView(tail.buffer).setUint32(0, crc, true);
     write(tail);
-  } catch (err) {
     closeSync(fd);
-    unlinkSync(tmp);
-    throw err;
+    renameSync(tmp, path);
+  } catch (err) {
+    try { closeSync(fd); } catch { /* already closed */ }
+    try { unlinkSync(tmp); } catch { /* never created or already renamed */ }
+    throw err instanceof DetourError ? err : unwritable(err);
   }
-  closeSync(fd);
-  renameSync(tmp, path);
 }
 
 function corrupt(source: string, why: string): DetourError {

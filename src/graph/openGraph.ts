@@ -22,6 +22,10 @@ function readHead(path: string, bytes: number): Buffer {
     const head = Buffer.alloc(bytes);
     const n = readSync(fd, head, 0, bytes, 0);
     return head.subarray(0, n);
+  } catch (err) {
+    // Opening a directory succeeds on Linux; reading it is what fails.
+    if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw new DetourError(ErrorCode.INVALID_INPUT, `${path} is a directory, not a file`, { path });
+    throw new DetourError(ErrorCode.INVALID_INPUT, `cannot read ${path}: ${(err as Error).message}`, { path });
   } finally {
     closeSync(fd);
   }
