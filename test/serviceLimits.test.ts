@@ -433,9 +433,13 @@ test('quota configuration: defaults, DETOUR_ZONES_PER_CLIENT and DETOUR_VERTICES
 test('serve --zones-per-client / --vertices-per-client reach the configuration (a bad value is refused before start)', async () => {
   const { spawnSync } = await import('node:child_process');
   const cli = join(import.meta.dirname, '..', 'src', 'cli.ts');
+  // The error names what was typed: the flag, or the variable when it came from the environment.
   for (const [flag, variable] of [['--zones-per-client', 'DETOUR_ZONES_PER_CLIENT'], ['--vertices-per-client', 'DETOUR_VERTICES_PER_CLIENT']]) {
     const run = spawnSync(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0', flag, 'none'], { encoding: 'utf8', timeout: 60_000 });
     assert.notEqual(run.status, 0);
-    assert.match(run.stderr + run.stdout, new RegExp(`${variable} must be a whole number from 1 to 2147483647, got "none"`));
+    assert.match(run.stderr + run.stdout, new RegExp(`${flag} must be a whole number from 1 to 2147483647, got "none"`));
+    const viaEnv = spawnSync(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, [variable]: 'none' } });
+    assert.notEqual(viaEnv.status, 0);
+    assert.match(viaEnv.stderr + viaEnv.stdout, new RegExp(`${variable} must be a whole number from 1 to 2147483647, got "none"`));
   }
 });

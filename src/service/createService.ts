@@ -18,6 +18,7 @@ import {
 } from './loginLimits.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
+import { documentRoute } from './openApiRoute.js';
 import { matrixRoutes } from './matrixRoutes.js';
 import { MatrixJobs, type MatrixJobsOptions } from './MatrixJobs.js';
 import { MatrixRunner } from '../routing/MatrixRunner.js';
@@ -195,13 +196,21 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   if (options.docs !== false) {
     await app.register(swagger, {
       openapi: {
-        info: { title: 'detour', version: '0.1.0', description: 'Routing around restriction zones: Maplink-compatible token, Restriction Zone and Trip APIs.' },
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+        info: { title: 'detour', version: '0.1.0', description: 'Routing around restriction zones: Maplink-compatible token, Restriction Zone, Trip and Matrix APIs.' },
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'access_token from POST /oauth/client_credential/accesstoken' },
+            clientId: { type: 'apiKey', in: 'header', name: 'clientId', description: 'The client id the token was issued to (required with the token)' },
+          },
+        },
       },
+      // Shared schemas keep their names (ApiError, RestrictionZone, ...) instead of def-0, def-1.
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
   }
 
+  app.addHook('onRoute', documentRoute);
   const backend = limitBackend(options);
   await app.register(tokenRoutes, {
     store: options.store,

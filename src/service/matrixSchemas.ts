@@ -53,6 +53,12 @@ export const matrixProblemSchema = {
   },
   required: ['origins', 'destinations'],
   additionalProperties: false,
+  examples: [{
+    calculationMode: 'THE_FASTEST',
+    origins: [{ siteId: 'west', latitude: 57.7055, longitude: 11.95 }, { siteId: 'north', latitude: 57.72, longitude: 11.97 }],
+    destinations: [{ siteId: 'east', latitude: 57.7055, longitude: 11.985 }, { siteId: 'south', latitude: 57.69, longitude: 11.97 }],
+    restrictionZones: ['Centrum'],
+  }],
 } as const;
 
 const element = {

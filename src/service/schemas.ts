@@ -98,6 +98,13 @@ export const zoneBodySchema = {
     },
   },
   required: ['name', 'geometries'],
+  examples: [{
+    name: 'Centrum',
+    geometries: [{ name: 'block', vertices: [
+      { latitude: 57.7, longitude: 11.96 }, { latitude: 57.7, longitude: 11.975 },
+      { latitude: 57.71, longitude: 11.975 }, { latitude: 57.71, longitude: 11.96 },
+    ] }],
+  }],
 } as const;
 
 export const zoneStatusSchema = {
@@ -164,6 +171,11 @@ export const tripBodySchema = {
   },
   required: ['points'],
   additionalProperties: false,
+  examples: [{
+    calculationMode: 'THE_FASTEST',
+    points: [{ latitude: 57.7055, longitude: 11.95, siteId: 'west' }, { latitude: 57.7055, longitude: 11.985, siteId: 'east' }],
+    restrictionZones: ['Centrum'],
+  }],
 } as const;
 
 export const tripQuerySchema = {
@@ -216,7 +228,7 @@ export const tripResponseSchema = {
 
 export const tokenQuerySchema = {
   type: 'object',
-  properties: { grant_type: { type: 'string', description: 'client_credentials' } },
+  properties: { grant_type: { type: 'string', description: 'client_credentials (required; a form field of that name is accepted too)' } },
 } as const;
 
 export const tokenResponseSchema = {

@@ -113,7 +113,8 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
         consumes: [FORM],
         body: {
           type: 'object',
-          properties: { client_id: { type: 'string' }, client_secret: { type: 'string' }, grant_type: { type: 'string' } },
+          // grant_type is documented once, in the query (a form field of that name is accepted too).
+          properties: { client_id: { type: 'string' }, client_secret: { type: 'string' } },
         },
         response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema, 429: { $ref: 'ApigeeFault#' }, 503: { $ref: 'ApigeeFault#' } },
       },
