@@ -166,6 +166,22 @@ for (const { make, skip } of kinds) {
       await untilDone(svc.url, headers, id);
     });
 
+    test('a client with 10 unfinished jobs gets 429 MATRIX_JOBS_LIMIT; other clients are not affected', async () => {
+      const busy = await newClient(store);
+      const busyHeaders = (await authorise(svc.url, busy)).headers;
+      // Jobs taken up by an instance that never finishes them (no lease): they stay unfinished.
+      for (let i = 0; i < 10; i++) {
+        await store.insertMatrixJob({ id: crypto.randomUUID(), clientId: busy.clientId, status: 'PROCESSING', request: { origins, destinations }, attempts: 1, createdAt: clock, updatedAt: clock, expiresAt: clock + 3600_000 });
+      }
+      const refused = await http(`${svc.url}/matrix/v1/problems`, { headers: busyHeaders, json: { origins, destinations } });
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.body.code, 'MATRIX_JOBS_LIMIT');
+      assert.equal(refused.headers.get('retry-after'), '5');
+      const other = await http(`${svc.url}/matrix/v1/problems`, { headers, json: { origins, destinations } });
+      assert.equal(other.status, 202, other.text);
+      await untilDone(svc.url, headers, other.body.id);
+    });
+
     test('a solution is kept 7 days, then 404', async () => {
       const posted = await http(`${svc.url}/matrix/v1/problems`, { headers, json: { origins, destinations } });
       const id = posted.body.id as string;

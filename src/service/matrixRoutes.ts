@@ -5,7 +5,7 @@ import type { Store } from '../store/Store.js';
 import { matrixSolution, type MatrixProblem } from '../trip/matrixSolution.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
-import { apiError } from './httpErrors.js';
+import { apiError, HttpError } from './httpErrors.js';
 import type { MatrixJobs } from './MatrixJobs.js';
 import { MATRIX_LIMITS, matrixEventsSchema, matrixJobSchema, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
@@ -79,6 +79,10 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
       const known = await store.getZones(clientId, [...new Set(problem.restrictionZones)]);
       const missing = [...new Set(problem.restrictionZones)].filter((n) => !known.some((z) => z.name === n));
       if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
+      // Bounded work per client: jobs queue in the store, and each costs the matrix thread.
+      if ((await store.openMatrixJobs(clientId)) >= MATRIX_LIMITS.openJobsPerClient) {
+        throw new HttpError(429, { code: 'MATRIX_JOBS_LIMIT', message: `at most ${MATRIX_LIMITS.openJobsPerClient} unfinished matrix jobs per client; post again when one has finished` }, { 'retry-after': '5' });
+      }
       const at = now();
       const id = randomUUID();
       await store.insertMatrixJob({ id, clientId, status: 'ENQUEUED', request: problem, attempts: 0, createdAt: at, updatedAt: at, expiresAt: at + options.retentionMillis });
@@ -93,6 +97,9 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     async (request) => {
       const clientId = request.caller!.clientId;
       const problem = checkProblem(request.body, MATRIX_LIMITS.syncElements, false);
+      if (runner.pending >= MATRIX_LIMITS.syncQueue) {
+        throw new HttpError(503, { code: 'MATRIX_BUSY', message: 'the matrix thread of this instance is busy; try again shortly, or post the problem to /matrix/v1/problems' }, { 'retry-after': '1' });
+      }
       const zoneList = await resolveZones(store, zones, clientId, problem.restrictionZones!, options.zoneWaitMillis);
       const result = await runner.run({ origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList });
       return matrixSolution(result, problem, randomUUID(), clientId, now());

@@ -15,6 +15,10 @@ export const MATRIX_LIMITS = {
   siteIdLength: 200,
   /** Longest callback URL. */
   callbackUrlLength: 2_000,
+  /** Unfinished jobs one client may have (more: 429). */
+  openJobsPerClient: 10,
+  /** Synchronous matrices waiting for this instance's matrix thread (more: 503). */
+  syncQueue: 4,
 } as const;
 
 const site = {

@@ -55,6 +55,8 @@ export function documentRoute(route: RouteOptions): void {
     errors[409] = apiError('A named zone is still being calculated (ZONE_NOT_READY) or could not be (ZONE_NOT_USABLE)');
     errors[422] = apiError('A point is far from every road (POINT_NOT_ROUTABLE) or no road connects a leg (ROUTE_NOT_FOUND)');
   }
+  if (url === '/matrix/v1/problems') errors[429] = apiError('The client has 10 unfinished matrix jobs (MATRIX_JOBS_LIMIT); Retry-After says when to try again');
+  if (url === '/matrix/v1/calculations') errors[503] = apiError('The instance\'s matrix thread is busy (MATRIX_BUSY); Retry-After says when to try again');
   if (url === '/matrix/v1/solutions/:id') {
     errors[409] = apiError('The job is not solved yet (MATRIX_NOT_SOLVED)');
     errors[422] = apiError('The job failed (MATRIX_JOB_FAILED), with the reason');

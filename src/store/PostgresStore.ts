@@ -240,6 +240,11 @@ export class PostgresStore implements Store {
     });
   }
 
+  async openMatrixJobs(clientId: string): Promise<number> {
+    const { rows } = await this.pool.query("SELECT count(*) AS n FROM matrix_jobs WHERE client_id = $1 AND status IN ('ENQUEUED', 'PROCESSING')", [clientId]);
+    return Number(rows[0].n);
+  }
+
   async getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined> {
     const { rows } = await this.pool.query<MatrixJobRow>('SELECT * FROM matrix_jobs WHERE id = $1 AND client_id = $2 AND expires_at > $3', [id, clientId, now]);
     return rows[0] && matrixJobFromRow(rows[0]);

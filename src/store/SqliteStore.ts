@@ -186,6 +186,11 @@ export class SqliteStore implements Store {
     }).immediate();
   }
 
+  async openMatrixJobs(clientId: string): Promise<number> {
+    const row = this.statement("SELECT count(*) AS n FROM matrix_jobs WHERE client_id = ? AND status IN ('ENQUEUED', 'PROCESSING')").get(clientId) as { n: number };
+    return Number(row.n);
+  }
+
   async getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined> {
     const row = this.statement('SELECT * FROM matrix_jobs WHERE id = ? AND client_id = ? AND expires_at > ?').get(id, clientId, now) as MatrixJobRow | undefined;
     return row && matrixJobFromRow(row);

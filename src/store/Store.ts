@@ -184,6 +184,8 @@ export interface MatrixJobEvent {
 export interface MatrixJobStore {
   /** Stores a new ENQUEUED job and its first event. */
   insertMatrixJob(job: MatrixJob): Promise<void>;
+  /** The client's jobs not finished yet (ENQUEUED or PROCESSING). */
+  openMatrixJobs(clientId: string): Promise<number>;
   /** The client's job, unless absent or expired at `now`. */
   getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined>;
   /** The client's job's events, oldest first (empty when absent or expired). */
