@@ -16,11 +16,35 @@ import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { formatMatrix, readMatrixPoints } from './matrixFiles.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 import { loadZoneFile } from './zones/loadZoneFile.js';
-import { configFromEnv, startService, type ServeConfig } from './service/startService.js';
-import { startCluster } from './service/serveCluster.js';
+import type { ServeConfig } from './service/startService.js';
 import { API_PRODUCTS, registerClient } from './service/credentials.js';
-import { openStore } from './store/openStore.js';
 import type { Store } from './store/Store.js';
+
+/** The packages `serve` and `clients` need beyond the library (optional peer dependencies). */
+export const SERVICE_PACKAGES = [
+  'fastify', '@fastify/cors', '@fastify/formbody', '@fastify/helmet', '@fastify/swagger', '@fastify/swagger-ui',
+  'better-sqlite3', 'pg', 'pino', 'rate-limiter-flexible',
+] as const;
+
+/**
+ * The service's modules, loaded when a command needs them: the library installs without the
+ * server packages, and a command that needs them says which to install.
+ */
+async function serviceModules() {
+  try {
+    const [start, cluster, stores] = await Promise.all([
+      import('./service/startService.js'), import('./service/serveCluster.js'), import('./store/openStore.js'),
+    ]);
+    return { configFromEnv: start.configFromEnv, startService: start.startService, startCluster: cluster.startCluster, openStore: stores.openStore };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec((err as Error).message)?.[1];
+    throw new DetourError(
+      'SERVICE_DEPENDENCIES_MISSING',
+      `the HTTP service needs packages that are not installed${missing ? ` (${missing} is missing)` : ''}: npm install ${SERVICE_PACKAGES.join(' ')}`,
+    );
+  }
+}
 
 /** Loads and calculates --avoid zones, failing on one that cannot be calculated. */
 function avoidZones(graph: RoadGraph, files: string[]): CalculatedZone[] {
@@ -253,6 +277,7 @@ export function buildProgram(): Command {
     .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
     .option('--workers <n>', "processes serving requests (default: the machine's cores; 1: a single process)")
     .action(async (opts: Record<string, string | undefined>) => {
+      const { configFromEnv, startService, startCluster } = await serviceModules();
       const env = { ...process.env };
       const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
@@ -299,6 +324,7 @@ export function buildProgram(): Command {
   const storeOptions = (c: Command) =>
     c.option('--data-dir <dir>', 'folder of the SQLite database (default DETOUR_DATA_DIR or ./.detour)').option('--database-url <url>', 'PostgreSQL connection string (default DATABASE_URL)');
   const withStore = async <T>(opts: { dataDir?: string; databaseUrl?: string }, use: (store: Store) => Promise<T>): Promise<T> => {
+    const { configFromEnv, openStore } = await serviceModules();
     const env = configFromEnv({ ...process.env, ...(opts.dataDir && { DETOUR_DATA_DIR: opts.dataDir }), ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }), PORT: '', DETOUR_WORKERS: '' });
     const store = await openStore(env);
     try {
