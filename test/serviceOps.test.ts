@@ -259,3 +259,9 @@ describe('command line: clients and serve', () => {
     assert.match(log, /SIGTERM/);
   });
 });
+
+test('client ids start with a letter or digit, so a command line never reads one as an option', async () => {
+  const { newClientId } = await import('../src/service/credentials.js');
+  // 1 in 32 base64url ids starts with "-" or "_": 10,000 ids without the rule would hold about 300.
+  for (let i = 0; i < 10_000; i++) assert.match(newClientId(), /^[A-Za-z0-9][A-Za-z0-9_-]{31}$/);
+});

@@ -31,6 +31,13 @@ export const decoySecretHash = () => (decoyHash ??= hashSecret(randomBytes(16).t
 /** An opaque random string of `bytes` random bytes, URL-safe. */
 export const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 
+/** A new client id: 24 random bytes, base64url, starting with a letter or digit (an id starting with "-" would read as an option on a command line). */
+export function newClientId(): string {
+  let id = randomToken(24);
+  while (!/^[A-Za-z0-9]/.test(id)) id = randomToken(24);
+  return id;
+}
+
 /** Access tokens are stored by this hash; the token itself exists only at the client. */
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -57,7 +64,7 @@ export async function registerClient(store: ClientStore, spec: NewClient, now = 
   if (!spec.applicationName.trim()) throw new Error('a client needs a name');
   const clientSecret = randomToken(24);
   const client: ClientRecord = {
-    clientId: randomToken(24),
+    clientId: newClientId(),
     applicationName: spec.applicationName,
     organizationName: spec.organizationName ?? spec.applicationName,
     developerEmail: spec.developerEmail ?? '',
