@@ -15,3 +15,47 @@ export function startModuleWorker(from: string, name: string, workerData: unknow
   }
   return new Worker(new URL(`./${name}.js`, from), { workerData });
 }
+
+/**
+ * Requests and their replies over one worker thread: request() posts {id, ...message} and
+ * resolves with the reply carrying that id. The thread keeps the process alive only while a
+ * reply is awaited; when it fails or stops, every waiting request rejects and `gone` is called
+ * (so the owner starts a new one next time).
+ */
+export class WorkerRequests<Reply extends { id: number }> {
+  private readonly waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
+  private nextId = 1;
+
+  constructor(readonly worker: Worker, gone: () => void) {
+    worker.on('message', (reply: Reply) => {
+      const waiter = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
+      waiter?.resolve(reply);
+    });
+    const failAll = (reason: string) => {
+      for (const { reject } of this.waiting.values()) reject(new Error(reason));
+      this.waiting.clear();
+      gone();
+    };
+    worker.on('error', (err) => failAll(`worker thread failed: ${err.message}`));
+    worker.on('exit', () => failAll('worker thread stopped'));
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
+  }
+
+  /** Posts `message` with a new id; resolves with its reply. */
+  request(message: Record<string, unknown>): Promise<Reply> {
+    const id = this.nextId++;
+    return new Promise<Reply>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.ref(); // a request under way keeps the process alive
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  /** Requests posted and not answered yet. */
+  get pending(): number {
+    return this.waiting.size;
+  }
+}

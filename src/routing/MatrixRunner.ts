@@ -1,9 +1,8 @@
-import type { Worker } from 'node:worker_threads';
 import { DetourError } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
-import { startModuleWorker } from '../workerThread.js';
+import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { MatrixResult } from './matrix.js';
 import type { CalculationMode } from './Router.js';
@@ -27,37 +26,33 @@ type Reply = { id: number; result: MatrixResult } | { id: number; error: { code:
  * Call close() when done.
  */
 export class MatrixRunner {
-  private worker?: Worker;
-  private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (r: MatrixResult) => void; reject: (e: Error) => void }>();
+  private worker?: WorkerRequests<Reply>;
 
   constructor(readonly graph: RoadGraph, private readonly options: { maxSnapDistance?: number } = {}) {}
 
   /** The matrix of `request`, computed on the worker thread. */
-  run(request: { origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[] }): Promise<MatrixResult> {
-    const worker = this.startWorker();
-    const id = this.nextId++;
+  async run(request: { origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[] }): Promise<MatrixResult> {
     const zones = (request.zones ?? []).map(({ prepared: _prepared, ...rest }) => rest);
-    return new Promise<MatrixResult>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.ref(); // a matrix under way keeps the process alive; an idle worker does not
-      worker.postMessage({ id, request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones } });
+    const reply = await this.startWorker().request({
+      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones },
     });
+    if ('error' in reply) throw new DetourError(reply.error.code, reply.error.message, reply.error.details);
+    return reply.result;
   }
 
   /** Matrices posted and not answered yet. */
   get pending(): number {
-    return this.waiting.size;
+    return this.worker?.pending ?? 0;
   }
 
   /** Stops the worker thread; matrices still waiting reject. */
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = undefined;
-    if (w) await w.terminate();
+    if (w) await w.worker.terminate();
   }
 
-  private startWorker(): Worker {
+  private startWorker(): WorkerRequests<Reply> {
     if (this.worker) return this.worker;
     const workerData: MatrixWorkerData = {
       arrays: sharedGraphArrays(this.graph),
@@ -65,25 +60,10 @@ export class MatrixRunner {
       hierarchy: this.graph.hierarchy,
       maxSnapDistance: this.options.maxSnapDistance,
     };
-    const worker = startModuleWorker(import.meta.url, 'matrixWorker', workerData);
-    worker.on('message', (reply: Reply) => {
-      const waiter = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
-      if (!waiter) return;
-      if ('result' in reply) waiter.resolve(reply.result);
-      else waiter.reject(new DetourError(reply.error.code, reply.error.message, reply.error.details));
+    const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'matrixWorker', workerData), () => {
+      if (this.worker === requests) this.worker = undefined;
     });
-    const failAll = (reason: string) => {
-      for (const { reject } of this.waiting.values()) reject(new Error(reason));
-      this.waiting.clear();
-      if (this.worker === worker) this.worker = undefined;
-    };
-    worker.on('error', (err) => failAll(`matrix worker failed: ${err.message}`));
-    worker.on('exit', () => failAll('matrix worker stopped'));
-    // After the listeners: adding a 'message' listener refs the worker again.
-    worker.unref();
-    this.worker = worker;
-    return worker;
+    this.worker = requests;
+    return requests;
   }
 }

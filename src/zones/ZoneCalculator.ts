@@ -1,5 +1,4 @@
-import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../workerThread.js';
+import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import { PreparedPolygon } from '../geo/PreparedPolygon.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
@@ -37,9 +36,7 @@ interface WorkerReply {
  * tells which are still in calculation (status IN_CALCULATION) meanwhile. Call close() when done.
  */
 export class ZoneCalculator {
-  private worker?: Worker;
-  private nextId = 1;
-  private readonly waiting = new Map<number, (reply: WorkerReply) => void>();
+  private worker?: WorkerRequests<WorkerReply>;
   private readonly running = new Map<string, Promise<CalculatedZone>>();
   private readonly workerThreshold: number;
   private readonly edgeTestThreshold: number;
@@ -98,14 +95,14 @@ export class ZoneCalculator {
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = undefined;
-    if (w) await w.terminate();
+    if (w) await w.worker.terminate();
   }
 
   private onWorker(zone: Zone): Promise<CalculatedZone> {
     const started = performance.now();
-    const fail = (reason: string): CalculatedZone => ({
+    const fail = (status: ZoneStatus): CalculatedZone => ({
       zone,
-      status: zoneStatus('CALCULATION_ERROR', reason),
+      status,
       roadCount: 0,
       roads: new Uint32Array(0),
       edgeCount: 0,
@@ -114,34 +111,29 @@ export class ZoneCalculator {
       prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
       millis: performance.now() - started,
     });
-    let worker: Worker;
+    let worker: WorkerRequests<WorkerReply>;
     try {
       worker = this.startWorker();
     } catch (err) {
-      return Promise.resolve(fail(`cannot start a worker thread: ${(err as Error).message}`));
+      return Promise.resolve(fail(zoneStatus('CALCULATION_ERROR', `cannot start a worker thread: ${(err as Error).message}`)));
     }
-    const id = this.nextId++;
-    return new Promise<CalculatedZone>((resolve) => {
-      this.waiting.set(id, (reply) => {
-        if (reply.status.name === 'CALCULATION_ERROR') return resolve({ ...fail(''), status: reply.status });
-        resolve({
-          zone,
-          status: reply.status,
-          roadCount: this.graph.roadCount,
-          roads: reply.roads,
-          edgeCount: reply.edgeCount,
-          metresInside: reply.metresInside,
-          blockedLength: reply.blockedLength,
-          prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
-          millis: performance.now() - started,
-        });
-      });
-      worker.ref(); // a calculation under way keeps the process alive; an idle worker does not
-      worker.postMessage({ id, zone });
-    });
+    return worker.request({ zone }).then(
+      (reply) => (reply.status.name === 'CALCULATION_ERROR' ? fail(reply.status) : {
+        zone,
+        status: reply.status,
+        roadCount: this.graph.roadCount,
+        roads: reply.roads,
+        edgeCount: reply.edgeCount,
+        metresInside: reply.metresInside,
+        blockedLength: reply.blockedLength,
+        prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
+        millis: performance.now() - started,
+      }),
+      (err: Error) => fail(zoneStatus('CALCULATION_ERROR', err.message)),
+    );
   }
 
-  private startWorker(): Worker {
+  private startWorker(): WorkerRequests<WorkerReply> {
     if (this.worker) return this.worker;
     // SharedArrayBuffers are shared with the worker, not cloned: the graph (copied onto SABs once
     // only when it is not there already) and the packed road index, so the worker builds nothing.
@@ -150,25 +142,10 @@ export class ZoneCalculator {
       meta: this.graph.meta,
       roadIndex: RoadIndex.for(this.graph).data,
     };
-    const worker = startModuleWorker(import.meta.url, 'zoneWorker', workerData);
-    worker.on('message', (reply: WorkerReply) => {
-      const resolve = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
-      resolve?.(reply);
+    const requests: WorkerRequests<WorkerReply> = new WorkerRequests(startModuleWorker(import.meta.url, 'zoneWorker', workerData), () => {
+      if (this.worker === requests) this.worker = undefined;
     });
-    const failAll = (reason: string) => {
-      for (const [id, resolve] of this.waiting) {
-        resolve({ id, status: zoneStatus('CALCULATION_ERROR', reason), roads: new Uint32Array(0), edgeCount: 0, metresInside: 0, blockedLength: 0, millis: 0 });
-      }
-      this.waiting.clear();
-      if (this.worker === worker) this.worker = undefined;
-    };
-    worker.on('error', (err) => failAll(`worker thread failed: ${err.message}`));
-    worker.on('exit', () => failAll('worker thread stopped'));
-    // After the listeners: adding a 'message' listener refs the worker again.
-    worker.unref();
-    this.worker = worker;
-    return worker;
+    this.worker = requests;
+    return requests;
   }
 }
