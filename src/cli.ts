@@ -12,6 +12,7 @@ import { formatImportSummary, type ImportSummary, type OsmImportOptions } from '
 import { buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
 import { Router, type CalculationMode } from './routing/Router.js';
+import { AVOIDANCE_TYPES, type AvoidanceBehavior, type AvoidanceType } from './routing/avoidance.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { formatMatrix, readMatrixPoints } from './matrixFiles.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
@@ -65,6 +66,22 @@ function latLonArg(label: string) {
       throw new InvalidArgumentError((err as Error).message);
     }
   };
+}
+
+/** The CLI's names of avoidance types (lower case, as flags are written) and Maplink's. */
+const AVOID_TYPE_NAMES: Record<string, AvoidanceType> = {
+  tunnels: 'TUNNELS', bridges: 'BRIDGES', ferries: 'FERRIES', tolls: 'TOLL_ROADS', 'toll-gates': 'TOLL_GATES', unpaved: 'UNPAVED',
+};
+
+function avoidTypesArg(value: string): AvoidanceType[] {
+  return value.split(',').map((v) => v.trim()).filter((v) => v !== '').map((v) => {
+    const t = AVOID_TYPE_NAMES[v.toLowerCase()] ?? AVOIDANCE_TYPES.find((name) => name === v.toUpperCase().replace(/-/g, '_'));
+    if (!t) {
+      throw new InvalidArgumentError(`unknown type ${JSON.stringify(v)}; use ${Object.keys(AVOID_TYPE_NAMES).join(', ')}` +
+        (v.toUpperCase() === 'FRONTIERS' ? ' (frontiers: the graph knows no country borders)' : ''));
+    }
+    return t;
+  });
 }
 
 function collect<T>(parse: (v: string) => T) {
@@ -155,6 +172,9 @@ export function buildProgram(): Command {
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'geojson']).default('json'))
     .option('--avoid <zone-file>', 'restriction zone to avoid: GeoJSON Polygon/MultiPolygon/Feature/FeatureCollection or a zone JSON {name, geometries} (repeatable)', collect((v: string) => v), [])
     .option('--with-stops', 'GeoJSON: a FeatureCollection with the snapped stops and the avoided zones too')
+    .option('--avoid-types <types>', `road types to avoid, comma-separated: ${Object.keys(AVOID_TYPE_NAMES).join(', ')}`, avoidTypesArg)
+    .addOption(new Option('--avoidance-behavior <behavior>', 'fail: error when a leg cannot avoid them; strong: the fewest metres of them; relaxed: a cost per metre (see README)')
+      .choices(['fail', 'strong', 'relaxed']).default('fail'))
     .addOption(new Option('--engine <engine>', 'search engine (default: ch when the graph has a contraction hierarchy, else astar)').choices(['ch', 'astar', 'ngraph']))
     .option('--max-snap <metres>', 'largest distance from a point to a road', (v) => {
       const n = Number(v);
@@ -168,7 +188,10 @@ export function buildProgram(): Command {
       const points = [opts.from, ...opts.via, opts.to];
       const labels = ['--from', ...opts.via.map((_: LatLon, i: number) => `--via #${i + 1}`), '--to'];
       const zones = avoidZones(graph, opts.avoid);
-      const route = router.route({ points, pointLabels: labels, calculationMode: mode, zones });
+      const route = router.route({
+        points, pointLabels: labels, calculationMode: mode, zones,
+        avoidanceTypes: opts.avoidTypes, avoidanceBehavior: opts.avoidanceBehavior.toUpperCase() as AvoidanceBehavior,
+      });
       const out =
         opts.format === 'geojson'
           ? opts.withStops ? routeWithStops(route, mode, zones) : routeToGeoJson(route, mode)

@@ -1,7 +1,7 @@
 import { featureCollection, lineString, point, polygon } from '@turf/helpers';
 import type { Feature, LineString, Point, Polygon } from 'geojson';
 import type { LatLon } from './geo/coordinates.js';
-import type { Route } from './routing/Router.js';
+import type { Route, RouteLeg } from './routing/Router.js';
 import type { CalculatedZone } from './zones/calculateZone.js';
 
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -20,9 +20,17 @@ export function routeToJson(route: Route, mode: string) {
       distance: round(leg.distance, 1),
       duration: round(leg.duration, 1),
       averageSpeed: round(leg.averageSpeed, 1),
-      ...(leg.zonesEntered ? { zonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
+      ...legNotes(leg),
       points: leg.points.map(roundPoint),
     })),
+  };
+}
+
+/** What a leg had to drive: zones entered and avoided types driven, each only when present. */
+function legNotes(leg: RouteLeg): Record<string, unknown> {
+  return {
+    ...(leg.zonesEntered ? { zonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
+    ...(leg.avoidedTypesDriven ? { avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, metres: round(d.metres, 1) })) } : {}),
   };
 }
 
@@ -51,7 +59,7 @@ export function routeToGeoJson(route: Route, mode: string): Feature<LineString> 
     legs: route.legs.map((l) => ({
       distance: round(l.distance, 1),
       duration: round(l.duration, 1),
-      ...(l.zonesEntered ? { zonesEntered: l.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
+      ...legNotes(l),
     })),
     stroke: '#d62728',
     'stroke-width': 4,

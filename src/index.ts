@@ -4,7 +4,7 @@ export { assertValidLatLon, parseLatLon, type LatLon } from './geo/coordinates.j
 export { RoadGraph, type RoadGraphArrays, type GraphMeta, type Metric } from './graph/RoadGraph.js';
 export { GraphBuilder } from './graph/GraphBuilder.js';
 export {
-  carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
+  carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, UNPAVED_SURFACES, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
 } from './graph/carProfile.js';
 export { importOsm, importOsmWithSummary, OSM_ATTRIBUTION, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
 export { importGeoJson } from './graph/importGeoJson.js';
@@ -43,6 +43,10 @@ export { RoadIndex } from './zones/RoadIndex.js';
 export { loadZoneFile } from './zones/loadZoneFile.js';
 export type { ZoneEntered } from './routing/Router.js';
 export type { Penalty } from './routing/PathSearch.js';
+export {
+  AVOIDANCE_TYPES, AVOIDANCE_BEHAVIORS, AVOIDANCE_FLAGS, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
+  type AvoidanceType, type AvoidanceBehavior, type AvoidedTypeDriven,
+} from './routing/avoidance.js';
 export { ZoneCalculator, type ZoneCalculatorOptions } from './zones/ZoneCalculator.js';
 export { ZoneIndex } from './zones/ZoneIndex.js';
 export { ZoneCache, type ZoneSource } from './zones/ZoneCache.js';

@@ -11,6 +11,7 @@ import {
 import { HIERARCHY_ARRAY_KEYS } from '../src/hierarchy/ContractionHierarchy.js';
 import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
+import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 const METRICS: Metric[] = ['duration', 'distance'];
@@ -204,7 +205,7 @@ describe('stops inside zones with the hierarchy engine', () => {
       const roads = new Uint8Array(gothenburg.roadCount);
       for (const z of zone.roads) roads[z] = 1;
       if (!roads[from.road] && !roads[to.road]) continue;
-      const penalty = { roads, costPerMetre: 1e6 };
+      const penalty = uniformPenalty(roads, 1e6);
       for (const metric of METRICS) {
         const sources = sourceEndpoints(gothenburg, from, metric, penalty);
         const targets = targetEndpoints(gothenburg, to, metric, penalty);

@@ -22,6 +22,7 @@ export class GraphBuilder {
   private readonly wayStart: number[] = [0];
   private readonly wayAttrs: RoadAttributes[] = [];
   private readonly keptNodes = new Set<number>();
+  private readonly pointFlags = new Map<number, number>();
   /** What the last build did about turn restrictions. */
   turnStats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
 
@@ -69,6 +70,11 @@ export class GraphBuilder {
     this.keptNodes.add(point);
   }
 
+  /** Road flags (RoadFlag bits) every road through this point gets: a toll booth's TOLL_GATE. */
+  flagPoint(point: number, flags: number): void {
+    this.pointFlags.set(point, (this.pointFlags.get(point) ?? 0) | flags);
+  }
+
   /**
    * Builds the immutable graph. Throws GRAPH_EMPTY when no routable road was added.
    * `turns`, when given, is called with the roads the ways became and returns the turn rules,
@@ -81,7 +87,7 @@ export class GraphBuilder {
       throw new DetourError(ErrorCode.GRAPH_EMPTY, `no routable road found in ${meta.source}`);
     }
     const rules = turns ? turns(new RoadLayout(pieces, roads)) : [];
-    const { graph, stats } = assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta, rules);
+    const { graph, stats } = assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta, rules, this.pointFlags);
     this.turnStats = stats;
     return graph;
   }
@@ -332,6 +338,7 @@ function mortonOrder(lat: Float64Array, lon: Float64Array, ids: Uint32Array): Ui
 /** Turns roads over builder points into the CSR arrays of a RoadGraph, splitting nodes for turn rules. */
 function assemble(
   roads: Roads, pointLat: Float64Array, pointLon: Float64Array, meta: GraphMeta, rules: TurnRule[],
+  pointFlags: ReadonlyMap<number, number>,
 ): { graph: RoadGraph; stats: TurnStats } {
   const roadCount = roads.attrs.length;
   const pts = roads.points.toArray();
@@ -362,7 +369,7 @@ function assemble(
   let shapeCount = 0;
   const roadLength = new Float64Array(roadCount);
   const roadSpeedKmh = new Float32Array(roadCount);
-  const roadFlags = new Uint8Array(roadCount);
+  const roadFlags = new Uint16Array(roadCount);
   const roadClass = new Uint8Array(roadCount);
   let baseEdgeCount = 0;
   const roadEnds = new Uint32Array(baseNodeCount);
@@ -388,7 +395,9 @@ function assemble(
     roadEnds[roadTo[r]]++;
     roadLength[r] = length;
     roadSpeedKmh[r] = attrs.speedKmh;
-    roadFlags[r] = attrs.flags;
+    let flags = attrs.flags;
+    if (pointFlags.size > 0) for (let i = a; i < b; i++) flags |= pointFlags.get(pts[i]) ?? 0;
+    roadFlags[r] = flags;
     roadClass[r] = attrs.highwayClass;
     if (attrs.flags & RoadFlag.FORWARD) baseEdgeCount++;
     if (attrs.flags & RoadFlag.BACKWARD) baseEdgeCount++;

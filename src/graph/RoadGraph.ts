@@ -48,7 +48,7 @@ export interface RoadGraphArrays {
   /** Per road: length in metres, speed in km/h, RoadFlag bits, highway class index. */
   roadLength: Float64Array;
   roadSpeedKmh: Float32Array;
-  roadFlags: Uint8Array;
+  roadFlags: Uint16Array;
   roadClass: Uint8Array;
 }
 
@@ -78,7 +78,7 @@ export class RoadGraph implements RoadGraphArrays {
   readonly shapeLon!: Float64Array;
   readonly roadLength!: Float64Array;
   readonly roadSpeedKmh!: Float32Array;
-  readonly roadFlags!: Uint8Array;
+  readonly roadFlags!: Uint16Array;
   readonly roadClass!: Uint8Array;
 
   readonly meta: GraphMeta;

@@ -6,16 +6,24 @@
 
 export type OsmTags = Record<string, string | undefined>;
 
-/** Road flags kept per edge for later avoidance options. */
+/** Road flags kept per road (a Uint16 each): directions, and what avoidance options avoid. */
 export const RoadFlag = {
   FORWARD: 1, // travel allowed from the road's first shape point to its last
   BACKWARD: 2, // travel allowed from last to first
   TUNNEL: 4,
   BRIDGE: 8,
-  TOLL: 16,
+  TOLL: 16, // a toll road (`toll=*` other than no)
   FERRY: 32,
   ROUNDABOUT: 64,
+  UNPAVED: 128, // `surface=*` one of UNPAVED_SURFACES
+  TOLL_GATE: 256, // the road passes a `barrier=toll_booth` node (set by the OSM import)
 } as const;
+
+/** `surface=*` values read as unpaved (OSRM's and Valhalla's unpaved lists, merged). */
+export const UNPAVED_SURFACES: ReadonlySet<string> = new Set([
+  'unpaved', 'gravel', 'fine_gravel', 'pebblestone', 'rock', 'dirt', 'earth', 'ground', 'grass', 'grass_paver',
+  'sand', 'mud', 'compacted', 'woodchips', 'salt', 'snow', 'ice', 'clay',
+]);
 
 /** Routable road classes and their default speeds in km/h (used when `maxspeed` is absent). */
 export const HIGHWAY_DEFAULT_SPEED_KMH: Readonly<Record<string, number>> = {
@@ -215,6 +223,7 @@ export function carRoadAttributes(tags: OsmTags): RoadAttributes | null {
   if (tags.tunnel !== undefined && tags.tunnel !== 'no') flags |= RoadFlag.TUNNEL;
   if (tags.bridge !== undefined && tags.bridge !== 'no') flags |= RoadFlag.BRIDGE;
   if (tags.toll !== undefined && tags.toll !== 'no') flags |= RoadFlag.TOLL;
+  if (tags.surface !== undefined && UNPAVED_SURFACES.has(tags.surface)) flags |= RoadFlag.UNPAVED;
 
   const posted = parseMaxspeed(tags.maxspeed);
   const speed = posted ?? HIGHWAY_DEFAULT_SPEED_KMH[highway];

@@ -15,15 +15,15 @@ import { ARRAY_KEYS, RoadGraph, type GraphMeta, type Metric, type RoadGraphArray
  *   u32 CRC-32 of every byte before it
  * Sections: the graph's arrays in ARRAY_KEYS order, then, when the graph has a hierarchy, the
  * duration hierarchy's and the distance hierarchy's arrays in HIERARCHY_ARRAY_KEYS order.
- * Version 2 added the hierarchy sections. Files are written and read section by section (no
+ * Version 2 added the hierarchy sections; version 3 widened roadFlags to 16 bits (unpaved, toll gates). Files are written and read section by section (no
  * whole-file buffer, so files over 2 GiB work) and loaded arrays live on SharedArrayBuffers, so a
  * worker thread can use them without a copy.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 2;
+export const GRAPH_FORMAT_VERSION = 3;
 
-const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array] as const;
-type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array;
+const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
+type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
 const HEADER_BYTES = 24;
 /** Largest piece handed to one read or write call (Node caps a single call near 2 GiB). */
 const CHUNK_BYTES = 1 << 28;
@@ -166,7 +166,7 @@ function parse(src: ByteSource, source: string): RoadGraph {
     throw new DetourError(
       ErrorCode.GRAPH_VERSION,
       `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION} ` +
-        `(with the contraction hierarchy). Re-import it with detour import.`,
+        `(with the contraction hierarchy and the avoidance flags). Re-import it with detour import.`,
       { path: source },
     );
   }

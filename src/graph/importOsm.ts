@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { OSMTransform } from 'osm-pbf-parser-node';
 import { SaxesParser } from 'saxes';
 import { DetourError, ErrorCode } from '../errors.js';
-import { carBarrierBlocks, carRoadAttributes, type OsmTags, type RoadAttributes } from './carProfile.js';
+import { carBarrierBlocks, carRoadAttributes, RoadFlag, type OsmTags, type RoadAttributes } from './carProfile.js';
 import { GraphBuilder, type RoadLayout, type TurnRule, type TurnStats } from './GraphBuilder.js';
 import { Growable } from './growable.js';
 import type { RoadGraph } from './RoadGraph.js';
@@ -24,8 +24,11 @@ export interface ImportSummary {
   carWays: number;
   /** Turn restriction relations: read, applied, skipped by reason. */
   restrictions: RestrictionSummary;
-  /** Barrier nodes on car roads: those that stop cars (roads end there) and those cars pass. */
-  barriers: { blocking: number; passable: number };
+  /**
+   * Barrier nodes on car roads: those that stop cars (roads end there), those cars pass, and of
+   * these the toll booths (the roads through them are flagged TOLL_GATE).
+   */
+  barriers: { blocking: number; passable: number; tollBooths: number };
   /** What the restrictions cost: forbidden edge sequences, node copies and edges added. */
   turns: TurnStats;
 }
@@ -79,7 +82,7 @@ export async function importOsmWithSummary(
   const summary: ImportSummary = {
     carWays: 0,
     restrictions: emptyRestrictionSummary(),
-    barriers: { blocking: 0, passable: 0 },
+    barriers: { blocking: 0, passable: 0, tollBooths: 0 },
     turns: { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 },
   };
   await readOsm(path, format, 1, options, {
@@ -109,6 +112,7 @@ export async function importOsmWithSummary(
   const lat = new Float64Array(ids.length).fill(NaN);
   const lon = new Float64Array(ids.length).fill(NaN);
   const blocking = new Uint8Array(ids.length);
+  const tollBooths: number[] = [];
   // Via nodes that no car way uses: only whether they exist is needed.
   const strayVia = new Map<number, boolean>();
   for (const r of restrictions) if (r.viaNode !== undefined && binarySearch(ids, r.viaNode) < 0) strayVia.set(r.viaNode, false);
@@ -125,6 +129,7 @@ export async function importOsmWithSummary(
             summary.barriers.blocking++;
           } else if (tags.barrier !== undefined) {
             summary.barriers.passable++;
+            if (tags.barrier === 'toll_booth') tollBooths.push(i);
           }
         }
       } else if (strayVia.has(id)) {
@@ -135,6 +140,8 @@ export async function importOsmWithSummary(
 
   const builder = new GraphBuilder();
   for (let i = 0; i < ids.length; i++) builder.addPoint(lat[i], lon[i]);
+  for (const i of tollBooths) builder.flagPoint(i, RoadFlag.TOLL_GATE);
+  summary.barriers.tollBooths = tollBooths.length;
   // Per reference position: the point index (-1 outside the extract), and the builder way and
   // segment of the segment ending there (-1 for a way's first point or a repeated point).
   const refPoint = new Int32Array(allRefs.length);
@@ -405,6 +412,6 @@ export function formatImportSummary(s: ImportSummary): string[] {
   return [
     `turn restrictions: ${r.read} read, ${r.applied} applied, ${skippedTotal} skipped${reasons}; ` +
       `junction copies add ${s.turns.nodesAdded} nodes and ${s.turns.edgesAdded} edges`,
-    `barriers: ${s.barriers.blocking} stop cars, ${s.barriers.passable} passable`,
+    `barriers: ${s.barriers.blocking} stop cars, ${s.barriers.passable} passable (${s.barriers.tollBooths} toll booths)`,
   ];
 }

@@ -63,7 +63,7 @@ export class AStarSearch implements PathSearch {
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
-    const perMetre = query.penalty?.costPerMetre ?? 0;
+    const perMetre = query.penalty?.costPerMetre;
     const edgeDistance = g.edgeDistance;
     const { cost, heuristic, parentEdge, seen, heap } = this;
     const targets = query.targets;
@@ -166,7 +166,7 @@ export class AStarSearch implements PathSearch {
         if (blocked !== undefined && blocked[edgeRoad[e]] !== 0) continue;
         const v = edgeHead[e];
         let cv = cu + weight[e];
-        if (penalised !== undefined && penalised[edgeRoad[e]] !== 0) cv += perMetre * edgeDistance[e];
+        if (penalised !== undefined) cv += perMetre![penalised[edgeRoad[e]]] * edgeDistance[e];
         if (seen[v] !== stamp) {
           seen[v] = stamp;
           heuristic[v] = estimate(v);

@@ -40,7 +40,7 @@ export class CHPotentialSearch implements PathSearch {
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
-    const perMetre = query.penalty?.costPerMetre ?? 0;
+    const perMetre = query.penalty?.costPerMetre;
     const { cost, parentEdge, seen, heap, toTargets } = this;
     const targets = query.targets;
     const T = targets.length;
@@ -84,7 +84,7 @@ export class CHPotentialSearch implements PathSearch {
         if (blocked !== undefined && blocked[edgeRoad[e]] !== 0) continue;
         const v = edgeHead[e];
         let cv = cu + weight[e];
-        if (penalised !== undefined && penalised[edgeRoad[e]] !== 0) cv += perMetre * edgeDistance[e];
+        if (penalised !== undefined) cv += perMetre![penalised[edgeRoad[e]]] * edgeDistance[e];
         if (seen[v] === stamp && cv >= cost[v]) continue;
         seen[v] = stamp;
         cost[v] = cv;

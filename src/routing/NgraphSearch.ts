@@ -25,7 +25,7 @@ export class NgraphSearch implements PathSearch {
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
     const penalty = query.penalty;
-    const edgeCost = (e: number) => (penalty?.roads[g.edgeRoad[e]] ? weight[e] + penalty.costPerMetre * g.edgeDistance[e] : weight[e]);
+    const edgeCost = (e: number) => (penalty ? weight[e] + penalty.costPerMetre[penalty.roads[g.edgeRoad[e]]] * g.edgeDistance[e] : weight[e]);
     const scale = query.metric === 'distance' ? 1 : 1 / g.maxSpeedMps;
     const finder = ngraphPath.aStar<NgraphNodeData, number>(this.ngraph, {
       oriented: true,

@@ -99,7 +99,7 @@ export class OneToManyPotentialSearch {
     const weight = g.edgeCost(this.metric);
     const otherWeight = g.edgeCost(otherMetric(this.metric));
     const penalised = penalty?.roads;
-    const perMetre = penalty?.costPerMetre ?? 0;
+    const perMetre = penalty?.costPerMetre;
     const { cost, second, plain, seen, heap, toTargets, targetSlot, targetSeen, slotFirst, slotTarget, slotCost, slotSecond, slotPlain, targetKey } = this;
     const tstamp = this.targetStamp;
     const T = this.targetCount;
@@ -158,7 +158,7 @@ export class OneToManyPotentialSearch {
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
         let cv = cu + weight[e];
-        if (penalised !== undefined && penalised[road] !== 0) cv += perMetre * edgeDistance[e];
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * edgeDistance[e];
         if (seen[v] === stamp && cv >= cost[v]) continue;
         seen[v] = stamp;
         cost[v] = cv;

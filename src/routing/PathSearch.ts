@@ -15,10 +15,18 @@ export interface PathQuery {
   penalty?: Penalty;
 }
 
-/** Soft avoidance: each metre on a penalised road adds `costPerMetre` to the path cost. */
+/**
+ * Soft avoidance: each metre on road r adds costPerMetre[roads[r]] to the path cost. roads[r] is
+ * the road's penalty class (0: none; the router uses 1 for zones, 2 for avoided types, 3 for both).
+ */
 export interface Penalty {
   roads: Uint8Array;
-  costPerMetre: number;
+  costPerMetre: Float64Array;
+}
+
+/** A penalty of `costPerMetre` on every road whose mask entry is 1. */
+export function uniformPenalty(roads: Uint8Array, costPerMetre: number): Penalty {
+  return { roads, costPerMetre: Float64Array.of(0, costPerMetre) };
 }
 
 /** The cheapest path found: which endpoints, and the directed edges between their nodes. */

@@ -6,7 +6,11 @@ import { AStarSearch } from './AStarSearch.js';
 import { HierarchySearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { NgraphSearch } from './NgraphSearch.js';
-import type { Penalty, PathSearch } from './PathSearch.js';
+import { uniformPenalty, type Penalty, type PathSearch } from './PathSearch.js';
+import {
+  AVOIDANCE_FLAGS, FlaggedRoads, metresOnAvoided, parseAvoidance, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
+  type Avoidance, type AvoidanceBehavior, type AvoidanceType, type AvoidedTypeDriven,
+} from './avoidance.js';
 import { lengthInside } from '../geo/lengthInside.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
@@ -33,6 +37,10 @@ export interface RouteRequest {
   pointLabels?: string[];
   /** Restriction zones to avoid (their blocked roads combine). */
   zones?: CalculatedZone[];
+  /** Road types to avoid (Maplink's avoidanceTypes); they combine with the zones. */
+  avoidanceTypes?: AvoidanceType[];
+  /** How hard to avoid them (default FAIL; see AvoidanceBehavior). */
+  avoidanceBehavior?: AvoidanceBehavior;
 }
 
 /** The per-request road masks of Router.masks. */
@@ -64,6 +72,8 @@ export interface RouteLeg {
   to: Snap;
   /** Present when the leg had to enter restriction zones (a stop inside or behind one). */
   zonesEntered?: ZoneEntered[];
+  /** Present when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to). */
+  avoidedTypesDriven?: AvoidedTypeDriven[];
 }
 
 export interface Route {
@@ -108,6 +118,9 @@ export class Router {
    */
   private zoneMask?: Uint8Array;
   private allMask?: Uint8Array;
+  /** Scratch masks of avoidance requests (see avoidanceMasks), same reuse rule. */
+  private readonly scratch: Uint8Array[] = [];
+  private flaggedRoads?: FlaggedRoads;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
     this.graph = graph;
@@ -161,14 +174,19 @@ export class Router {
     }
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
+    const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
+    const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
     try {
       const snaps = this.snapStops(points, labels);
       for (let i = 0; i + 1 < snaps.length; i++) {
-        legs.push(this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
+        legs.push(avoiding
+          ? this.avoidingLeg(snaps[i], snaps[i + 1], metricOf(mode), masks, avoiding, zones, i, labels)
+          : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
       }
     } finally {
+      if (avoiding) this.releaseAvoidanceMasks(avoiding);
       this.releaseMasks(zones);
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
@@ -230,17 +248,110 @@ export class Router {
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
     let leg = stopInZone ? null : this.searchLeg(from, to, metric, all);
     if (!leg && zone) {
-      leg = this.searchLeg(from, to, metric, hard, { roads: zone, costPerMetre: ZONE_COST_PER_METRE });
+      leg = this.searchLeg(from, to, metric, hard, uniformPenalty(zone, ZONE_COST_PER_METRE));
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
     }
-    if (!leg) {
+    if (!leg) throw noRoute(index, labels);
+    return leg;
+  }
+
+  /**
+   * The masks a request with avoidance types needs, each filled in O(roads it marks) (plus a copy
+   * of a caller's hard mask): `classes` (1 on zone roads, 2 on avoided roads, 3 on both: the
+   * penalty classes), `blockedAll` (hard, zones and, unless RELAXED, the avoided roads) and, for
+   * FAIL, `blockedHard` (hard and the avoided roads). Release with releaseAvoidanceMasks.
+   */
+  private avoidanceMasks(masks: RoadMasks, zones: CalculatedZone[], avoidance: Avoidance): AvoidanceMasks {
+    const flagged = (this.flaggedRoads ??= new FlaggedRoads(this.graph));
+    const take = (): Uint8Array => this.scratch.pop() ?? new Uint8Array(this.graph.roadCount);
+    const classes = take();
+    for (const z of zones) for (let i = 0; i < z.roads.length; i++) classes[z.roads[i]] = 1;
+    flagged.mark(classes, avoidance, 2);
+    const out: AvoidanceMasks = { avoidance, zones, classes, copied: [], lists: [] };
+    const union = (withZones: boolean): Uint8Array => {
+      const mask = take();
+      if (masks.hard) {
+        mask.set(masks.hard.subarray(0, mask.length));
+        out.copied.push(mask);
+      } else {
+        out.lists.push(mask);
+      }
+      if (withZones) for (const z of zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
+      flagged.mark(mask, avoidance, 1);
+      return mask;
+    };
+    out.lists.push(classes);
+    out.blockedAll = avoidance.behavior === 'RELAXED' ? masks.all : union(true);
+    if (avoidance.behavior === 'FAIL') out.blockedHard = union(false);
+    return out;
+  }
+
+  /** Returns the scratch masks, cleared: road by road where only zones and types were marked, else whole. */
+  private releaseAvoidanceMasks(m: AvoidanceMasks): void {
+    const flagged = this.flaggedRoads!;
+    for (const mask of m.lists) {
+      for (const z of m.zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 0;
+      for (const t of m.avoidance.types) {
+        const list = flagged.roads(AVOIDANCE_FLAGS[t]);
+        for (let i = 0; i < list.length; i++) mask[list[i]] = 0;
+      }
+    }
+    for (const mask of m.copied) mask.fill(0);
+    this.scratch.push(...m.lists, ...m.copied);
+  }
+
+  /**
+   * One leg with avoidance types, in order of what matters most: no metre in a zone that can be
+   * avoided, then (FAIL, STRONG) no metre of an avoided type that can be avoided, then the metric;
+   * RELAXED adds RELAXED_EXTRA_PER_METRE per metre of avoided types instead.
+   */
+  private avoidingLeg(
+    from: Snap, to: Snap, metric: Metric, masks: RoadMasks, m: AvoidanceMasks, zones: CalculatedZone[], index: number, labels: string[],
+  ): RouteLeg {
+    const { behavior } = m.avoidance;
+    const { zone, hard } = masks;
+    const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
+    const stopOnAvoided = (m.classes[from.road] & 2) !== 0 || (m.classes[to.road] & 2) !== 0;
+    if (behavior === 'FAIL' && stopOnAvoided) {
+      const at = (m.classes[from.road] & 2) !== 0 ? from : to;
+      const types = m.avoidance.types.filter((t) => this.graph.roadFlags[at.road] & AVOIDANCE_FLAGS[t]);
+      const label = labels[at === from ? index : index + 1];
       throw new DetourError(
-        ErrorCode.ROUTE_NOT_FOUND,
-        `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}): no road connects them in the allowed directions`,
-        { leg: index },
+        ErrorCode.AVOIDANCE_IMPOSSIBLE,
+        `leg ${index}: ${label} lies on a road of type ${types.join(', ')}, which avoidanceBehavior FAIL never drives`,
+        { leg: index, avoidanceTypes: types },
       );
     }
-    return leg;
+    const relaxed = RELAXED_EXTRA_PER_METRE[metric];
+    let leg: RouteLeg | null = null;
+    if (!stopInZone && !(behavior === 'STRONG' && stopOnAvoided)) {
+      const penalty = behavior === 'RELAXED' ? { roads: m.classes, costPerMetre: Float64Array.of(0, 0, relaxed, relaxed) } : undefined;
+      leg = this.searchLeg(from, to, metric, m.blockedAll, penalty, m.avoidance);
+    }
+    if (!leg && (zone || behavior === 'STRONG')) {
+      // Zones (and, STRONG, avoided types) cost per metre: a zone's metre outweighs every avoided one.
+      const zoneCost = behavior === 'STRONG' ? ZONE_COST_PER_METRE * STRONG_COST_PER_METRE : ZONE_COST_PER_METRE;
+      const avoidCost = behavior === 'STRONG' ? STRONG_COST_PER_METRE : behavior === 'RELAXED' ? relaxed : 0;
+      const penalty = { roads: m.classes, costPerMetre: Float64Array.of(0, zoneCost, avoidCost, zoneCost + avoidCost) };
+      leg = this.searchLeg(from, to, metric, behavior === 'FAIL' ? m.blockedHard : hard, penalty, m.avoidance);
+      if (leg && zone) leg.zonesEntered = this.zonesEntered(leg, zones);
+    }
+    if (leg) return leg;
+    if (behavior === 'FAIL') {
+      // Would the leg exist without the avoidance? Then name the types that route drives.
+      const free = this.searchLeg(from, to, metric, hard, zone && uniformPenalty(zone, ZONE_COST_PER_METRE), m.avoidance);
+      if (free) {
+        const driven = free.avoidedTypesDriven ?? [];
+        const types = driven.length > 0 ? driven.map((d) => d.type) : m.avoidance.types;
+        throw new DetourError(
+          ErrorCode.AVOIDANCE_IMPOSSIBLE,
+          `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}) avoids ${types.join(', ')}; ` +
+            'avoidanceBehavior STRONG returns the route with the fewest metres of them',
+          { leg: index, avoidanceTypes: types },
+        );
+      }
+    }
+    throw noRoute(index, labels);
   }
 
   private zonesEntered(leg: RouteLeg, zones: CalculatedZone[]): ZoneEntered[] {
@@ -262,7 +373,10 @@ export class Router {
     return out;
   }
 
-  private searchLeg(from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty): RouteLeg | null {
+  /** The cheapest leg, or null; with `avoidance`, the metres it drove on avoided types. */
+  private searchLeg(
+    from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
+  ): RouteLeg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
@@ -276,16 +390,22 @@ export class Router {
       const points = [latLon(from)];
       for (const p of this.shapeBetween(from, to, direct.reversed)) pushUnique(points, p);
       pushUnique(points, latLon(to));
-      return { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
+      const leg: RouteLeg = { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
+      if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, [], from, to, true, 0, 0));
+      return leg;
     }
     if (!found) return null;
-    return this.assembleLeg(from, to, sources[found.source], targets[found.target], found.edges);
-  }
-
-  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[]): RouteLeg {
-    const g = this.graph;
+    const source = sources[found.source];
+    const target = targets[found.target];
     const startMetres = source.reversed ? from.offset : g.roadLength[from.road] - from.offset;
     const endMetres = target.reversed ? g.roadLength[to.road] - to.offset : to.offset;
+    const leg = this.assembleLeg(from, to, source, target, found.edges, startMetres, endMetres);
+    if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, found.edges, from, to, false, startMetres, endMetres));
+    return leg;
+  }
+
+  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[], startMetres: number, endMetres: number): RouteLeg {
+    const g = this.graph;
     let distance = startMetres + endMetres;
     let duration = partialCost(g, from.road, startMetres, 'duration') + partialCost(g, to.road, endMetres, 'duration');
     const points: LatLon[] = [latLon(from)];
@@ -320,6 +440,30 @@ export class Router {
   private pushRoadPoint(points: LatLon[], road: number, k: number): void {
     pushUnique(points, { latitude: this.graph.roadPointLat(road, k), longitude: this.graph.roadPointLon(road, k) });
   }
+}
+
+/** The scratch masks of one request with avoidance types (Router.avoidanceMasks). */
+interface AvoidanceMasks {
+  avoidance: Avoidance;
+  zones: CalculatedZone[];
+  classes: Uint8Array;
+  blockedAll?: Uint8Array;
+  blockedHard?: Uint8Array;
+  /** Masks cleared road by road (zones' and avoided types' roads) and masks cleared whole. */
+  lists: Uint8Array[];
+  copied: Uint8Array[];
+}
+
+function noRoute(index: number, labels: string[]): DetourError {
+  return new DetourError(
+    ErrorCode.ROUTE_NOT_FOUND,
+    `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}): no road connects them in the allowed directions`,
+    { leg: index },
+  );
+}
+
+function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {
+  if (driven.length > 0) leg.avoidedTypesDriven = driven;
 }
 
 function latLon(s: Snap): LatLon {

@@ -19,7 +19,8 @@ export interface Endpoint {
 /** Cost of `metres` of road r under a metric (duration uses the road's own speed), plus any penalty. */
 export function partialCost(graph: RoadGraph, road: number, metres: number, metric: Metric, penalty?: Penalty): number {
   const base = metric === 'distance' ? metres : metres / (graph.roadSpeedKmh[road] / 3.6);
-  return penalty?.roads[road] ? base + penalty.costPerMetre * metres : base;
+  const penaltyClass = penalty?.roads[road];
+  return penaltyClass ? base + penalty!.costPerMetre[penaltyClass] * metres : base;
 }
 
 /**

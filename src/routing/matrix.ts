@@ -8,7 +8,7 @@ import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { CHPotentialSearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
-import type { Penalty } from './PathSearch.js';
+import { uniformPenalty, type Penalty } from './PathSearch.js';
 import { CALCULATION_MODES, metricOf, ZONE_COST_PER_METRE, type CalculationMode, type Router } from './Router.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
@@ -147,7 +147,7 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
     if (entering.length > 0) {
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
       // the metric; the same A* with the zone penalty per metre, hard-blocked roads still closed.
-      const penalty = { roads: masks.zone!, costPerMetre: ZONE_COST_PER_METRE };
+      const penalty = uniformPenalty(masks.zone!, ZONE_COST_PER_METRE);
       engines.oneToMany.aim(metric, destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false, penalty) : [])));
       const rowCost = new Float64Array(D), rowSecond = new Float64Array(D), wanted = new Uint8Array(D);
       for (let k = 0; k < entering.length;) {

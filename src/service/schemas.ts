@@ -1,5 +1,6 @@
 import { POINTS_MODES, GEOHASH_PRECISION } from '../geo/pointEncodings.js';
 import { CALCULATION_MODES } from '../routing/Router.js';
+import { AVOIDANCE_BEHAVIORS, AVOIDANCE_TYPES, RELAXED_EXTRA_PER_METRE } from '../routing/avoidance.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
 
 /**
@@ -168,6 +169,18 @@ export const tripBodySchema = {
       },
     },
     restrictionZones: { type: 'array', maxItems: MAX_TRIP_ZONES, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
+    avoidanceTypes: {
+      type: 'array',
+      maxItems: AVOIDANCE_TYPES.length + 1,
+      items: { type: 'string', enum: [...AVOIDANCE_TYPES, 'FRONTIERS'] },
+      description: 'Road types to avoid: TUNNELS, BRIDGES, FERRIES, TOLL_ROADS (toll=*), TOLL_GATES (roads through barrier=toll_booth), UNPAVED (unpaved surface=*). FRONTIERS is refused (400 AVOIDANCE_TYPE_UNSUPPORTED): the graph knows no country borders.',
+    },
+    avoidanceBehavior: {
+      type: 'string',
+      enum: AVOIDANCE_BEHAVIORS,
+      default: 'FAIL',
+      description: `FAIL: never drive them; a leg that cannot avoid them answers 422 AVOIDANCE_IMPOSSIBLE naming the leg and types. STRONG: drive the fewest metres of them any route can. RELAXED: each metre on them costs ${RELAXED_EXTRA_PER_METRE.distance} extra metres (THE_SHORTEST) or ${RELAXED_EXTRA_PER_METRE.duration} extra seconds (THE_FASTEST). Restriction zones always come first.`,
+    },
   },
   required: ['points'],
   additionalProperties: false,
@@ -175,6 +188,8 @@ export const tripBodySchema = {
     calculationMode: 'THE_FASTEST',
     points: [{ latitude: 57.7055, longitude: 11.95, siteId: 'west' }, { latitude: 57.7055, longitude: 11.985, siteId: 'east' }],
     restrictionZones: ['Centrum'],
+    avoidanceTypes: ['TUNNELS'],
+    avoidanceBehavior: 'STRONG',
   }],
 } as const;
 
@@ -218,6 +233,11 @@ export const tripResponseSchema = {
             type: 'array',
             description: 'Only when a stop lies inside (or only behind) zones: the zones driven through and the metres inside each.',
             items: { type: 'object', properties: { name: { type: 'string' }, distanceInside: { type: 'number' } } },
+          },
+          avoidedTypesDriven: {
+            type: 'array',
+            description: 'Only when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to): metres per type.',
+            items: { type: 'object', properties: { type: { type: 'string' }, distance: { type: 'number', description: 'metres' } } },
           },
         },
       },

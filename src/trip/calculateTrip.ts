@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { encodePoints, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
 import type { CalculationMode, Router } from '../routing/Router.js';
+import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 
 /** A stop as the Trip API takes it. */
@@ -16,6 +17,9 @@ export interface TripRequest {
   points: TripPoint[];
   /** Names of the caller's stored restriction zones to avoid. */
   restrictionZones?: string[];
+  /** Road types to avoid, and how hard (Maplink's avoidance options; FRONTIERS is refused). */
+  avoidanceTypes?: Array<AvoidanceType | 'FRONTIERS'>;
+  avoidanceBehavior?: AvoidanceBehavior;
 }
 
 export interface TripLeg {
@@ -33,6 +37,8 @@ export interface TripLeg {
   points: EncodedPoints;
   /** Present only when the leg had to enter zones (a stop inside or behind one). */
   restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>;
+  /** Present only when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to): metres per type. */
+  avoidedTypesDriven?: Array<{ type: AvoidanceType; distance: number }>;
 }
 
 export interface TripResponse {
@@ -76,6 +82,8 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
     calculationMode: mode,
     zones: context.zones,
     pointLabels: request.points.map(pointLabel),
+    avoidanceTypes: request.avoidanceTypes as AvoidanceType[] | undefined,
+    avoidanceBehavior: request.avoidanceBehavior,
   });
   const pointsMode = context.pointsMode ?? 'polyline';
   const siteId = (i: number) => request.points[i].siteId ?? null;
@@ -97,6 +105,9 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
       points: encodePoints(leg.points, pointsMode),
       ...(leg.zonesEntered && {
         restrictionZonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, distanceInside: Math.round(z.metresInside) })),
+      }),
+      ...(leg.avoidedTypesDriven && {
+        avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, distance: Math.round(d.metres) })),
       }),
     })),
     createdAt: (context.now ?? new Date()).toISOString(),

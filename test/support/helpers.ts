@@ -39,11 +39,11 @@ export interface Start {
 /**
  * Plain Dijkstra over the graph's edge list (tinyqueue, no heuristic, no reuse): the oracle.
  * Returns the cheapest cost from any start to any goal (goal cost added), Infinity if none.
- * `penalty` adds a cost per metre on some roads (the oracle for stops inside zones).
+ * `penalty` adds a cost per metre on some roads, by the road's class in `roads` (zones, avoided types).
  */
 export function dijkstra(
   graph: RoadGraph, starts: Start[], goals: Start[], metric: Metric, blockedRoads?: Uint8Array,
-  penalty?: { roads: Uint8Array; costPerMetre: number },
+  penalty?: { roads: Uint8Array; costPerMetre: ArrayLike<number> },
 ): number {
   const weight = metric === 'distance' ? graph.edgeDistance : graph.edgeDuration;
   const dist = new Map<number, number>();
@@ -62,7 +62,7 @@ export function dijkstra(
     for (let e = graph.firstOut[u]; e < graph.firstOut[u + 1]; e++) {
       if (blockedRoads && blockedRoads[graph.edgeRoad[e]]) continue;
       const v = graph.edgeHead[e];
-      const nd = d + weight[e] + (penalty?.roads[graph.edgeRoad[e]] ? penalty.costPerMetre * graph.edgeDistance[e] : 0);
+      const nd = d + weight[e] + (penalty?.roads[graph.edgeRoad[e]] ? penalty.costPerMetre[penalty.roads[graph.edgeRoad[e]]] * graph.edgeDistance[e] : 0);
       if (nd < (dist.get(v) ?? Infinity)) {
         dist.set(v, nd);
         queue.push([nd, v]);
