@@ -49,6 +49,7 @@ export function fromDetourError(err: DetourError): HttpError | undefined {
   if (Array.isArray(d.issues)) details.errors = d.issues;
   if (typeof d.point === 'string') details.point = d.point;
   if (typeof d.leg === 'number') details.leg = d.leg;
+  if (Array.isArray(d.avoidanceTypes)) details.avoidanceTypes = d.avoidanceTypes;
   if (typeof d.zone === 'string') details.zones = [d.zone];
   return apiError(status, err.code, err.message, details);
 }
