@@ -402,7 +402,7 @@ test('restrictions fixture: each applied restriction changes some route (so none
 test('barriers fixture: blocking barriers cut roads, passable ones do not; equals the oracle', async () => {
   const { graph, summary, oracle } = await importFixture('barriers.osm');
   // Rungs 0, 3, 4, 6 and the junction bollard block; 1, 2, 5, 7 pass.
-  assert.deepEqual(summary.barriers, { blocking: 5, passable: 4 });
+  assert.deepEqual(summary.barriers, { blocking: 5, passable: 4, tollBooths: 0 });
   // A restriction whose via node is the junction bollard: cars cannot pass there anyway.
   assert.equal(summary.restrictions.skipped.barrier, 1);
   assert.equal(oracle.applied, 0);
