@@ -17,7 +17,7 @@ import {
 } from '../src/index.js';
 import { importOsmWithSummary } from '../src/graph/importOsm.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import { close, dijkstra, randomZone, seededRandom } from './support/helpers.js';
+import { close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, type TestService } from './support/service.js';
 import type { Store } from '../src/store/Store.js';
 
@@ -43,8 +43,9 @@ function zoneMask(graph: RoadGraph, zones: CalculatedZone[]): Uint8Array {
  * Plain Dijkstra between the stops as a route snaps them: over the roads `blocked` leaves open,
  * each metre on a road of `penalised` costing `perMetre` more; or along their shared road.
  */
-function oracle(points: LatLon[], metric: Metric, blocked?: Uint8Array, penalised?: Uint8Array, perMetre = 0): number {
-  const [a, b] = router.snapStops(points);
+function oracle(points: LatLon[], metric: Metric, blocked?: Uint8Array, penalised?: Uint8Array, perMetre = 0, on = router): number {
+  const city = on.graph;
+  const [a, b] = on.snapStops(points);
   const penalty = penalised && { roads: penalised, costPerMetre: Float64Array.of(0, perMetre) };
   const viaGraph = dijkstra(city, sourceEndpoints(city, a, metric, penalty), targetEndpoints(city, b, metric, penalty), metric, blocked, penalty);
   const direct = blocked?.[a.road] ? Infinity : directCost(city, a, b, metric, penalty).cost;
@@ -186,6 +187,46 @@ test('avoidance combines with restriction zones: neither zone nor avoided roads,
   }
   assert.ok(checked > 40, `only ${checked} checks`);
 });
+
+/** Real extracts: Monaco's toll motorway and toll booths, Campo Grande's unpaved streets. */
+for (const [file, format, types] of [
+  ['monaco.osm.pbf', 'pbf', ['TOLL_ROADS', 'TOLL_GATES']],
+  ['campo-grande.osm.gz', 'xml.gz', ['UNPAVED']],
+] as const) {
+  const extract = sharedExtract(file);
+  test(`${file}: FAIL avoiding ${types.join(', ')} equals plain Dijkstra without those roads`, { skip: extract.skip }, async () => {
+    const { graph } = await importOsmWithSummary(extract.path, format);
+    const on = new Router(graph);
+    for (const t of types) assert.ok(graph.roadFlags.some((f) => (f & AVOIDANCE_FLAGS[t]) !== 0), `${file} has no ${t} road`);
+    const rand = seededRandom(77);
+    const blockedAll = typeMask(graph, [...types]);
+    let routed = 0, changed = 0;
+    for (let i = 0; i < 40; i++) {
+      const type = types[i % types.length];
+      const blocked = typeMask(graph, [type]);
+      const at = () => { const r = Math.floor(rand() * graph.roadCount); return { latitude: graph.roadPointLat(r, 0), longitude: graph.roadPointLon(r, 0) }; };
+      const points = [at(), at()];
+      const [a, b] = on.snapStops(points);
+      if (blocked[a.road] || blocked[b.road]) continue;
+      for (const [mode, metric] of MODES) {
+        const want = oracle(points, metric, blocked, undefined, 0, on);
+        let got: Route | DetourError;
+        try { got = on.route({ points, calculationMode: mode, avoidanceTypes: [type] }); } catch (err) { got = err as DetourError; }
+        if (want === Infinity) {
+          assert.ok(got instanceof DetourError, `${file} pair ${i} ${mode}: routed although Dijkstra cannot`);
+          continue;
+        }
+        assert.ok(!(got instanceof DetourError), `${file} pair ${i} ${mode}: ${(got as Error).message}`);
+        assert.ok(close(cost(got, metric), want, 1e-9), `${file} pair ${i} ${mode}: ${cost(got, metric)} vs Dijkstra ${want}`);
+        assert.ok(got.legs[0].edges.every((e) => !blockedAll[graph.edgeRoad[e]] || !(graph.roadFlags[graph.edgeRoad[e]] & AVOIDANCE_FLAGS[type])));
+        routed++;
+        if (cost(got, metric) > oracle(points, metric, undefined, undefined, 0, on) + 1e-6) changed++;
+      }
+    }
+    assert.ok(routed >= 30, `only ${routed} routes checked`);
+    if (file === 'monaco.osm.pbf') assert.ok(changed > 0, 'no route had to leave the toll motorway');
+  });
+}
 
 test('bad avoidance options are refused with the field named', () => {
   const points = randomPairs(5, 1)[0];
