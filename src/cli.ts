@@ -208,6 +208,7 @@ export function buildProgram(): Command {
     .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'csv']).default('json'))
     .option('--avoid <zone-file>', 'restriction zone to avoid, as for route (repeatable)', collect((v: string) => v), [])
+    .option('--avoid-types <types>', 'road types no element may drive, as for route (elements that cannot avoid them fail)', avoidTypesArg)
     .action(async (opts) => {
       const origins = readMatrixPoints(opts.origins, '--origins file');
       const destinations = readMatrixPoints(opts.destinations, '--destinations file');
@@ -221,7 +222,7 @@ export function buildProgram(): Command {
         : undefined;
       bar?.start(total, 0);
       try {
-        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, onProgress: bar ? (done) => bar.update(done) : undefined });
+        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, avoidanceTypes: opts.avoidTypes, onProgress: bar ? (done) => bar.update(done) : undefined });
         bar?.stop();
         process.stdout.write(formatMatrix(result, origins, destinations, mode, opts.format));
       } finally {

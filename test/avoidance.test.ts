@@ -228,6 +228,40 @@ for (const [file, format, types] of [
   });
 }
 
+test('matrix with avoidanceTypes (FAIL): every element equals Router.route, failures and their codes included', () => {
+  const rand = seededRandom(909);
+  const at = (): LatLon => { const r = Math.floor(rand() * city.roadCount); return { latitude: city.roadPointLat(r, 0), longitude: city.roadPointLon(r, 0) }; };
+  const origins = Array.from({ length: 14 }, at), destinations = Array.from({ length: 14 }, at);
+  // A stop in the middle of a tunnel fails its row.
+  const tunnel = typeMask(city, ['TUNNELS']).findIndex((x) => x === 1);
+  origins.push({ latitude: (city.roadPointLat(tunnel, 0) + city.roadPointLat(tunnel, 1)) / 2, longitude: (city.roadPointLon(tunnel, 0) + city.roadPointLon(tunnel, 1)) / 2 });
+  const zones = [randomZone(city, rand, 'm0', 600), randomZone(city, rand, 'm1', 900)];
+  const codes = new Map<string, number>();
+  for (const z of [[], zones]) {
+    for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      const types: AvoidanceType[] = ['TUNNELS', 'UNPAVED'];
+      const fast = router.matrix({ origins, destinations, calculationMode: mode, zones: z, avoidanceTypes: types });
+      for (let o = 0; o < origins.length; o++) {
+        for (let d = 0; d < destinations.length; d++) {
+          const got = fast.failures.get(o * destinations.length + d);
+          const want = attempt([origins[o], destinations[d]], mode, types, 'FAIL', z);
+          const where = `${mode} zones ${z.length} origins[${o}] -> destinations[${d}]`;
+          if (want instanceof DetourError) {
+            assert.equal(got?.code, want.code, `${where}: ${got?.message} vs ${want.message}`);
+            codes.set(want.code, (codes.get(want.code) ?? 0) + 1);
+            continue;
+          }
+          assert.equal(got, undefined, `${where}: ${got?.message}`);
+          const value = mode === 'THE_SHORTEST' ? fast.distance[o * destinations.length + d] : fast.duration[o * destinations.length + d];
+          assert.ok(close(value, cost(want, mode === 'THE_SHORTEST' ? 'distance' : 'duration'), 1e-9), `${where}: ${value} vs route`);
+        }
+      }
+    }
+  }
+  assert.ok((codes.get('AVOIDANCE_IMPOSSIBLE') ?? 0) >= destinations.length, `failures: ${JSON.stringify([...codes])}`);
+  assert.throws(() => router.matrix({ origins, destinations, avoidanceTypes: ['TUNNELS'], avoidanceBehavior: 'STRONG' }), /FAIL only/);
+});
+
 test('bad avoidance options are refused with the field named', () => {
   const points = randomPairs(5, 1)[0];
   const code = (f: () => unknown) => {
@@ -352,6 +386,19 @@ describe('avoidance through the Trip API and the CLI', () => {
     const behavior = await trip({ avoidanceTypes: ['BRIDGES'], avoidanceBehavior: 'MAYBE' });
     assert.equal(behavior.status, 400);
     assert.match(behavior.text, /avoidanceBehavior/);
+  });
+
+  test('the Matrix API takes avoidanceTypes (FAIL only): an element that needs a bridge fails with AVOIDANCE_IMPOSSIBLE', async () => {
+    const sites = (tag: string) => pair.map((p, i) => ({ siteId: `${tag}${i}`, ...p }));
+    const matrix = (body: Record<string, unknown>) => http(`${svc.url}/matrix/v1/calculations`, { json: { origins: sites('o'), destinations: sites('d'), ...body }, headers });
+    const res = await matrix({ avoidanceTypes: ['BRIDGES'] });
+    assert.equal(res.status, 200, res.text);
+    const element = res.body.elements.find((e: { origin: string; destination: string }) => e.origin === 'o0' && e.destination === 'd1');
+    assert.equal(element.error?.code, 'AVOIDANCE_IMPOSSIBLE');
+    const free = await matrix({});
+    assert.equal(free.body.elements.find((e: { origin: string; destination: string }) => e.origin === 'o0' && e.destination === 'd1').error, undefined);
+    assert.equal((await matrix({ avoidanceTypes: ['FRONTIERS'] })).body.code, 'AVOIDANCE_TYPE_UNSUPPORTED');
+    assert.equal((await matrix({ avoidanceTypes: ['BRIDGES'], avoidanceBehavior: 'STRONG' })).status, 400);
   });
 
   test('detour route --avoid-types --avoidance-behavior', () => {

@@ -7,6 +7,7 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { MatrixResult } from './matrix.js';
 import type { CalculationMode } from './Router.js';
 import type { MatrixWorkerData } from './matrixWorker.js';
+import type { AvoidanceType } from './avoidance.js';
 
 /** A matrix for the worker: zones without their prepared polygons (rebuilt there). */
 export interface MatrixJobRequest {
@@ -14,6 +15,7 @@ export interface MatrixJobRequest {
   destinations: LatLon[];
   calculationMode?: CalculationMode;
   zones: Omit<CalculatedZone, 'prepared'>[];
+  avoidanceTypes?: AvoidanceType[];
 }
 
 type Reply = { id: number; result: MatrixResult } | { id: number; error: { code: string; message: string; details?: Record<string, unknown> } };
@@ -31,10 +33,12 @@ export class MatrixRunner {
   constructor(readonly graph: RoadGraph, private readonly options: { maxSnapDistance?: number } = {}) {}
 
   /** The matrix of `request`, computed on the worker thread. */
-  async run(request: { origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[] }): Promise<MatrixResult> {
+  async run(request: {
+    origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[];
+  }): Promise<MatrixResult> {
     const zones = (request.zones ?? []).map(({ prepared: _prepared, ...rest }) => rest);
     const reply = await this.startWorker().request({
-      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones },
+      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes },
     });
     if ('error' in reply) throw new DetourError(reply.error.code, reply.error.message, reply.error.details);
     return reply.result;

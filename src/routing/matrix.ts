@@ -9,6 +9,7 @@ import { CHPotentialSearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
 import { uniformPenalty, type Penalty } from './PathSearch.js';
+import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, ZONE_COST_PER_METRE, type CalculationMode, type Router } from './Router.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
@@ -21,13 +22,17 @@ export interface MatrixRequest {
   zones?: CalculatedZone[];
   /** Per road, 1 when the road must never be used. */
   blockedRoads?: Uint8Array;
+  /** Road types no element may drive (avoidanceBehavior FAIL only: elements that cannot avoid them fail). */
+  avoidanceTypes?: AvoidanceType[];
+  /** Only FAIL (the default) is accepted for matrices. */
+  avoidanceBehavior?: AvoidanceBehavior;
   /** Called now and then with the elements done so far and the total (progress bars). */
   onProgress?: (done: number, total: number) => void;
 }
 
 /** Why one element of a matrix has no value. */
 export interface MatrixFailure {
-  /** A DetourError code: POINT_NOT_ROUTABLE (its origin or destination) or ROUTE_NOT_FOUND. */
+  /** A DetourError code: POINT_NOT_ROUTABLE (its origin or destination), ROUTE_NOT_FOUND or AVOIDANCE_IMPOSSIBLE. */
   code: string;
   message: string;
 }
@@ -67,6 +72,7 @@ export function matrixElement(result: MatrixResult, origin: number, destination:
  * far from every road or an unconnected pair fails only its elements.
  */
 export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixResult {
+  matrixAvoidance(request);
   const result = emptyResult(request);
   const total = result.originCount * result.destinationCount;
   for (let i = 0; i < total; i++) {
@@ -91,6 +97,8 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
 export function computeMatrix(router: Router, request: MatrixRequest): MatrixResult {
   const graph = router.graph;
   if (!graph.hierarchy) return matrixByRoutes(router, request);
+  const avoidance = matrixAvoidance(request);
+  if (avoidance.types.length > 0) return matrixAvoiding(router, request, avoidance);
   const mode = request.calculationMode ?? 'THE_FASTEST';
   if (!CALCULATION_MODES.includes(mode)) {
     throw new DetourError(ErrorCode.INVALID_MODE, `calculationMode must be one of ${CALCULATION_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
@@ -172,6 +180,57 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
   // After releasing: Router.route uses the same scratch masks.
   for (const i of separately) routeElement(router, request, result, i);
   request.onProgress?.(total, total);
+  return result;
+}
+
+/** The request's avoidance, refusing what matrices do not do (STRONG, RELAXED). */
+function matrixAvoidance(request: MatrixRequest): Avoidance {
+  const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
+  if (avoidance.types.length > 0 && avoidance.behavior !== 'FAIL') {
+    throw new DetourError(ErrorCode.INVALID_AVOIDANCE, `a matrix avoids road types with avoidanceBehavior FAIL only, got ${avoidance.behavior}`, { field: 'avoidanceBehavior' });
+  }
+  return avoidance;
+}
+
+/**
+ * A matrix avoiding road types (FAIL), as Router.route answers each pair: the fast matrix with
+ * those roads blocked; an element whose stop lies on such a road, or that has no route around
+ * them while the free matrix has one, fails with AVOIDANCE_IMPOSSIBLE.
+ */
+function matrixAvoiding(router: Router, request: MatrixRequest, avoidance: Avoidance): MatrixResult {
+  const graph = router.graph;
+  const blocked = new Uint8Array(graph.roadCount);
+  if (request.blockedRoads) blocked.set(request.blockedRoads.subarray(0, blocked.length));
+  for (let r = 0; r < graph.roadCount; r++) if (graph.roadFlags[r] & avoidance.flags) blocked[r] = 1;
+  const plain = { ...request, avoidanceTypes: undefined, avoidanceBehavior: undefined };
+  const result = computeMatrix(router, { ...plain, blockedRoads: blocked });
+  const D = result.destinationCount;
+  const onAvoided = (p: LatLon, label: string, role: StopRole) => {
+    const c = snapFor(router, p, label, role);
+    return c.snap !== undefined && (graph.roadFlags[c.snap.road] & avoidance.flags) !== 0;
+  };
+  const originOn = request.origins.map((p, o) => onAvoided(p, `origins[${o}]`, 'first'));
+  const destinationOn = request.destinations.map((p, d) => onAvoided(p, `destinations[${d}]`, 'last'));
+  const types = avoidance.types.join(', ');
+  let free: MatrixResult | undefined;
+  for (let i = 0; i < result.distance.length; i++) {
+    const o = Math.floor(i / D), d = i % D;
+    const failure = result.failures.get(i);
+    if (failure?.code === ErrorCode.POINT_NOT_ROUTABLE) continue;
+    if (originOn[o] || destinationOn[d]) {
+      const label = originOn[o] ? `origins[${o}]` : `destinations[${d}]`;
+      result.failures.set(i, { code: ErrorCode.AVOIDANCE_IMPOSSIBLE, message: `${label} lies on a road of a type to avoid (${types})` });
+    } else if (failure?.code === ErrorCode.ROUTE_NOT_FOUND) {
+      free ??= computeMatrix(router, plain);
+      if (!free.failures.has(i)) {
+        result.failures.set(i, { code: ErrorCode.AVOIDANCE_IMPOSSIBLE, message: `no route from origins[${o}] to destinations[${d}] avoids ${types}` });
+      }
+    } else {
+      continue;
+    }
+    result.distance[i] = NaN;
+    result.duration[i] = NaN;
+  }
   return result;
 }
 
@@ -281,6 +340,9 @@ function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean, 
   });
 }
 
+/** Errors that fail one element of a matrix, not the whole request. */
+const ELEMENT_FAILURES = new Set<string>([ErrorCode.ROUTE_NOT_FOUND, ErrorCode.POINT_NOT_ROUTABLE, ErrorCode.AVOIDANCE_IMPOSSIBLE]);
+
 function noRoute(o: number, d: number): MatrixFailure {
   return {
     code: ErrorCode.ROUTE_NOT_FOUND,
@@ -313,11 +375,13 @@ function routeElement(router: Router, request: MatrixRequest, result: MatrixResu
       zones: request.zones,
       blockedRoads: request.blockedRoads,
       pointLabels: [`origins[${o}]`, `destinations[${d}]`],
+      avoidanceTypes: request.avoidanceTypes,
+      avoidanceBehavior: request.avoidanceBehavior,
     });
     result.distance[i] = route.distance;
     result.duration[i] = route.duration;
   } catch (err) {
-    if (!(err instanceof DetourError) || (err.code !== ErrorCode.ROUTE_NOT_FOUND && err.code !== ErrorCode.POINT_NOT_ROUTABLE)) throw err;
+    if (!(err instanceof DetourError) || !ELEMENT_FAILURES.has(err.code)) throw err;
     result.failures.set(i, { code: err.code, message: err.message });
   }
 }

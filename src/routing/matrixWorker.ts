@@ -27,7 +27,9 @@ if (!isMainThread && parentPort) {
     try {
       // Zones arrive without their prepared polygons (not cloneable): rebuilt here, O(vertices).
       const zones: CalculatedZone[] = request.zones.map((z) => ({ ...z, prepared: z.zone.polygons.map((p) => new PreparedPolygon(p.rings)) }));
-      const result = router.matrix({ origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones });
+      const result = router.matrix({
+        origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes,
+      });
       port.postMessage({ id, result }, [result.distance.buffer as ArrayBuffer, result.duration.buffer as ArrayBuffer]);
     } catch (err) {
       const e = err instanceof DetourError ? { code: err.code, message: err.message, details: err.details } : { code: 'INTERNAL', message: (err as Error).message };

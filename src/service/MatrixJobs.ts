@@ -6,6 +6,7 @@ import { matrixSolution, type MatrixProblem } from '../trip/matrixSolution.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { HttpError } from './httpErrors.js';
 import { resolveZones } from './resolveZones.js';
+import type { AvoidanceType } from '../routing/avoidance.js';
 
 export interface MatrixJobsOptions {
   store: Store;
@@ -91,7 +92,10 @@ export class MatrixJobs {
     let outcome: { solution: unknown } | { failure: string };
     try {
       const zoneList = await resolveZones(store, zones, job.clientId, problem.restrictionZones ?? [], 60_000);
-      const result = await runner.run({ origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList });
+      const result = await runner.run({
+        origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
+        avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
+      });
       outcome = { solution: matrixSolution(result, problem, job.id, job.clientId, now()) };
     } catch (err) {
       // Problems of the request (zones deleted or unusable since it was posted) fail the job with

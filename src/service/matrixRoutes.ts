@@ -10,6 +10,7 @@ import type { MatrixJobs } from './MatrixJobs.js';
 import { MATRIX_LIMITS, matrixEventsSchema, matrixJobSchema, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
 import { authHeadersSchema } from './schemas.js';
+import { parseAvoidance, type AvoidanceType } from '../routing/avoidance.js';
 
 export interface MatrixRoutesOptions {
   store: Store;
@@ -59,6 +60,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
         if (problem) errors.push({ path: 'callback.url', message: problem });
       }
     }
+    parseAvoidance(body.avoidanceTypes, body.avoidanceBehavior); // FRONTIERS: 400 AVOIDANCE_TYPE_UNSUPPORTED
     if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
     return { ...body, restrictionZones: zoneNames(body.restrictionZones ?? []) };
   }
@@ -101,7 +103,10 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
         throw new HttpError(503, { code: 'MATRIX_BUSY', message: 'the matrix thread of this instance is busy; try again shortly, or post the problem to /matrix/v1/problems' }, { 'retry-after': '1' });
       }
       const zoneList = await resolveZones(store, zones, clientId, problem.restrictionZones!, options.zoneWaitMillis);
-      const result = await runner.run({ origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList });
+      const result = await runner.run({
+        origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
+        avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
+      });
       return matrixSolution(result, problem, randomUUID(), clientId, now());
     },
   );

@@ -1,5 +1,6 @@
 import { CALCULATION_MODES } from '../routing/Router.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
+import { avoidanceTypesSchema } from './schemas.js';
 
 /** Limits of the Matrix API (documented in the README). */
 export const MATRIX_LIMITS = {
@@ -43,6 +44,13 @@ export const matrixProblemSchema = {
     origins: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
     destinations: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
     restrictionZones: { type: 'array', maxItems: MATRIX_LIMITS.zones, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
+    avoidanceTypes: avoidanceTypesSchema,
+    avoidanceBehavior: {
+      type: 'string',
+      enum: ['FAIL'],
+      default: 'FAIL',
+      description: 'FAIL only: an element that cannot avoid the types fails with AVOIDANCE_IMPOSSIBLE (STRONG and RELAXED are for trips).',
+    },
     tripProfile: { type: 'string', maxLength: 200 },
     callback: {
       type: 'object',

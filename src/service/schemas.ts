@@ -152,6 +152,14 @@ export const zoneNameParamsSchema = {
   required: ['name'],
 } as const;
 
+/** Maplink's avoidanceTypes, as the Trip and Matrix APIs take them. */
+export const avoidanceTypesSchema = {
+  type: 'array',
+  maxItems: AVOIDANCE_TYPES.length + 1,
+  items: { type: 'string', enum: [...AVOIDANCE_TYPES, 'FRONTIERS'] },
+  description: 'Road types to avoid: TUNNELS, BRIDGES, FERRIES, TOLL_ROADS (toll=*), TOLL_GATES (roads through barrier=toll_booth), UNPAVED (unpaved surface=*). FRONTIERS is refused (400 AVOIDANCE_TYPE_UNSUPPORTED): the graph knows no country borders.',
+} as const;
+
 export const tripBodySchema = {
   type: 'object',
   description: `Ordered stops (2 to ${MAX_TRIP_POINTS}) and the names of stored restriction zones to avoid (at most ${MAX_TRIP_ZONES}). Unknown members are rejected, so a misspelt restrictionZones cannot silently route through a zone.`,
@@ -169,12 +177,7 @@ export const tripBodySchema = {
       },
     },
     restrictionZones: { type: 'array', maxItems: MAX_TRIP_ZONES, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
-    avoidanceTypes: {
-      type: 'array',
-      maxItems: AVOIDANCE_TYPES.length + 1,
-      items: { type: 'string', enum: [...AVOIDANCE_TYPES, 'FRONTIERS'] },
-      description: 'Road types to avoid: TUNNELS, BRIDGES, FERRIES, TOLL_ROADS (toll=*), TOLL_GATES (roads through barrier=toll_booth), UNPAVED (unpaved surface=*). FRONTIERS is refused (400 AVOIDANCE_TYPE_UNSUPPORTED): the graph knows no country borders.',
-    },
+    avoidanceTypes: avoidanceTypesSchema,
     avoidanceBehavior: {
       type: 'string',
       enum: AVOIDANCE_BEHAVIORS,

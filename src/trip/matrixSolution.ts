@@ -1,5 +1,6 @@
 import type { MatrixResult } from '../routing/matrix.js';
 import type { CalculationMode } from '../routing/Router.js';
+import type { AvoidanceType } from '../routing/avoidance.js';
 
 /** An origin or destination as the Matrix API takes it. */
 export interface MatrixSite {
@@ -15,6 +16,9 @@ export interface MatrixProblem {
   destinations: MatrixSite[];
   /** Names of the caller's stored restriction zones to avoid. */
   restrictionZones?: string[];
+  /** Road types no element may drive (FAIL only). */
+  avoidanceTypes?: Array<AvoidanceType | 'FRONTIERS'>;
+  avoidanceBehavior?: 'FAIL';
   /** Accepted for Maplink clients; detour has one car profile. */
   tripProfile?: string;
   callback?: { url: string; user?: string; password?: string };
