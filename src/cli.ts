@@ -23,8 +23,8 @@ import type { Store } from './store/Store.js';
 
 /** The packages `serve` and `clients` need beyond the library (optional peer dependencies). */
 export const SERVICE_PACKAGES = [
-  'fastify', '@fastify/cors', '@fastify/formbody', '@fastify/helmet', '@fastify/swagger', '@fastify/swagger-ui',
-  'better-sqlite3', 'pg', 'pino', 'rate-limiter-flexible',
+  'fastify', '@fastify/cors', '@fastify/formbody', '@fastify/helmet', '@fastify/static', '@fastify/swagger', '@fastify/swagger-ui',
+  '@maplibre/vt-pbf', 'better-sqlite3', 'geojson-vt', 'pg', 'pino', 'rate-limiter-flexible',
 ] as const;
 
 /**
@@ -288,7 +288,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the HTTP service (token, Restriction Zone, Trip and Matrix APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT, DETOUR_MATRIX_CALLBACK_HOSTS')
+    .description('run the HTTP service (token, Restriction Zone, Trip and Matrix APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT, DETOUR_MATRIX_CALLBACK_HOSTS, DETOUR_BASEMAP_URL, DETOUR_BASEMAP_ATTRIBUTION')
     .option('-p, --port <port>', 'port (0: any free port)')
     .option('--host <host>', 'address to listen on')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')
@@ -300,10 +300,12 @@ export function buildProgram(): Command {
     .option('--zones-per-client <n>', 'most zones one client may store (default 1000)')
     .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
     .option('--workers <n>', "processes serving requests (default: the machine's cores; 1: a single process)")
+    .option('--basemap-url <template>', 'raster tiles under the map page\'s roads, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (default none: offline)')
+    .option('--basemap-attribution <text>', 'the attribution the basemap\'s licence asks for')
     .action(async (opts: Record<string, string | undefined>) => {
       const { configFromEnv, startService, startCluster } = await serviceModules();
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {

@@ -79,7 +79,7 @@ describe('the npm package', { skip }, () => {
     assert.match(serve.stderr, /^detour: SERVICE_DEPENDENCIES_MISSING: .*npm install fastify /);
   });
 
-  test('with the service packages installed, detour serve answers /health', async () => {
+  test('with the service packages installed, detour serve answers /health and serves the map page', async () => {
     const peers = Object.entries(manifest.peerDependencies as Record<string, string>).map(([name, range]) => `${name}@${range}`);
     const installed = run('npm', ['install', ...peers, '--no-audit', '--no-fund'], app);
     assert.equal(installed.code, 0, installed.stderr);
@@ -92,6 +92,10 @@ describe('the npm package', { skip }, () => {
         health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json() as Promise<{ status?: string }>).catch(() => ({}));
       }
       assert.equal(health.status, 'ok');
+      // The map page and the road tiles ship in the package.
+      assert.match(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text()), /<main id="map"/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/map.js`)).status, 200);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/tiles/13/4368/2479.pbf`)).status, 200);
     } finally {
       child.kill('SIGTERM');
     }

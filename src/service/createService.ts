@@ -20,6 +20,7 @@ import { tokenRoutes } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
 import { documentRoute } from './openApiRoute.js';
 import { matrixRoutes } from './matrixRoutes.js';
+import { mapRoutes, type Basemap } from './mapRoutes.js';
 import { MatrixJobs, type MatrixJobsOptions } from './MatrixJobs.js';
 import { MatrixRunner } from '../routing/MatrixRunner.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
@@ -66,6 +67,10 @@ export interface ServiceOptions {
   zoneWaitMillis?: number;
   /** Serve the OpenAPI document and the reference at /docs (default true). */
   docs?: boolean;
+  /** Serve the map page at / with the road tiles (default true). */
+  mapPage?: boolean;
+  /** A raster basemap the map page shows under the roads (default none: the page works offline). */
+  basemap?: Basemap;
   /** Per-client zone limits (default DEFAULT_ZONE_QUOTA: 1,000 zones, 1,000,000 vertices). */
   zoneQuota?: Partial<ZoneQuota>;
   /** Matrix jobs: retention (default 7 days), lease, poll and attempts (see MatrixJobsOptions), callback hosts (default any). */
@@ -82,6 +87,16 @@ declare module 'fastify' {
     store: Store;
     /** Start-up calculation of the stored zones (recalculateStoredZones). */
     zoneWarmUp: { running: boolean; done: number; total: number };
+  }
+}
+
+/** The origin of a basemap URL template, for the CSP (none without a basemap). */
+function basemapOrigin(basemap?: Basemap): string[] {
+  if (!basemap) return [];
+  try {
+    return [new URL(basemap.url.replace(/\{[a-z]\}/g, '0')).origin];
+  } catch {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `the basemap URL is not a URL: ${JSON.stringify(basemap.url)}`, { field: 'basemap.url' });
   }
 }
 
@@ -188,7 +203,17 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     // Plain HTTP on loopback is the default deployment: HSTS is for the TLS proxy in front, and
     // upgrade-insecure-requests would send /docs' own scripts to an https:// that is not there.
     strictTransportSecurity: false,
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    // The map page: MapLibre runs its workers from blob: URLs and draws tiles from blob:/data:
+    // images; a configured basemap's host may serve images and be fetched.
+    contentSecurityPolicy: {
+      directives: {
+        upgradeInsecureRequests: null,
+        workerSrc: ["'self'", 'blob:'],
+        childSrc: ["'self'", 'blob:'],
+        imgSrc: ["'self'", 'data:', 'blob:', ...basemapOrigin(options.basemap)],
+        connectSrc: ["'self'", ...basemapOrigin(options.basemap)],
+      },
+    },
   });
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'], exposedHeaders: ['X-Total-Count', 'Link'] });
@@ -238,6 +263,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     retentionMillis: options.matrix?.retentionMillis ?? 7 * 24 * 3600_000,
     callbackHosts: options.matrix?.callbackHosts?.map((h) => h.toLowerCase()),
   });
+
+  if (options.mapPage !== false) await app.register(mapRoutes, { graph: options.graph, basemap: options.basemap });
 
   app.get('/health', { schema: { tags: ['Operations'], summary: 'Liveness and readiness' } }, async (_request, reply) => {
     const graph = { nodes: options.graph.nodeCount, edges: options.graph.edgeCount, roads: options.graph.roadCount };

@@ -40,6 +40,11 @@ export interface ServeConfig {
   workers: number;
   /** DETOUR_MATRIX_CALLBACK_HOSTS, comma-separated host names (or host:port) matrix callbacks may go to; unset: any. */
   matrixCallbackHosts?: string[];
+  /**
+   * DETOUR_BASEMAP_URL (an http(s) raster tile template with {z}, {x}, {y}) and
+   * DETOUR_BASEMAP_ATTRIBUTION: a basemap under the map page's roads; unset: none (offline).
+   */
+  basemap?: { url: string; attribution: string };
 }
 
 /** The most worker processes `serve` starts: each holds a whole graph, so more than cores only costs memory. */
@@ -67,7 +72,24 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
     workers: parseWorkers(env.DETOUR_WORKERS),
     matrixCallbackHosts: env.DETOUR_MATRIX_CALLBACK_HOSTS ? env.DETOUR_MATRIX_CALLBACK_HOSTS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    basemap: parseBasemap(env.DETOUR_BASEMAP_URL, env.DETOUR_BASEMAP_ATTRIBUTION),
   };
+}
+
+/** A raster basemap: an http(s) URL with {z}, {x} and {y}, and the attribution its licence asks for. */
+function parseBasemap(url: string | undefined, attribution: string | undefined): ServeConfig['basemap'] {
+  if (!url) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url.replace(/\{([zxy])\}/g, '0'));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || !['{z}', '{x}', '{y}'].every((p) => url.includes(p))) {
+    throw new Error(`DETOUR_BASEMAP_URL must be an http(s) URL with {z}, {x} and {y}, got ${JSON.stringify(url)}`);
+  }
+  if (!attribution) throw new Error('DETOUR_BASEMAP_ATTRIBUTION must name the basemap\'s source (its licence asks for it)');
+  return { url, attribution };
 }
 
 /** A whole number from 1 to 2^31 - 1 in `env[name]`, or the default when unset or empty. */
@@ -179,7 +201,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
     app = await createService({
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
-      matrix: { callbackHosts: config.matrixCallbackHosts },
+      matrix: { callbackHosts: config.matrixCallbackHosts }, basemap: config.basemap,
     });
   } catch (err) {
     await store.close();

@@ -1,0 +1,121 @@
+import GeoJSONVT from 'geojson-vt';
+import { fromGeojsonVt } from '@maplibre/vt-pbf';
+import type { Feature, FeatureCollection, LineString } from 'geojson';
+import { DetourError, ErrorCode } from '../errors.js';
+import { RoadIndex } from '../zones/RoadIndex.js';
+import { HIGHWAY_CLASSES, RoadFlag } from '../graph/carProfile.js';
+import type { RoadGraph } from '../graph/RoadGraph.js';
+
+/** Tiles are cut from this zoom on (a lower zoom's tile would hold too much of a big graph). */
+export const MIN_TILE_ZOOM = 8;
+/** Deepest zoom cut; a map shows deeper zooms by scaling these (MapLibre overzooms). */
+export const MAX_TILE_ZOOM = 15;
+
+/** The least important road class shown below a zoom: motorways and trunks at 8, all roads from 13. */
+const CLASS_FROM_ZOOM: Readonly<Record<string, number>> = {
+  motorway: 8, motorway_link: 10, trunk: 8, trunk_link: 10, primary: 9, primary_link: 11, secondary: 10, secondary_link: 12,
+  tertiary: 11, tertiary_link: 12, unclassified: 12, residential: 13, living_street: 13, service: 14, road: 13, ferry: 10,
+};
+
+/** Tiles kept per graph (a few hundred KiB of a map session). */
+const CACHE_TILES = 256;
+
+/**
+ * Mapbox vector tiles of a road graph, layer `roads` (feature id: the road; properties `class`, `oneway`, and `tunnel`,
+ * `bridge`, `toll`, `ferry`, `unpaved` when set), cut on demand: a tile costs the roads whose boxes
+ * meet it (a flatbush query), of the classes its zoom shows, cut and encoded by geojson-vt and
+ * vt-pbf. Recent tiles are cached.
+ */
+export class RoadTiles {
+  private index?: RoadIndex;
+  private readonly cache = new Map<string, Uint8Array>();
+  private readonly minClassZoom: Uint8Array;
+
+  constructor(readonly graph: RoadGraph) {
+    this.minClassZoom = Uint8Array.from(HIGHWAY_CLASSES, (c) => CLASS_FROM_ZOOM[c] ?? 13);
+  }
+
+  /** The graph's bounds, [west, south, east, north] in degrees. */
+  bounds(): [number, number, number, number] {
+    const g = this.graph;
+    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+    for (let v = 0; v < g.nodeCount; v++) {
+      w = Math.min(w, g.nodeLon[v]); e = Math.max(e, g.nodeLon[v]);
+      s = Math.min(s, g.nodeLat[v]); n = Math.max(n, g.nodeLat[v]);
+    }
+    return [w, s, e, n];
+  }
+
+  /**
+   * The tile z/x/y as MVT bytes (empty when no road is in it). Throws INVALID_INPUT for a tile
+   * outside the zoom range or the grid.
+   */
+  tile(z: number, x: number, y: number): Uint8Array {
+    if (!Number.isInteger(z) || z < MIN_TILE_ZOOM || z > MAX_TILE_ZOOM) {
+      throw new DetourError(ErrorCode.INVALID_INPUT, `z must be an integer from ${MIN_TILE_ZOOM} to ${MAX_TILE_ZOOM}, got ${z}`, { field: 'z' });
+    }
+    const size = 2 ** z;
+    for (const [name, v] of [['x', x], ['y', y]] as const) {
+      if (!Number.isInteger(v) || v < 0 || v >= size) {
+        throw new DetourError(ErrorCode.INVALID_INPUT, `${name} must be an integer from 0 to ${size - 1} at zoom ${z}, got ${v}`, { field: name });
+      }
+    }
+    const key = `${z}/${x}/${y}`;
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const bytes = this.cut(z, x, y);
+    this.cache.set(key, bytes);
+    if (this.cache.size > CACHE_TILES) this.cache.delete(this.cache.keys().next().value!);
+    return bytes;
+  }
+
+  private cut(z: number, x: number, y: number): Uint8Array {
+    const g = this.graph;
+    // The tile's box with a 1/16 margin, so lines crossing its edge are cut, not dropped.
+    const margin = 1 / 16;
+    const west = tileLon(x - margin, z), east = tileLon(x + 1 + margin, z);
+    const north = tileLat(y - margin, z), south = tileLat(y + 1 + margin, z);
+    this.index ??= new RoadIndex(g);
+    const features: Feature<LineString>[] = [];
+    for (const r of this.index.roadsInBox(west, south, east, north)) {
+      const cls = g.roadClass[r];
+      if (this.minClassZoom[cls] > z) continue;
+      const n = g.roadPointCount(r);
+      const coordinates: number[][] = new Array(n);
+      for (let k = 0; k < n; k++) coordinates[k] = [g.roadPointLon(r, k), g.roadPointLat(r, k)];
+      const f = g.roadFlags[r];
+      const properties: Record<string, string | number> = {
+        class: HIGHWAY_CLASSES[cls],
+        oneway: (f & RoadFlag.FORWARD) && (f & RoadFlag.BACKWARD) ? 0 : 1,
+      };
+      if (f & RoadFlag.TUNNEL) properties.tunnel = 1;
+      if (f & RoadFlag.BRIDGE) properties.bridge = 1;
+      if (f & (RoadFlag.TOLL | RoadFlag.TOLL_GATE)) properties.toll = 1;
+      if (f & RoadFlag.FERRY) properties.ferry = 1;
+      if (f & RoadFlag.UNPAVED) properties.unpaved = 1;
+      features.push({ type: 'Feature', id: r, properties, geometry: { type: 'LineString', coordinates } });
+    }
+    if (features.length === 0) return new Uint8Array(0);
+    const collection: FeatureCollection<LineString> = { type: 'FeatureCollection', features };
+    // Only this tile's roads: index straight down to z, then take the one tile.
+    const cutter = new GeoJSONVT(collection, { maxZoom: z, indexMaxZoom: z, indexMaxPoints: 0, tolerance: 3, buffer: 64 });
+    const tile = cutter.getTile(z, x, y);
+    if (!tile || tile.features.length === 0) return new Uint8Array(0);
+    return fromGeojsonVt({ roads: tile }, { version: 2 });
+  }
+}
+
+/** Longitude of a tile column edge (fractional columns allowed). */
+function tileLon(x: number, z: number): number {
+  return (x / 2 ** z) * 360 - 180;
+}
+
+/** Latitude of a tile row edge (Web Mercator), clamped to the projection's range. */
+function tileLat(y: number, z: number): number {
+  const n = Math.PI - (2 * Math.PI * Math.max(0, Math.min(2 ** z, y))) / 2 ** z;
+  return (180 / Math.PI) * Math.atan(Math.sinh(n));
+}

@@ -1,0 +1,140 @@
+/**
+ * The map page in a real browser (Debian's Chromium driven by playwright-core): sign in, set two
+ * stops, draw a zone across the route with mouse clicks, see the route avoid it, delete the zone.
+ * The routes are checked against @turf/boolean-intersects on the zone as the API stores it.
+ * Screenshots go to test-output/. Skips with the reason when Chromium is missing, unless
+ * DETOUR_REQUIRE_BROWSER=1 (CI) makes that a failure.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import polyline from '@mapbox/polyline';
+import booleanIntersects from '@turf/boolean-intersects';
+import { lineString, polygon } from '@turf/helpers';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { DEFAULT_GRAPH_PATH, loadGraph } from '../src/index.js';
+import type { Store } from '../src/store/Store.js';
+import { authorise, http, listen, newClient, sqliteKind, ZONES_PATH, type TestService } from './support/service.js';
+
+// Functions given to page.evaluate / waitForFunction run in the page, with the page's globals.
+declare const window: any;
+declare const document: any;
+
+const CHROMIUM = process.env.DETOUR_CHROMIUM ?? '/usr/bin/chromium';
+const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
+const missing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set DETOUR_CHROMIUM)`;
+if (missing && process.env.DETOUR_REQUIRE_BROWSER === '1') throw new Error(`browser tests required (DETOUR_REQUIRE_BROWSER=1) but ${missing}`);
+if (missing) console.log(`# map page tests skipped: ${missing}`);
+
+// West to east across the middle of Gothenburg; the zone is drawn across the straight route.
+const WEST = { latitude: 57.7055, longitude: 11.95 };
+const EAST = { latitude: 57.7055, longitude: 11.985 };
+const ZONE = [[11.96, 57.699], [11.975, 57.699], [11.975, 57.712], [11.96, 57.712]];
+
+describe('map page in Chromium', { skip: missing }, () => {
+  let store: Store;
+  let svc: TestService;
+  let browser: Browser;
+  let page: Page;
+  let client: { clientId: string; clientSecret: string };
+  const browserErrors: string[] = [];
+
+  before(async () => {
+    mkdirSync(OUTPUT, { recursive: true });
+    store = await sqliteKind().open();
+    svc = await listen(loadGraph(DEFAULT_GRAPH_PATH), store);
+    client = await newClient(store);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('pageerror', (err) => browserErrors.push(err.message));
+    page.on('console', (msg) => { if (msg.type() === 'error') browserErrors.push(msg.text()); });
+  });
+  after(async () => {
+    await browser?.close();
+    await svc?.close();
+    await store?.close();
+  });
+
+  /** Pixel position of a coordinate on the page's map. */
+  const pixel = async (lon: number, lat: number) => {
+    const box = (await page.locator('#map').boundingBox())!;
+    const p = await page.evaluate(([x, y]) => (window as unknown as { detourMap: { project(c: [number, number]): { x: number; y: number } } }).detourMap.project([x, y]), [lon, lat]);
+    return { x: box.x + p.x, y: box.y + p.y };
+  };
+  const clickMap = async (lon: number, lat: number) => {
+    const { x, y } = await pixel(lon, lat);
+    await page.mouse.click(x, y);
+  };
+  const resultOf = async (id: string) => {
+    const cells = await page.locator(`#${id} dd`).allTextContents();
+    const terms = await page.locator(`#${id} dt`).allTextContents();
+    return Object.fromEntries(terms.map((t, i) => [t, cells[i]]));
+  };
+  const routedAfter = async (before: string | undefined) =>
+    page.waitForFunction((b) => document.body.dataset.routed !== undefined && document.body.dataset.routed !== b, before, { timeout: 15_000 });
+
+  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, delete the zone', async () => {
+    await page.goto(`${svc.url}/`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', undefined, { timeout: 20_000 });
+    // The road tiles arrive and draw.
+    await page.waitForFunction(() => {
+      const map = (window as unknown as { detourMap: { areTilesLoaded(): boolean; querySourceFeatures(s: string, o: object): unknown[] } }).detourMap;
+      return map.areTilesLoaded() && map.querySourceFeatures('roads', { sourceLayer: 'roads' }).length > 100;
+    }, undefined, { timeout: 20_000 });
+
+    await page.getByLabel('Client id').fill(client.clientId);
+    await page.getByLabel('Client secret').fill('not the secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForFunction(() => /sign-in failed/.test(document.getElementById('message')!.textContent ?? ''));
+    await page.getByLabel('Client secret').fill(client.clientSecret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#signed-in').waitFor({ state: 'visible' });
+
+    await page.evaluate(() => (window as unknown as { detourMap: { jumpTo(o: object): void } }).detourMap.jumpTo({ center: [11.9675, 57.7055], zoom: 13 }));
+    await page.waitForTimeout(300);
+    let routed = await page.evaluate(() => document.body.dataset.routed);
+    await clickMap(WEST.longitude, WEST.latitude);
+    await clickMap(EAST.longitude, EAST.latitude);
+    await routedAfter(routed);
+    const free = await resultOf('result-free');
+    assert.match(free.distance, /km$/);
+    await page.screenshot({ path: `${OUTPUT}map-page-route.png` });
+
+    // Draw the zone: corners clicked on the map, Enter to finish; the page saves and checks it.
+    await page.getByRole('button', { name: 'Draw a zone' }).click();
+    await page.getByLabel('New zone name').fill('bridge-block');
+    routed = await page.evaluate(() => document.body.dataset.routed);
+    for (const [lon, lat] of ZONE) await clickMap(lon, lat);
+    await page.keyboard.press('Enter');
+    await page.locator('#zones li').first().waitFor();
+    await page.waitForFunction(() => /CALCULATED/.test(document.getElementById('zones')!.textContent ?? ''), undefined, { timeout: 15_000 });
+    await routedAfter(routed);
+    const headers = (await authorise(svc.url, client)).headers;
+    const zones = (await http(`${svc.url}${ZONES_PATH}`, { headers })).body as Array<{ name: string; geometries: Array<{ vertices: Array<{ latitude: number; longitude: number }> }> }>;
+    assert.equal(zones.length, 1);
+    const ring = zones[0].geometries[0].vertices.map((v) => [v.longitude, v.latitude]);
+    const zonePolygon = polygon([[...ring, ring[0]]]);
+
+    const around = await resultOf('result-zones');
+    const line = (encoded: string) => lineString(polyline.decode(encoded).map(([lat, lon]) => [lon, lat]));
+    assert.ok(booleanIntersects(line(free.polyline), zonePolygon), 'the free route crosses the drawn zone');
+    assert.ok(!booleanIntersects(line(around.polyline), zonePolygon), 'the route with the zone stays out of it');
+    assert.equal(around['zones entered'], 'none');
+    assert.ok(parseFloat(around.distance) > parseFloat(free.distance), `${around.distance} vs ${free.distance}`);
+    await page.screenshot({ path: `${OUTPUT}map-page-detour.png` });
+
+    routed = await page.evaluate(() => document.body.dataset.routed);
+    await page.getByRole('button', { name: `Delete ${zones[0].name}` }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#zones li').length === 0);
+    await routedAfter(routed);
+    assert.deepEqual((await http(`${svc.url}${ZONES_PATH}`, { headers })).body, []);
+    assert.equal((await resultOf('result-zones')).distance, free.distance);
+    await page.screenshot({ path: `${OUTPUT}map-page-deleted.png` });
+    // The wrong secret's 401 is expected (and shown); nothing else may fail or throw.
+    assert.deepEqual(browserErrors.filter((e) => !/status of 401/.test(e)), []);
+  });
+});
