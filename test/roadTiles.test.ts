@@ -90,6 +90,12 @@ test('low zooms show only the major roads; empty tiles are 204; bad addresses ar
   const layer = new VectorTile(new Pbf(new Uint8Array(await res.arrayBuffer()))).layers.roads;
   const classes = new Set(Array.from({ length: layer.length }, (_, i) => String(layer.feature(i).properties.class)));
   assert.ok(!classes.has('residential') && !classes.has('service'), [...classes].join());
+  // Every major road crossing it is there (the low-zoom index holds only the classes shown).
+  const ids = new Set(Array.from({ length: layer.length }, (_, i) => Number(layer.feature(i).id)));
+  const major = new Set(['motorway', 'trunk', 'primary', 'secondary']);
+  const crossing = [...roadsMeeting(lonOf(x, z), latOf(y + 1, z), lonOf(x + 1, z), latOf(y, z))].filter((r) => major.has(HIGHWAY_CLASSES[city.roadClass[r]]));
+  assert.ok(crossing.length > 20, `${crossing.length} major roads`);
+  for (const r of crossing) assert.ok(ids.has(r), `major road ${r} missing at zoom ${z}`);
   assert.equal((await fetch(`${svc.url}/tiles/12/0/0.pbf`)).status, 204);
   for (const path of [`${MIN_TILE_ZOOM - 1}/0/0`, `${MAX_TILE_ZOOM + 1}/0/0`, '12/4096/0', '12/0/-1', '12/x/0', '1e1/0/0']) {
     const bad = await http(`${svc.url}/tiles/${path}.pbf`);

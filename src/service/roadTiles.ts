@@ -19,15 +19,23 @@ const CLASS_FROM_ZOOM: Readonly<Record<string, number>> = {
 
 /** Tiles kept per graph (a few hundred KiB of a map session). */
 const CACHE_TILES = 256;
+/**
+ * Most roads cut into one tile: bounds a tile's cost on any graph (a zoom-8 tile of a dense
+ * country's major roads stays under it; beyond, the rest of the tile is left out).
+ */
+export const MAX_TILE_ROADS = 50_000;
+/** From this zoom on, tiles query the graph's own road index (every class); below, an index of the classes shown. */
+const FULL_INDEX_ZOOM = 13;
 
 /**
  * Mapbox vector tiles of a road graph, layer `roads` (feature id: the road; properties `class`, `oneway`, and `tunnel`,
  * `bridge`, `toll`, `ferry`, `unpaved` when set), cut on demand: a tile costs the roads whose boxes
- * meet it (a flatbush query), of the classes its zoom shows, cut and encoded by geojson-vt and
- * vt-pbf. Recent tiles are cached.
+ * meet it (a flatbush query over the classes its zoom shows), at most MAX_TILE_ROADS, cut and
+ * encoded by geojson-vt and @maplibre/vt-pbf. Recent tiles are cached.
  */
 export class RoadTiles {
-  private index?: RoadIndex;
+  /** Per zoom below FULL_INDEX_ZOOM, an index of the roads shown there, built on first use. */
+  private readonly byZoom = new Map<number, RoadIndex>();
   private readonly cache = new Map<string, Uint8Array>();
   private readonly minClassZoom: Uint8Array;
 
@@ -73,17 +81,29 @@ export class RoadTiles {
     return bytes;
   }
 
+  /** The index a tile at zoom z queries: only the classes shown there, so a low zoom's cost is the major roads'. */
+  private indexFor(z: number): RoadIndex {
+    if (z >= FULL_INDEX_ZOOM) return RoadIndex.for(this.graph);
+    let index = this.byZoom.get(z);
+    if (!index) {
+      const shown: number[] = [];
+      for (let r = 0; r < this.graph.roadCount; r++) if (this.minClassZoom[this.graph.roadClass[r]] <= z) shown.push(r);
+      this.byZoom.set(z, (index = RoadIndex.ofRoads(this.graph, Uint32Array.from(shown))));
+    }
+    return index;
+  }
+
   private cut(z: number, x: number, y: number): Uint8Array {
     const g = this.graph;
     // The tile's box with a 1/16 margin, so lines crossing its edge are cut, not dropped.
     const margin = 1 / 16;
     const west = tileLon(x - margin, z), east = tileLon(x + 1 + margin, z);
     const north = tileLat(y - margin, z), south = tileLat(y + 1 + margin, z);
-    this.index ??= new RoadIndex(g);
     const features: Feature<LineString>[] = [];
-    for (const r of this.index.roadsInBox(west, south, east, north)) {
+    for (const r of this.indexFor(z).roadsInBox(west, south, east, north)) {
       const cls = g.roadClass[r];
       if (this.minClassZoom[cls] > z) continue;
+      if (features.length === MAX_TILE_ROADS) break;
       const n = g.roadPointCount(r);
       const coordinates: number[][] = new Array(n);
       for (let k = 0; k < n; k++) coordinates[k] = [g.roadPointLon(r, k), g.roadPointLat(r, k)];

@@ -34,13 +34,16 @@ function float32Up(x: number): number {
 export class RoadIndex {
   private static readonly cache = new WeakMap<RoadGraph, RoadIndex>();
   private readonly tree: Flatbush;
+  /** Item i's road, for an index over some of the roads (ofRoads); undefined: item i is road i. */
+  private readonly ids?: Uint32Array;
 
   /**
    * Builds the index of a graph, or adopts a built one from its `data` buffer (e.g. posted by
    * another thread). Throws GRAPH_CORRUPT when that buffer does not index this graph's roads.
    */
-  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike) {
-    const roads = graph.roadCount;
+  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike, only?: Uint32Array) {
+    const roads = only ? only.length : graph.roadCount;
+    this.ids = only;
     if (data) {
       let tree: Flatbush;
       try {
@@ -57,7 +60,8 @@ export class RoadIndex {
     const Buffer = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
     this.tree = new Flatbush(Math.max(1, roads), 16, Float32Array, Buffer);
     const { nodeLat, nodeLon, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon } = graph;
-    for (let r = 0; r < roads; r++) {
+    for (let i = 0; i < roads; i++) {
+      const r = only ? only[i] : i;
       const a = roadFrom[r], b = roadTo[r];
       let minX = Math.min(nodeLon[a], nodeLon[b]), maxX = Math.max(nodeLon[a], nodeLon[b]);
       let minY = Math.min(nodeLat[a], nodeLat[b]), maxY = Math.max(nodeLat[a], nodeLat[b]);
@@ -73,6 +77,11 @@ export class RoadIndex {
     // An empty graph still needs one item for flatbush; it lies nowhere a polygon can reach.
     if (roads === 0) this.tree.add(Infinity, Infinity, Infinity, Infinity);
     this.tree.finish();
+  }
+
+  /** An index over some roads only (e.g. the major ones a map shows at low zoom). */
+  static ofRoads(graph: RoadGraph, roads: Uint32Array): RoadIndex {
+    return new RoadIndex(graph, undefined, roads);
   }
 
   /** The index of a graph, built on first use. */
@@ -101,8 +110,11 @@ export class RoadIndex {
 
   /** Roads whose bounding box meets the box (degrees); cost grows with the roads found, not the graph. */
   roadsInBox(minX: number, minY: number, maxX: number, maxY: number): number[] {
-    if (this.graph.roadCount === 0) return [];
-    return this.tree.search(minX, minY, maxX, maxY);
+    if (this.graph.roadCount === 0 || this.ids?.length === 0) return [];
+    const found = this.tree.search(minX, minY, maxX, maxY);
+    const ids = this.ids;
+    if (ids) for (let i = 0; i < found.length; i++) found[i] = ids[found[i]];
+    return found;
   }
 
   /** A road's polyline as interleaved lon, lat. */
