@@ -1,5 +1,3 @@
-import { readFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { DetourError, ErrorCode } from '../errors.js';
 import type { PreparedPolygon } from './PreparedPolygon.js';
 
@@ -31,6 +29,15 @@ export interface BoundPolygon {
 
 /** Where the build puts the module, seen from src/geo (tsx) and from dist/src/geo (compiled). */
 const CANDIDATES = ['../../build/kernels.wasm', '../../../build/kernels.wasm'];
+
+/**
+ * node:fs on Node (process.getBuiltinModule), undefined in a browser: no static node: import, so
+ * this module bundles for the browser, where the kernels are installed from bytes or a URL.
+ */
+function nodeFs(): typeof import('node:fs') | undefined {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  return proc?.getBuiltinModule?.('node:fs') as typeof import('node:fs') | undefined;
+}
 
 /**
  * The AssemblyScript point-in-polygon and segment/polygon kernels (build/kernels.wasm). Load once
@@ -68,14 +75,30 @@ export class GeometryKernels {
     }
   }
 
-  /** The package's own kernels, loaded on first use. */
+  /** Fetches and compiles kernels.wasm from a URL (a browser: the package's build/kernels.wasm, served). */
+  static async fromUrl(url: string | URL): Promise<GeometryKernels> {
+    const res = await fetch(url);
+    if (!res.ok) throw new DetourError(ErrorCode.WASM_UNAVAILABLE, `cannot fetch the kernels from ${String(url)}: HTTP ${res.status}`);
+    return GeometryKernels.fromBytes(await res.arrayBuffer(), String(url));
+  }
+
+  /** Makes these the kernels every zone calculation uses (a browser must, before calculating a zone). */
+  static install(kernels: GeometryKernels): void {
+    GeometryKernels.shared = kernels;
+  }
+
+  /** The installed kernels; on Node, the package's own build/kernels.wasm, loaded on first use. */
   static load(): GeometryKernels {
     if (GeometryKernels.shared) return GeometryKernels.shared;
-    const path = CANDIDATES.map((c) => fileURLToPath(new URL(c, import.meta.url))).find((p) => existsSync(p));
-    if (!path) {
+    const fs = nodeFs();
+    if (!fs) {
+      throw new DetourError(ErrorCode.WASM_UNAVAILABLE, 'no kernels installed: call GeometryKernels.install(await GeometryKernels.fromUrl(url to kernels.wasm)) first');
+    }
+    const url = CANDIDATES.map((c) => new URL(c, import.meta.url)).find((u) => fs.existsSync(u));
+    if (!url) {
       throw new DetourError(ErrorCode.WASM_UNAVAILABLE, 'build/kernels.wasm not found: run npm run build (it compiles assembly/ with asc)');
     }
-    GeometryKernels.shared = GeometryKernels.fromBytes(readFileSync(path), path);
+    GeometryKernels.shared = GeometryKernels.fromBytes(fs.readFileSync(url), decodeURIComponent(url.pathname));
     return GeometryKernels.shared;
   }
 

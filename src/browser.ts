@@ -1,0 +1,39 @@
+/**
+ * The library for browsers (package.json exports condition "browser", or `detour-routing/browser`):
+ * everything that routes and calculates zones, with no node: import. A page loads a graph from
+ * bytes (decodeGraph on a fetched ArrayBuffer) and installs the WASM kernels before calculating a
+ * zone: GeometryKernels.install(await GeometryKernels.fromUrl(url of build/kernels.wasm)).
+ * Not here: file import/export (importOsm, loadGraph, saveGraph), worker-thread calculators, the service.
+ */
+export { DetourError, ErrorCode } from './errors.js';
+export { haversineMetres, EARTH_RADIUS_M } from './geo/haversine.js';
+export { assertValidLatLon, parseLatLon, type LatLon } from './geo/coordinates.js';
+export { RoadGraph, type RoadGraphArrays, type GraphMeta, type Metric } from './graph/RoadGraph.js';
+export { GraphBuilder } from './graph/GraphBuilder.js';
+export {
+  carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, UNPAVED_SURFACES, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
+} from './graph/carProfile.js';
+export { importGeoJson } from './graph/importGeoJson.js';
+export { encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphCodec.js';
+export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
+export {
+  Router, CALCULATION_MODES, metricOf,
+  type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions, type ZoneEntered,
+} from './routing/Router.js';
+export {
+  matrixByRoutes, matrixElement, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
+} from './routing/matrix.js';
+export {
+  AVOIDANCE_TYPES, AVOIDANCE_BEHAVIORS, AVOIDANCE_FLAGS, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
+  type AvoidanceType, type AvoidanceBehavior, type AvoidedTypeDriven,
+} from './routing/avoidance.js';
+export { GeometryKernels, type BoundPolygon } from './geo/GeometryKernels.js';
+export { PreparedPolygon, type Ring } from './geo/PreparedPolygon.js';
+export {
+  zoneStatus, zoneToInput, ZONE_LIMITS,
+  type Zone, type ZoneInput, type ZonePolygon, type ZoneStatus, type ZoneStatusName, type ZoneVertex,
+} from './zones/Zone.js';
+export { validateZone, ZoneValidationError, type ValidationIssue } from './zones/validateZone.js';
+export { zoneFromGeoJson } from './zones/zoneFromGeoJson.js';
+export { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
+export { encodePoints, POINTS_MODES, type PointsMode, type EncodedPoints } from './geo/pointEncodings.js';

@@ -1,0 +1,261 @@
+import { DetourError, ErrorCode } from '../errors.js';
+import {
+  HIERARCHY_ARRAY_KEYS, type ContractionHierarchy, type GraphHierarchy,
+} from '../hierarchy/ContractionHierarchy.js';
+import { crc32 } from './crc32.js';
+import { ARRAY_KEYS, RoadGraph, type GraphMeta, type Metric, type RoadGraphArrays } from './RoadGraph.js';
+
+/**
+ * The detour graph file:
+ *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
+ *   meta JSON (UTF-8), padded to 8 bytes
+ *   per section: u32 type code | u32 element count, then the elements (little-endian), padded to 8
+ *   u32 CRC-32 of every byte before it
+ * Sections: the graph's arrays in ARRAY_KEYS order, then, when the graph has a hierarchy, the
+ * duration hierarchy's and the distance hierarchy's arrays in HIERARCHY_ARRAY_KEYS order.
+ * Version 2 added the hierarchy sections; version 3 widened roadFlags to 16 bits (unpaved, toll
+ * gates). graphFile.ts writes and reads files section by section (no whole-file buffer, so files
+ * over 2 GiB work); loaded arrays live on SharedArrayBuffers where the platform has them, so a
+ * worker thread can use them without a copy. No node: import: this module runs in a browser too.
+ */
+export const GRAPH_MAGIC = 'DETOURGR';
+export const GRAPH_FORMAT_VERSION = 3;
+
+const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
+type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
+const HEADER_BYTES = 24;
+/** Largest piece handed to one read or write call (Node caps a single call near 2 GiB). */
+export const CHUNK_BYTES = 1 << 28;
+const HIERARCHY_METRICS: readonly Metric[] = ['duration', 'distance'];
+
+const pad8 = (n: number) => (n + 7) & ~7;
+const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+
+/** Every section of a graph, in file order. */
+function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
+  const arrays = graph.arrays() as unknown as Record<string, AnyTyped>;
+  const out: { name: string; array: AnyTyped }[] = ARRAY_KEYS.map((key) => ({ name: key, array: arrays[key] }));
+  if (graph.hierarchy) {
+    for (const metric of HIERARCHY_METRICS) {
+      const ch = graph.hierarchy[metric] as unknown as Record<string, AnyTyped>;
+      for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: ch[key] });
+    }
+  }
+  return out;
+}
+
+/** The file's bytes as consecutive pieces (header, meta, sections with padding); the CRC is not included. */
+export function* pieces(graph: RoadGraph): Generator<Uint8Array> {
+  const meta = new TextEncoder().encode(JSON.stringify(graph.meta));
+  const list = sections(graph);
+  const header = new Uint8Array(HEADER_BYTES + pad8(meta.length));
+  const view = new DataView(header.buffer);
+  header.set(new TextEncoder().encode(GRAPH_MAGIC), 0);
+  view.setUint32(8, GRAPH_FORMAT_VERSION, true);
+  view.setUint32(12, list.length, true);
+  view.setUint32(16, meta.length, true);
+  header.set(meta, HEADER_BYTES);
+  yield header;
+  const zeros = new Uint8Array(8);
+  for (const { array } of list) {
+    const head = new Uint8Array(8);
+    const hv = new DataView(head.buffer);
+    hv.setUint32(0, TYPES.findIndex((T) => array instanceof T), true);
+    hv.setUint32(4, array.length, true);
+    yield head;
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES));
+    const pad = pad8(array.byteLength) - array.byteLength;
+    if (pad > 0) yield zeros.subarray(0, pad);
+  }
+}
+
+/** Serialises a graph (and its hierarchy, when it has one) to bytes in memory. */
+export function encodeGraph(graph: RoadGraph): Uint8Array {
+  const parts = [...pieces(graph)];
+  const size = parts.reduce((s, p) => s + p.length, 0) + 4;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  let crc = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+    crc = crc32(p, crc);
+  }
+  new DataView(out.buffer).setUint32(offset, crc, true);
+  return out;
+}
+
+export function corrupt(source: string, why: string): DetourError {
+  return new DetourError(ErrorCode.GRAPH_CORRUPT, `${source} is not a valid detour graph: ${why}`, { path: source });
+}
+
+/** Sequential bytes: fills `into` from the current position, returns how many bytes it got. */
+export interface ByteSource {
+  readonly size: number;
+  read(into: Uint8Array): number;
+}
+
+/**
+ * Parses a graph from a sequential source. Every array is read straight into its own
+ * SharedArrayBuffer; the CRC is computed on the way and checked at the end.
+ */
+export function parse(src: ByteSource, source: string): RoadGraph {
+  let crc = 0;
+  let position = 0;
+  const readExactly = (into: Uint8Array, what: string) => {
+    for (let at = 0; at < into.length; at += CHUNK_BYTES) {
+      const piece = into.subarray(at, Math.min(into.length, at + CHUNK_BYTES));
+      const got = src.read(piece);
+      if (got !== piece.length) throw corrupt(source, `${what} runs past the end of the file (truncated file?)`);
+      crc = crc32(piece, crc);
+    }
+    position += into.length;
+  };
+  if (src.size < HEADER_BYTES + 4) throw corrupt(source, `file is ${src.size} bytes, too short for a header`);
+  const header = new Uint8Array(HEADER_BYTES);
+  readExactly(header, 'header');
+  const magic = String.fromCharCode(...header.subarray(0, 8));
+  if (magic !== GRAPH_MAGIC) throw corrupt(source, 'wrong magic bytes (is it a graph file built by detour import?)');
+  const view = new DataView(header.buffer);
+  const version = view.getUint32(8, true);
+  // A small number is a real other version; anything else is damage, reported as corruption below.
+  if (version !== GRAPH_FORMAT_VERSION && version < 256) {
+    throw new DetourError(
+      ErrorCode.GRAPH_VERSION,
+      `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION} ` +
+        `(with the contraction hierarchy and the avoidance flags). Re-import it with detour import.`,
+      { path: source },
+    );
+  }
+  const end = src.size - 4;
+  const sectionCount = view.getUint32(12, true);
+  const withHierarchy = ARRAY_KEYS.length + HIERARCHY_METRICS.length * HIERARCHY_ARRAY_KEYS.length;
+  if (version !== GRAPH_FORMAT_VERSION || (sectionCount !== ARRAY_KEYS.length && sectionCount !== withHierarchy)) {
+    throw corrupt(source, `expected ${ARRAY_KEYS.length} or ${withHierarchy} sections, found ${sectionCount} (checksum or header damaged)`);
+  }
+  const metaLength = view.getUint32(16, true);
+  if (HEADER_BYTES + pad8(metaLength) > end) throw corrupt(source, 'metadata runs past the end of the file (truncated file?)');
+  const metaBytes = new Uint8Array(pad8(metaLength));
+  readExactly(metaBytes, 'metadata');
+  const names = ARRAY_KEYS.map(String);
+  if (sectionCount === withHierarchy) {
+    for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) names.push(`${metric}.${key}`);
+  }
+  const arrays: Record<string, AnyTyped> = {};
+  const sectionHead = new Uint8Array(8);
+  const sectionView = new DataView(sectionHead.buffer);
+  const padding = new Uint8Array(8);
+  for (const name of names) {
+    if (position + 8 > end) throw corrupt(source, `section ${name} is missing (truncated file?)`);
+    readExactly(sectionHead, `section ${name}`);
+    const T = TYPES[sectionView.getUint32(0, true)];
+    const length = sectionView.getUint32(4, true);
+    if (!T) throw corrupt(source, `section ${name} has an unknown element type`);
+    const byteLength = length * T.BYTES_PER_ELEMENT;
+    // Checked before allocating, so a damaged length cannot ask for more memory than the file holds.
+    if (position + byteLength > end) throw corrupt(source, `section ${name} runs past the end of the file (truncated file?)`);
+    // SharedArrayBuffer where there is one (Node; a cross-origin-isolated page), so workers share it.
+    const array = new T(new SharedOrPlain(byteLength) as unknown as ArrayBuffer);
+    readExactly(new Uint8Array(array.buffer), `section ${name}`);
+    const pad = pad8(byteLength) - byteLength;
+    if (pad > 0) readExactly(padding.subarray(0, pad), `section ${name}`);
+    arrays[name] = array;
+  }
+  if (position !== end) throw corrupt(source, `${end - position} unexpected bytes after the last section`);
+  const tail = new Uint8Array(4);
+  const got = src.read(tail);
+  if (got !== 4 || new DataView(tail.buffer).getUint32(0, true) !== crc) {
+    throw corrupt(source, 'checksum mismatch (truncated or damaged file)');
+  }
+  let meta: GraphMeta;
+  try {
+    meta = JSON.parse(new TextDecoder().decode(metaBytes.subarray(0, metaLength)));
+  } catch {
+    throw corrupt(source, 'metadata is not JSON');
+  }
+  checkShape(arrays as unknown as RoadGraphArrays, source);
+  let hierarchy: GraphHierarchy | undefined;
+  if (sectionCount === withHierarchy) {
+    const byMetric = {} as Record<Metric, ContractionHierarchy>;
+    for (const metric of HIERARCHY_METRICS) {
+      const ch = { metric } as Record<string, unknown>;
+      for (const key of HIERARCHY_ARRAY_KEYS) ch[key] = arrays[`${metric}.${key}`];
+      byMetric[metric] = ch as unknown as ContractionHierarchy;
+      checkHierarchy(byMetric[metric], arrays as unknown as RoadGraphArrays, source);
+    }
+    hierarchy = byMetric;
+  }
+  const graphArrays: Record<string, AnyTyped> = {};
+  for (const key of ARRAY_KEYS) graphArrays[key] = arrays[key];
+  return new RoadGraph(graphArrays as unknown as RoadGraphArrays, meta, hierarchy);
+}
+
+/** Parses graph bytes held in memory (e.g. a fetched ArrayBuffer's); arrays are copied out of them. */
+export function decodeGraph(bytes: Uint8Array, source = 'graph'): RoadGraph {
+  let at = 0;
+  return parse({
+    size: bytes.length,
+    read(into) {
+      const n = Math.min(into.length, bytes.length - at);
+      into.set(bytes.subarray(at, at + n));
+      at += n;
+      return n;
+    },
+  }, source);
+}
+
+/** Cheap consistency checks so a bad file fails here, not as an out-of-range read in a search. */
+function checkShape(a: RoadGraphArrays, source: string): void {
+  const n = a.nodeLat.length;
+  const m = a.edgeHead.length;
+  const r = a.roadFrom.length;
+  const s = a.shapeLat.length;
+  const same = (what: string, got: number, want: number) => {
+    if (got !== want) throw corrupt(source, `${what} has ${got} entries, expected ${want}`);
+  };
+  same('nodeLon', a.nodeLon.length, n);
+  same('firstOut', a.firstOut.length, n + 1);
+  same('firstIn', a.firstIn.length, n + 1);
+  for (const k of ['edgeTail', 'edgeRoad', 'edgeReversed', 'edgeDistance', 'edgeDuration', 'inEdge'] as const) {
+    same(k, a[k].length, m);
+  }
+  for (const k of ['roadTo', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass'] as const) same(k, a[k].length, r);
+  same('roadShapeStart', a.roadShapeStart.length, r + 1);
+  same('shapeLon', a.shapeLon.length, s);
+  if (a.firstOut[n] !== m || a.firstIn[n] !== m || a.roadShapeStart[r] !== s) {
+    throw corrupt(source, 'adjacency offsets do not match the edge count');
+  }
+  for (let e = 0; e < m; e++) {
+    if (a.edgeHead[e] >= n || a.edgeTail[e] >= n || a.edgeRoad[e] >= r || a.inEdge[e] >= m) {
+      throw corrupt(source, `edge ${e} refers past the end of the graph`);
+    }
+  }
+}
+
+/** The same for a hierarchy: sizes agree with the graph and every reference is in range. */
+function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
+  const n = g.nodeLat.length;
+  const m = g.edgeHead.length;
+  const arcs = ch.arcNode.length;
+  const what = `${ch.metric} hierarchy`;
+  if (ch.rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || ch.upFirst.length !== n + 1 || ch.downFirst.length !== n + 1) {
+    throw corrupt(source, `${what} does not match the node count`);
+  }
+  if (ch.upFirst[0] !== 0 || ch.upFirst[n] !== ch.downFirst[0] || ch.downFirst[n] !== arcs
+    || ch.arcWeight.length !== arcs || ch.arcFirst.length !== arcs || ch.arcSecond.length !== arcs) {
+    throw corrupt(source, `${what} arc offsets do not match the arc count`);
+  }
+  for (let v = 0; v < n; v++) {
+    if (ch.upFirst[v] > ch.upFirst[v + 1] || ch.downFirst[v] > ch.downFirst[v + 1] || ch.rank[v] >= n) {
+      throw corrupt(source, `${what} offsets of node ${v} are out of order`);
+    }
+  }
+  for (let a = 0; a < arcs; a++) {
+    const second = ch.arcSecond[a];
+    const bad = ch.arcNode[a] >= n
+      || (second < 0 ? ch.arcFirst[a] < 0 || ch.arcFirst[a] >= m : second >= arcs || ch.arcFirst[a] < 0 || ch.arcFirst[a] >= arcs);
+    if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph`);
+  }
+}
+
