@@ -366,10 +366,10 @@ test('an SQLite database of the first release is migrated on open; a look-alike 
   const { SqliteStore } = await import('../src/store/SqliteStore.js');
   const { MIGRATIONS } = await import('../src/store/schemaSql.js');
   const { tokenHash } = await import('../src/service/credentials.js');
-  const Database = (await import('better-sqlite3')).default;
+  const { openSqlite } = await import('../src/store/sqliteDriver.js');
   const dir = mkdtempSync(join(tmpdir(), 'detour-old-'));
   const path = join(dir, 'old.sqlite');
-  const old = new Database(path);
+  const old = openSqlite(path);
   old.exec(MIGRATIONS[0] as string);
   old.pragma('user_version = 1');
   old.prepare('INSERT INTO clients VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('c', 'app', 'org', 'e@x', '[]', 'hash', 1, null);

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqliteDriver.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
   brokenQuotaLimit, clientFromRow, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
@@ -16,11 +16,12 @@ import {
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  private readonly db: Database.Database;
+  private readonly db: SqlDatabase;
 
-  constructor(readonly location: string) {
+  /** `driver`: the SQLite binding (default: node:sqlite on Node 24+, else better-sqlite3; see sqliteDriver.ts). */
+  constructor(readonly location: string, driver?: SqliteDriverName) {
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
-    this.db = new Database(location);
+    this.db = openSqlite(location, driver);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
@@ -28,10 +29,10 @@ export class SqliteStore implements Store {
     this.migrate();
   }
 
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqlStatement>();
 
   /** Prepared once per SQL text: preparing costs more than running these small queries. */
-  private statement(sql: string): Database.Statement {
+  private statement(sql: string): SqlStatement {
     let stmt = this.statements.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
@@ -41,8 +42,8 @@ export class SqliteStore implements Store {
   }
 
   private migrate(): void {
-    this.db.transaction(() => {
-      const applied = this.db.pragma('user_version', { simple: true }) as number;
+    this.db.immediate(() => {
+      const applied = Number(this.db.pragma('user_version'));
       for (let i = applied; i < MIGRATIONS.length; i++) {
         const m = MIGRATIONS[i];
         const sql = migrationSql(m, 'sqlite');
@@ -53,7 +54,7 @@ export class SqliteStore implements Store {
         }
       }
       if (applied < MIGRATIONS.length) this.db.pragma(`user_version = ${MIGRATIONS.length}`);
-    }).immediate();
+    });
   }
 
   async ping(): Promise<void> {
@@ -148,7 +149,7 @@ export class SqliteStore implements Store {
     storableText(z.name, 'name');
     const vertices = zoneVertexCount(z.body);
     // IMMEDIATE takes the write lock first, so check and insert are atomic across processes too.
-    return this.db.transaction(() => {
+    return this.db.immediate(() => {
       if (quota) {
         if (this.exists(z.clientId, z.name)) return false;
         this.checkQuota(quota, z.clientId, null, vertices);
@@ -156,14 +157,14 @@ export class SqliteStore implements Store {
       const result = this.statement(`INSERT INTO zones ${ZONE_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, name) DO NOTHING`)
         .run(z.clientId, z.name, JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt, vertices);
       return result.changes === 1;
-    }).immediate();
+    });
   }
 
   async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
     storableText(z.clientId, 'client_id');
     storableText(z.name, 'name');
     const vertices = zoneVertexCount(z.body);
-    return this.db.transaction(() => {
+    return this.db.immediate(() => {
       if (quota) {
         if (!this.exists(z.clientId, z.name)) return false;
         this.checkQuota(quota, z.clientId, z.name, vertices);
@@ -171,7 +172,7 @@ export class SqliteStore implements Store {
       const result = this.statement('UPDATE zones SET body = ?, revision = ?, updated_at = ?, vertex_count = ? WHERE client_id = ? AND name = ?')
         .run(JSON.stringify(z.body), z.revision, z.updatedAt, vertices, z.clientId, z.name);
       return result.changes === 1;
-    }).immediate();
+    });
   }
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
@@ -179,11 +180,11 @@ export class SqliteStore implements Store {
   }
 
   async insertMatrixJob(job: MatrixJob): Promise<void> {
-    this.db.transaction(() => {
+    this.db.immediate(() => {
       this.statement('INSERT INTO matrix_jobs (id, client_id, status, request, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)')
         .run(job.id, job.clientId, job.status, JSON.stringify(job.request), job.createdAt, job.updatedAt, job.expiresAt);
       this.addMatrixEvent(job.id, job.status, job.createdAt);
-    }).immediate();
+    });
   }
 
   async openMatrixJobs(clientId: string): Promise<number> {
@@ -204,7 +205,7 @@ export class SqliteStore implements Store {
 
   async claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined> {
     // IMMEDIATE: the write lock first, so two processes on one file never take the same job.
-    return this.db.transaction(() => {
+    return this.db.immediate(() => {
       for (;;) {
         const row = this.statement(`SELECT * FROM matrix_jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < ?))
           AND expires_at > ? ORDER BY created_at LIMIT 1`).get(now, now) as MatrixJobRow | undefined;
@@ -219,17 +220,17 @@ export class SqliteStore implements Store {
         this.addMatrixEvent(row.id, 'PROCESSING', now);
         return matrixJobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
       }
-    }).immediate();
+    });
   }
 
   async finishMatrixJob(id: string, outcome: { solution: unknown } | { failure: string }, now: number): Promise<boolean> {
-    return this.db.transaction(() => {
+    return this.db.immediate(() => {
       const status = 'solution' in outcome ? 'SOLVED' : 'FAILED';
       const changed = this.statement("UPDATE matrix_jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
         .run(status, 'solution' in outcome ? JSON.stringify(outcome.solution) : null, 'failure' in outcome ? outcome.failure : null, now, id).changes === 1;
       if (changed) this.addMatrixEvent(id, status, now, 'failure' in outcome ? outcome.failure : undefined);
       return changed;
-    }).immediate();
+    });
   }
 
   async deleteExpiredMatrixJobs(now: number): Promise<number> {

@@ -1,0 +1,54 @@
+/**
+ * The two SQLite bindings behind SqliteStore (better-sqlite3 before Node 24, node:sqlite from 24):
+ * whatever one writes the other reads, and a failed transaction leaves nothing behind.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../src/store/SqliteStore.js';
+import { defaultSqliteDriver, openSqlite, type SqliteDriverName } from '../src/store/sqliteDriver.js';
+
+const major = Number(process.versions.node.split('.')[0]);
+const available: SqliteDriverName[] = [
+  // better-sqlite3 12 aborts on Node 24 when a statement is finalised (the reason for node:sqlite there).
+  ...(major < 24 ? ['better-sqlite3' as const] : []),
+  ...(process.getBuiltinModule?.('node:sqlite') ? ['node:sqlite' as const] : []),
+];
+
+test('the default binding follows the Node version and DETOUR_SQLITE_DRIVER', () => {
+  assert.equal(defaultSqliteDriver({}), major >= 24 ? 'node:sqlite' : 'better-sqlite3');
+  assert.equal(defaultSqliteDriver({ DETOUR_SQLITE_DRIVER: 'node:sqlite' }), 'node:sqlite');
+  assert.throws(() => defaultSqliteDriver({ DETOUR_SQLITE_DRIVER: 'mysql' }), /better-sqlite3 or node:sqlite/);
+});
+
+for (const writer of available) {
+  for (const reader of available) {
+    test(`a store written with ${writer} reads back with ${reader}; a failed transaction rolls back`, async () => {
+      const path = join(mkdtempSync(join(tmpdir(), 'detour-driver-')), 'store.sqlite');
+      const a = new SqliteStore(path, writer);
+      await a.addClient({
+        clientId: 'c1', applicationName: 'app', organizationName: 'org', developerEmail: 'e@x', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null,
+      });
+      const body = { name: 'Z', geometries: [{ vertices: [{ latitude: 0, longitude: 0 }, { latitude: 0, longitude: 1 }, { latitude: 1, longitude: 1 }] }] };
+      assert.equal(await a.insertZone({ clientId: 'c1', name: 'Z', body, revision: 'r1', createdAt: 2, updatedAt: 2 }), true);
+      assert.equal(await a.insertZone({ clientId: 'c1', name: 'Z', body, revision: 'r2', createdAt: 3, updatedAt: 3 }), false);
+      await a.close();
+      const b = new SqliteStore(path, reader);
+      assert.equal((await b.getClient('c1'))?.applicationName, 'app');
+      const zone = await b.getZone('c1', 'Z');
+      assert.equal(zone?.revision, 'r1');
+      assert.deepEqual(zone?.body, body);
+      assert.equal(await b.deleteZone('c1', 'Z'), true);
+      await b.close();
+      const raw = openSqlite(path, reader);
+      assert.throws(() => raw.immediate(() => {
+        raw.prepare("INSERT INTO clients VALUES ('c2', 'a', 'o', 'e', '[]', 'h', 1, NULL)").run();
+        throw new Error('abort');
+      }), /abort/);
+      assert.equal(Number((raw.prepare("SELECT count(*) AS n FROM clients WHERE client_id = 'c2'").get() as { n: number }).n), 0);
+      raw.close();
+    });
+  }
+}
