@@ -11,6 +11,7 @@ import { updateResults } from './results.js';
 import { restrictionsBench } from './restrictionsBench.js';
 import { matrixBench } from './matrixBench.js';
 import { avoidanceBench } from './avoidanceBench.js';
+import { tilesBench } from './tilesBench.js';
 
 const sections: string[] = [];
 const started = new Date();
@@ -22,11 +23,12 @@ if (!only || only === 'resilience') sections.push(await zoneResilienceBench());
 if (!only || only === 'restrictions') sections.push(await restrictionsBench());
 if (!only || only === 'matrix') sections.push(await matrixBench());
 if (!only || only === 'avoidance') sections.push(await avoidanceBench());
+if (!only || only === 'tiles') sections.push(await tilesBench());
 
 const header = [
   '# detour benchmark results',
   '',
-  `Sections without their own command below were produced by \`npm run bench\` (\`node --import tsx --expose-gc bench/index.ts [routing|zones|service|resilience|restrictions|matrix|avoidance]\`), last on ${started.toISOString().slice(0, 10)},`,
+  `Sections without their own command below were produced by \`npm run bench\` (\`node --import tsx --expose-gc bench/index.ts [routing|zones|service|resilience|restrictions|matrix|avoidance|tiles]\`), last on ${started.toISOString().slice(0, 10)},`,
   `Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores).`,
   'Ratios compare runs in the same process on the same graph and inputs; absolute times vary by machine.',
   '',

@@ -122,7 +122,7 @@ export class RoadTiles {
     if (features.length === 0) return new Uint8Array(0);
     const collection: FeatureCollection<LineString> = { type: 'FeatureCollection', features };
     // Only this tile's roads: index straight down to z, then take the one tile.
-    const cutter = new GeoJSONVT(collection, { maxZoom: z, indexMaxZoom: z, indexMaxPoints: 0, tolerance: 3, buffer: 64 });
+    const cutter = new GeoJSONVT(collection, { maxZoom: z, indexMaxZoom: 0, tolerance: 3, buffer: 64 });
     const tile = cutter.getTile(z, x, y);
     if (!tile || tile.features.length === 0) return new Uint8Array(0);
     return fromGeojsonVt({ roads: tile }, { version: 2 });
