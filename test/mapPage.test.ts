@@ -77,7 +77,7 @@ describe('map page in Chromium', { skip: missing }, () => {
   const routedAfter = async (before: string | undefined) =>
     page.waitForFunction((b) => document.body.dataset.routed !== undefined && document.body.dataset.routed !== b, before, { timeout: 15_000 });
 
-  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, delete the zone', async () => {
+  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, rename and reshape it, delete it', async () => {
     await page.goto(`${svc.url}/`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', undefined, { timeout: 20_000 });
     // The road tiles arrive and draw.
@@ -127,8 +127,19 @@ describe('map page in Chromium', { skip: missing }, () => {
     assert.ok(parseFloat(around.distance) > parseFloat(free.distance), `${around.distance} vs ${free.distance}`);
     await page.screenshot({ path: `${OUTPUT}map-page-detour.png` });
 
+    // Rename it (a new zone, the old one deleted) and save its shape again (PUT).
+    await page.getByLabel(`New name for ${zones[0].name}`).fill('renamed');
+    await page.getByRole('button', { name: `Rename ${zones[0].name}` }).click();
+    await page.waitForFunction(() => /Renamed/.test(document.getElementById('message').textContent ?? ''));
+    assert.deepEqual(((await http(`${svc.url}${ZONES_PATH}`, { headers })).body as Array<{ name: string }>).map((z) => z.name), ['renamed']);
+    await page.getByRole('button', { name: 'Edit the shape of renamed' }).click();
+    await page.getByRole('button', { name: 'Save shape' }).click();
+    await page.waitForFunction(() => /Saved renamed/.test(document.getElementById('message').textContent ?? ''));
+    const saved = (await http(`${svc.url}${ZONES_PATH}/renamed`, { headers })).body;
+    assert.equal(saved.geometries[0].vertices.length, ring.length);
+
     routed = await page.evaluate(() => document.body.dataset.routed);
-    await page.getByRole('button', { name: `Delete ${zones[0].name}` }).click();
+    await page.getByRole('button', { name: 'Delete renamed' }).click();
     await page.waitForFunction(() => document.querySelectorAll('#zones li').length === 0);
     await routedAfter(routed);
     assert.deepEqual((await http(`${svc.url}${ZONES_PATH}`, { headers })).body, []);

@@ -118,7 +118,8 @@ function renderZones(): void {
     const status = Object.assign(document.createElement('span'), { className: `status ${z.status.name}`, textContent: z.status.name, title: z.status.description });
     const actions = document.createElement('div');
     actions.className = 'actions';
-    const rename = Object.assign(document.createElement('input'), { value: z.name, 'aria-label': `New name for ${z.name}` });
+    const rename = Object.assign(document.createElement('input'), { value: z.name });
+    rename.setAttribute('aria-label', `New name for ${z.name}`);
     const button = (text: string, aria: string, run: () => Promise<void>) => {
       const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text });
       b.setAttribute('aria-label', aria);
