@@ -20,10 +20,11 @@ const CLASS_FROM_ZOOM: Readonly<Record<string, number>> = {
 /** Tiles kept per graph (a few hundred KiB of a map session). */
 const CACHE_TILES = 256;
 /**
- * Most roads cut into one tile: bounds a tile's cost on any graph (a zoom-8 tile of a dense
- * country's major roads stays under it; beyond, the rest of the tile is left out).
+ * Most roads cut into one tile: a tile costs about 30 us per road on the main thread (geojson-vt
+ * and vt-pbf), so this keeps one under about 100 ms on any graph. A denser low-zoom tile of a
+ * country graph leaves the rest out (zoom in to see every road).
  */
-export const MAX_TILE_ROADS = 50_000;
+export const MAX_TILE_ROADS = 3_000;
 /** From this zoom on, tiles query the graph's own road index (every class); below, an index of the classes shown. */
 const FULL_INDEX_ZOOM = 13;
 
