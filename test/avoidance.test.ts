@@ -175,6 +175,11 @@ test('avoidance combines with restriction zones: neither zone nor avoided roads,
           // No way around both: only entering a zone may make the leg, never a tunnel.
           assert.ok(fail.legs[0].zonesEntered !== undefined && fail.legs[0].avoidedTypesDriven === undefined);
         }
+        // STRONG may search with per-metre costs for bridges alone: zones are reported only when entered.
+        const strong = attempt(points, mode, ['BRIDGES'], 'STRONG', zones);
+        if (!(strong instanceof DetourError) && strong.legs[0].zonesEntered !== undefined) {
+          assert.ok(strong.legs[0].zonesEntered.length > 0, `round ${round} ${mode} STRONG: an empty zonesEntered`);
+        }
         const relaxed = attempt(points, mode, types, 'RELAXED', zones);
         const relaxedWant = oracle(points, metric, zoned, avoided, RELAXED_EXTRA_PER_METRE[metric]);
         if (relaxedWant < Infinity) {

@@ -334,7 +334,9 @@ export class Router {
       const avoidCost = behavior === 'STRONG' ? STRONG_COST_PER_METRE : behavior === 'RELAXED' ? relaxed : 0;
       const penalty = { roads: m.classes, costPerMetre: Float64Array.of(0, zoneCost, avoidCost, zoneCost + avoidCost) };
       leg = this.searchLeg(from, to, metric, behavior === 'FAIL' ? m.blockedHard : hard, penalty, m.avoidance);
-      if (leg && zone) leg.zonesEntered = this.zonesEntered(leg, zones);
+      // Only when it did enter one: STRONG comes here for the avoided types alone too.
+      const entered = leg && zone ? this.zonesEntered(leg, zones) : [];
+      if (leg && entered.length > 0) leg.zonesEntered = entered;
     }
     if (leg) return leg;
     if (behavior === 'FAIL') {
