@@ -69,7 +69,35 @@ export class PreparedPolygon {
   get vertexCount(): number {
     return this.next.length;
   }
+
+  /**
+   * A PreparedPolygon from its fields, e.g. one built on a worker thread and posted here (a
+   * structured clone keeps the fields and typed arrays but not the class): no work, no index rebuilt.
+   */
+  static revive(fields: PreparedPolygonFields): PreparedPolygon {
+    return Object.assign(Object.create(PreparedPolygon.prototype) as PreparedPolygon, fields);
+  }
+
+  /** The rings back, open, as [longitude, latitude] positions (the rings given, closing and repeated points dropped). */
+  rings(): Array<Array<[number, number]>> {
+    const out: Array<Array<[number, number]>> = [];
+    for (let v = 0; v < this.next.length; ) {
+      const ring: Array<[number, number]> = [];
+      const first = v;
+      for (;;) {
+        ring.push([this.xy[2 * v], this.xy[2 * v + 1]]);
+        if (this.next[v] === first) break;
+        v++;
+      }
+      v++;
+      out.push(ring);
+    }
+    return out;
+  }
 }
+
+/** The data of a PreparedPolygon, as a structured clone carries it. */
+export type PreparedPolygonFields = Pick<PreparedPolygon, 'xy' | 'next' | 'rowStart' | 'rowEdges' | 'rows' | 'minX' | 'minY' | 'maxX' | 'maxY' | 'invRowHeight'>;
 
 /** Index entries allowed per vertex (plus a constant): the index stays O(vertices) for any shape. */
 export const INDEX_ENTRIES_PER_VERTEX = 8;

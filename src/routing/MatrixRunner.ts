@@ -1,5 +1,6 @@
 import { DetourError } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
+import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
@@ -9,12 +10,15 @@ import type { CalculationMode } from './Router.js';
 import type { MatrixWorkerData } from './matrixWorker.js';
 import type { AvoidanceType } from './avoidance.js';
 
-/** A matrix for the worker: zones without their prepared polygons (rebuilt there). */
+/**
+ * A matrix for the worker: zones with their prepared polygons' fields (typed arrays, copied
+ * whole by the structured clone; revived there) and not their polygons, which routing never reads.
+ */
 export interface MatrixJobRequest {
   origins: LatLon[];
   destinations: LatLon[];
   calculationMode?: CalculationMode;
-  zones: Omit<CalculatedZone, 'prepared'>[];
+  zones: Array<Omit<CalculatedZone, 'prepared'> & { prepared: PreparedPolygonFields[] }>;
   avoidanceTypes?: AvoidanceType[];
 }
 
@@ -36,7 +40,11 @@ export class MatrixRunner {
   async run(request: {
     origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[];
   }): Promise<MatrixResult> {
-    const zones = (request.zones ?? []).map(({ prepared: _prepared, ...rest }) => rest);
+    const zones = (request.zones ?? []).map((z): MatrixJobRequest['zones'][number] => ({
+      ...z,
+      zone: { name: z.zone.name, polygons: [] },
+      prepared: z.prepared.map((p) => ({ ...p })),
+    }));
     const reply = await this.startWorker().request({
       request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes },
     });

@@ -25,8 +25,8 @@ if (!isMainThread && parentPort) {
   const port = parentPort;
   port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {
     try {
-      // Zones arrive without their prepared polygons (not cloneable): rebuilt here, O(vertices).
-      const zones: CalculatedZone[] = request.zones.map((z) => ({ ...z, prepared: z.zone.polygons.map((p) => new PreparedPolygon(p.rings)) }));
+      // Prepared polygons arrive as plain fields (a clone keeps no class): revived, nothing rebuilt.
+      const zones: CalculatedZone[] = request.zones.map((z) => ({ ...z, prepared: z.prepared.map(PreparedPolygon.revive) }));
       const result = router.matrix({
         origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes,
       });

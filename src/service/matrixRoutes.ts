@@ -78,7 +78,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
       const clientId = request.caller!.clientId;
       const problem = checkProblem(request.body, MATRIX_LIMITS.elements, true);
       // Unknown zones are a 400 now rather than a failed job later.
-      const known = await store.getZones(clientId, [...new Set(problem.restrictionZones)]);
+      const known = await store.zoneRevisions(clientId, [...new Set(problem.restrictionZones)]);
       const missing = [...new Set(problem.restrictionZones)].filter((n) => !known.some((z) => z.name === n));
       if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
       // Bounded work per client: jobs queue in the store, and each costs the matrix thread.

@@ -1,9 +1,9 @@
 import type { Store } from '../store/Store.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { unstorableTextProblem } from '../zones/validateZone.js';
-import type { ZoneCache } from '../zones/ZoneCache.js';
+import type { ZoneCache, ZoneHandle } from '../zones/ZoneCache.js';
 import { apiError } from './httpErrors.js';
-import { zoneSource } from './zoneRoutes.js';
+import { zoneKey, zoneSource } from './zoneRoutes.js';
 
 /**
  * Zone names from a request body (`field`, e.g. "restrictionZones"), NFC-normalised as stored
@@ -21,26 +21,33 @@ export function zoneNames(names: string[], field = 'restrictionZones'): string[]
 
 /**
  * The caller's zones by name, calculated for this graph (400 ZONE_NOT_FOUND naming the unknown
- * ones). Read from the store each time, so a zone changed through another instance is used at
- * once (its new revision is recalculated); a zone still calculating is waited for up to
- * `waitMillis`, then handed over as IN_CALCULATION (the router answers ZONE_NOT_READY).
+ * ones). Revisions are read from the store each time, so a zone changed through another instance
+ * is used at once (its new revision is recalculated); bodies are read only for revisions not
+ * calculated here yet. A zone still calculating is waited for up to `waitMillis`, then handed over
+ * as IN_CALCULATION (the router answers ZONE_NOT_READY).
  */
 export async function resolveZones(store: Store, zones: ZoneCache, clientId: string, names: string[], waitMillis: number): Promise<CalculatedZone[]> {
   const wanted = [...new Set(names)];
-  const stored = await store.getZones(clientId, wanted);
-  const missing = wanted.filter((n) => !stored.some((z) => z.name === n));
+  const handles = new Map<string, ZoneHandle>();
+  for (const { name, revision } of await store.zoneRevisions(clientId, wanted)) {
+    const known = zones.lookup(zoneKey(clientId, name), revision, name);
+    if (known) handles.set(name, known);
+  }
+  const unread = wanted.filter((n) => !handles.has(n));
+  if (unread.length > 0) for (const z of await store.getZones(clientId, unread)) handles.set(z.name, zones.track(zoneSource(z)));
+  const missing = wanted.filter((n) => !handles.has(n));
   if (missing.length > 0) {
     throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
   }
   return Promise.all(
-    stored.map(async (z) => {
-      const source = zoneSource(z);
+    wanted.map(async (name) => {
+      const handle = handles.get(name)!;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<CalculatedZone>((resolve) => {
-        timer = setTimeout(() => resolve(zones.current(source)), waitMillis);
+        timer = setTimeout(() => resolve(handle.current()), waitMillis);
       });
       try {
-        return await Promise.race([zones.settled(source), timeout]);
+        return await Promise.race([handle.settled, timeout]);
       } finally {
         clearTimeout(timer);
       }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ZoneQuotaExceeded, type Store, type StoredZone, type ZoneQuota } from '../store/Store.js';
-import { storedZone, unstorableTextProblem, validateZoneAsync, ZoneValidationError } from '../zones/validateZone.js';
-import type { ZoneInput } from '../zones/Zone.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { storedZoneFromJson, zoneBodyJson, ZoneQuotaExceeded, type Store, type StoredZone, type ZoneQuota } from '../store/Store.js';
+import { storedZone, unstorableTextProblem, ZoneValidationError } from '../zones/validateZone.js';
+import type { ZoneStatus } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
-import { apiError, schemaIssues } from './httpErrors.js';
+import { apiError } from './httpErrors.js';
+import { sendJsonText } from './jsonText.js';
 import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
 export interface ZoneRoutesOptions {
@@ -22,46 +23,40 @@ export interface ZoneRoutesOptions {
 /** Resolves on a later turn of the event loop, so requests waiting behind this one are served. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The zone cache's key of a client's zone. */
+export const zoneKey = (clientId: string, name: string) => `${clientId}\n${name}`;
+
 /** The cache entry of a stored zone: per client and name, recalculated when its revision changes. */
 export function zoneSource(stored: StoredZone): ZoneSource {
   return {
-    key: `${stored.clientId}\n${stored.name}`,
+    key: zoneKey(stored.clientId, stored.name),
     revision: stored.revision,
     name: stored.name,
     // Validated when stored: read back without the shape checks (O(vertices), not O(n log n)).
     zone: () => storedZone(stored.body),
+    json: stored.bodyJson,
   };
 }
 
 /**
- * Validates a zone body with the zone rules (every problem at once, with JSON paths); the
- * schema's own findings come second, for what the rules do not cover. Returns the body to store.
+ * The zone body of a POST or PUT, sent as JSON text (the zone routes keep bodies as text): parsed,
+ * NFC-named, validated with every problem at once (JSON paths) and reduced to what the API
+ * defines. A large body is all done on the zone worker thread: the event loop only passes strings.
  */
-async function checkedZoneBody(request: FastifyRequest): Promise<ZoneInput> {
-  const raw = request.body as { name?: unknown } | null;
-  // Names are stored in NFC, so composed and decomposed spellings are the same zone.
-  if (typeof raw === 'object' && raw !== null && typeof raw.name === 'string') raw.name = raw.name.normalize('NFC');
-  try {
-    // Time-sliced: a 100,000-vertex zone does not hold up other requests while it is checked.
-    await validateZoneAsync(request.body);
-  } catch (err) {
-    if (err instanceof ZoneValidationError) throw apiError(400, err.code, 'invalid restriction zone', { errors: err.issues });
-    throw err;
-  }
-  if (request.validationError) {
-    // The name was checked above, in NFC (the schema saw it as sent: its length may differ).
-    const errors = schemaIssues((request.validationError as FastifyError).validation ?? []).filter((e) => e.path !== 'name');
-    if (errors.length > 0) throw apiError(400, 'INVALID_ZONE', 'invalid restriction zone', { errors });
-  }
-  const body = request.body as ZoneInput;
-  // Keep what the API defines, as the client sent it (ring open or closed), and nothing else.
-  return {
-    name: body.name,
-    geometries: body.geometries.map((g) => ({
-      name: g.name ?? '',
-      vertices: g.vertices.map((v) => ({ latitude: v.latitude, longitude: v.longitude })),
-    })),
-  };
+async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promise<{ name: string; json: string; vertexCount: number }> {
+  const checked = await zones.calculator.checkJson(request.body as string);
+  if (checked.ok) return checked;
+  if ('notJson' in checked) throw apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${checked.notJson}`);
+  throw apiError(400, new ZoneValidationError(checked.issues).code, 'invalid restriction zone', { errors: checked.issues });
+}
+
+/**
+ * A zone as the API answers it, {name, geometries, status}, as JSON text cut from the stored body
+ * text ({"name":...,"geometries":[...]}): a large zone is not parsed or serialised again.
+ */
+function zoneAnswerJson(stored: StoredZone, status: ZoneStatus): string {
+  const body = zoneBodyJson(stored).trimEnd();
+  return `${body.slice(0, -1)},"status":${JSON.stringify(status)}}`;
 }
 
 const notFound = (name: string) => apiError(404, 'ZONE_NOT_FOUND', `no restriction zone named ${JSON.stringify(name)}`, { zones: [name] });
@@ -140,8 +135,27 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     await authenticate(request, store, 'Restriction Zone', now());
   });
 
+  // Zone bodies stay JSON text here: checkedZoneBody parses and validates them (on the zone worker
+  // when large) instead of fastify's parser and schema on the event loop. Empty bodies are as elsewhere.
+  const emptyBodyParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') {
+      if (request.method === 'DELETE' || request.method === 'GET') return done(null, undefined);
+      return emptyBodyParser(request, body, done);
+    }
+    done(null, body);
+  });
+  // The body schema stays for the OpenAPI document; the text body fails it by design (ignored).
+  const schemaProblem = (request: FastifyRequest) => {
+    const err = request.validationError as (FastifyError & { validationContext?: string }) | undefined;
+    if (err && err.validationContext !== 'body') throw err;
+  };
+
   const { quota } = options;
-  const view = (stored: StoredZone) => ({ name: stored.body.name, geometries: stored.body.geometries, status: zones.current(zoneSource(stored)).status });
+  /** The zone's status, starting its calculation when this revision is new here. */
+  const statusOf = (stored: StoredZone) => zones.current(zoneSource(stored)).status;
+  const answer = (reply: FastifyReply, stored: StoredZone) => sendJsonText(reply, zoneAnswerJson(stored, statusOf(stored)));
   const common = { tags: ['Restriction Zone'], headers: authHeadersSchema, security: [{ bearer: [] }] };
   const errors = { 400: { $ref: 'ApiError#' }, 401: { $ref: 'ApigeeFault#' }, 403: {}, 404: { $ref: 'ApiError#' } };
   const zoneBodyRoute = { bodyLimit: options.bodyLimit, attachValidation: true };
@@ -150,18 +164,17 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     '',
     { ...zoneBodyRoute, schema: { ...common, summary: 'Insert a zone and calculate its roads', body: zoneBodySchema, response: { 201: { $ref: 'RestrictionZone#' }, 409: { $ref: 'ApiError#' }, ...errors } } },
     async (request, reply) => {
-      const body = await checkedZoneBody(request);
+      schemaProblem(request);
+      const body = await checkedZoneBody(request, zones);
       const at = now();
-      const stored: StoredZone = { clientId: request.caller!.clientId, name: body.name, body, revision: randomUUID(), createdAt: at, updatedAt: at };
+      const stored = storedZoneFromJson({ clientId: request.caller!.clientId, name: body.name, vertexCount: body.vertexCount, revision: randomUUID(), createdAt: at, updatedAt: at }, body.json);
       if (!(await withinQuota(store.insertZone(stored, quota)))) {
         throw apiError(409, 'ZONE_EXISTS', `a restriction zone named ${JSON.stringify(body.name)} already exists; PUT /restriction/v1/restrictionZones/{name} replaces it`);
       }
-      // A large zone's store write, calculation hand-off and answer are each long: let other
-      // requests run between them.
+      // A large zone's store write and answer are each a few milliseconds: let other requests
+      // run between them.
       await nextTurn();
-      zones.current(zoneSource(stored));
-      await nextTurn();
-      return reply.code(201).send(view(stored));
+      return answer(reply.code(201), stored);
     },
   );
 
@@ -195,11 +208,12 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
         if (request.query.fields !== undefined) next.set('fields', fields.join(','));
         reply.header('Link', `<${request.url.split('?')[0]}?${next}>; rel="next"`);
       }
+      const everything = fields.length === ZONE_FIELDS.length;
       const project = (stored: StoredZone) => {
-        const full = view(stored) as Record<ZoneField, unknown>;
+        if (everything) return zoneAnswerJson(stored, statusOf(stored));
         const out: Record<string, unknown> = {};
-        for (const f of fields) out[f] = full[f];
-        return out;
+        for (const f of fields) out[f] = f === 'name' ? stored.name : f === 'geometries' ? stored.body.geometries : statusOf(stored);
+        return JSON.stringify(out);
       };
       // The page is read ZONE_PAGE.batch zones at a time and written as it goes, so memory holds
       // a few zones, not the page (a zone may have 100,000 vertices).
@@ -210,7 +224,7 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
           const want = Math.min(ZONE_PAGE.batch, limit - done);
           const rows = await store.listZones(clientId, { offset: offset + done, limit: want });
           for (const stored of rows) {
-            yield (first ? '' : ',') + JSON.stringify(project(stored));
+            yield (first ? '' : ',') + project(stored);
             first = false;
           }
           done += rows.length;
@@ -225,40 +239,39 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
   app.get<{ Params: { name: string } }>(
     '/:name',
     { schema: { ...common, summary: 'One zone with its status', params: zoneNameParamsSchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
-    async (request) => {
+    async (request, reply) => {
       const stored = await zoneOfPath(store, request.caller!.clientId, request);
       if (!stored) throw notFound(nameParam(request));
-      return view(stored);
+      return answer(reply, stored);
     },
   );
 
   app.put<{ Params: { name: string } }>(
     '/:name',
     { ...zoneBodyRoute, schema: { ...common, summary: 'Replace a zone', params: zoneNameParamsSchema, body: zoneBodySchema, response: { 200: { $ref: 'RestrictionZone#' }, 409: { $ref: 'ApiError#' }, ...errors } } },
-    async (request) => {
+    async (request, reply) => {
+      schemaProblem(request);
       const name = nameParam(request);
-      const body = await checkedZoneBody(request);
+      const body = await checkedZoneBody(request, zones);
       if (body.name !== name) {
         throw apiError(400, 'INVALID_ZONE', 'invalid restriction zone', { errors: [{ path: 'name', message: `must be the name in the path (${JSON.stringify(name)}), got ${JSON.stringify(body.name)}` }] });
       }
-      const stored: StoredZone = { clientId: request.caller!.clientId, name, body, revision: randomUUID(), createdAt: 0, updatedAt: now() };
+      const stored = storedZoneFromJson({ clientId: request.caller!.clientId, name, vertexCount: body.vertexCount, revision: randomUUID(), createdAt: 0, updatedAt: now() }, body.json);
       if (!(await withinQuota(store.replaceZone(stored, quota)))) throw notFound(name);
       await nextTurn();
-      zones.current(zoneSource(stored));
-      await nextTurn();
-      return view(stored);
+      return answer(reply, stored);
     },
   );
 
   app.delete<{ Params: { name: string } }>(
     '/:name',
     { schema: { ...common, summary: 'Delete a zone', params: zoneNameParamsSchema, response: { 200: { $ref: 'RestrictionZone#' }, ...errors } } },
-    async (request) => {
+    async (request, reply) => {
       const stored = await zoneOfPath(store, request.caller!.clientId, request);
       if (!stored || !(await store.deleteZone(stored.clientId, stored.name))) throw notFound(nameParam(request));
-      const deleted = view(stored);
+      const deleted = zoneAnswerJson(stored, statusOf(stored));
       zones.forget(zoneSource(stored).key);
-      return deleted;
+      return sendJsonText(reply, deleted);
     },
   );
 }

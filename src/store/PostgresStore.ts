@@ -5,7 +5,7 @@ import {
   type MatrixJobEventRow, type MatrixJobRow, type TokenRow,
 } from './rows.js';
 import {
-  ZoneQuotaExceeded, zoneVertexCount, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
+  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
 } from './Store.js';
 
 /** Any 64-bit number of our own: serialises migrations when several instances start at once. */
@@ -173,6 +173,13 @@ export class PostgresStore implements Store {
     return rows.map(zoneFromRow);
   }
 
+  async zoneRevisions(clientId: string, names: string[]): Promise<Array<{ name: string; revision: string }>> {
+    if (names.length === 0) return [];
+    for (const n of names) storableText(n, 'name');
+    const { rows } = await this.pool.query('SELECT name, revision FROM zones WHERE client_id = $1 AND name = ANY($2::text[])', [storableText(clientId, 'client_id'), names]);
+    return rows as Array<{ name: string; revision: string }>;
+  }
+
   async allZones(): Promise<StoredZone[]> {
     const { rows } = await this.pool.query('SELECT * FROM zones ORDER BY client_id, created_at, name');
     return rows.map(zoneFromRow);
@@ -198,7 +205,7 @@ export class PostgresStore implements Store {
         );
         let done = false;
         if ((rows[0].found === true) === replacing) {
-          const vertices = zoneVertexCount(z.body);
+          const vertices = storedVertexCount(z);
           const usage = usageFromRow(rows[0]);
           const limit = brokenQuotaLimit(quota, usage, !replacing, vertices);
           if (limit) throw new ZoneQuotaExceeded(limit, quota, usage, vertices);
@@ -216,13 +223,13 @@ export class PostgresStore implements Store {
   }
 
   async insertZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
-    const params = [storableText(z.clientId, 'client_id'), storableText(z.name, 'name'), JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt, zoneVertexCount(z.body)];
+    const params = [storableText(z.clientId, 'client_id'), storableText(z.name, 'name'), zoneBodyJson(z), z.revision, z.createdAt, z.updatedAt, storedVertexCount(z)];
     const insert = async (db: pg.Pool | pg.PoolClient) => (await db.query(`INSERT INTO zones ${ZONE_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (client_id, name) DO NOTHING`, params)).rowCount === 1;
     return quota ? this.quotaWrite(z, quota, false, insert) : insert(this.pool);
   }
 
   async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
-    const params = [JSON.stringify(z.body), z.revision, z.updatedAt, zoneVertexCount(z.body), storableText(z.clientId, 'client_id'), storableText(z.name, 'name')];
+    const params = [zoneBodyJson(z), z.revision, z.updatedAt, storedVertexCount(z), storableText(z.clientId, 'client_id'), storableText(z.name, 'name')];
     const update = async (db: pg.Pool | pg.PoolClient) =>
       (await db.query('UPDATE zones SET body = $1, revision = $2, updated_at = $3, vertex_count = $4 WHERE client_id = $5 AND name = $6', params)).rowCount === 1;
     return quota ? this.quotaWrite(z, quota, true, update) : update(this.pool);

@@ -7,7 +7,7 @@ import {
   type ClientRow, type MatrixJobEventRow, type MatrixJobRow, type TokenRow, type ZoneRow,
 } from './rows.js';
 import {
-  ZoneQuotaExceeded, zoneVertexCount, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
+  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
 } from './Store.js';
 
 /**
@@ -129,6 +129,13 @@ export class SqliteStore implements Store {
     return rows.map(zoneFromRow);
   }
 
+  async zoneRevisions(clientId: string, names: string[]): Promise<Array<{ name: string; revision: string }>> {
+    if (names.length === 0) return [];
+    for (const n of names) storableText(n, 'name');
+    return this.statement('SELECT z.name, z.revision FROM zones z JOIN json_each(?) n ON n.value = z.name WHERE z.client_id = ?')
+      .all(JSON.stringify(names), storableText(clientId, 'client_id')) as Array<{ name: string; revision: string }>;
+  }
+
   async allZones(): Promise<StoredZone[]> {
     return (this.statement('SELECT * FROM zones ORDER BY client_id, created_at, name').all() as ZoneRow[]).map(zoneFromRow);
   }
@@ -147,7 +154,7 @@ export class SqliteStore implements Store {
   async insertZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
     storableText(z.clientId, 'client_id');
     storableText(z.name, 'name');
-    const vertices = zoneVertexCount(z.body);
+    const vertices = storedVertexCount(z);
     // IMMEDIATE takes the write lock first, so check and insert are atomic across processes too.
     return this.db.immediate(() => {
       if (quota) {
@@ -155,7 +162,7 @@ export class SqliteStore implements Store {
         this.checkQuota(quota, z.clientId, null, vertices);
       }
       const result = this.statement(`INSERT INTO zones ${ZONE_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, name) DO NOTHING`)
-        .run(z.clientId, z.name, JSON.stringify(z.body), z.revision, z.createdAt, z.updatedAt, vertices);
+        .run(z.clientId, z.name, zoneBodyJson(z), z.revision, z.createdAt, z.updatedAt, vertices);
       return result.changes === 1;
     });
   }
@@ -163,14 +170,14 @@ export class SqliteStore implements Store {
   async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
     storableText(z.clientId, 'client_id');
     storableText(z.name, 'name');
-    const vertices = zoneVertexCount(z.body);
+    const vertices = storedVertexCount(z);
     return this.db.immediate(() => {
       if (quota) {
         if (!this.exists(z.clientId, z.name)) return false;
         this.checkQuota(quota, z.clientId, z.name, vertices);
       }
       const result = this.statement('UPDATE zones SET body = ?, revision = ?, updated_at = ?, vertex_count = ? WHERE client_id = ? AND name = ?')
-        .run(JSON.stringify(z.body), z.revision, z.updatedAt, vertices, z.clientId, z.name);
+        .run(zoneBodyJson(z), z.revision, z.updatedAt, vertices, z.clientId, z.name);
       return result.changes === 1;
     });
   }

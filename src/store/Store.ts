@@ -41,7 +41,15 @@ export interface TokenLookup extends TokenRecord {
 export interface StoredZone {
   clientId: string;
   name: string;
-  body: ZoneInput;
+  /** The zone in the API's shape; from the store or a JSON body it is parsed on first read only. */
+  readonly body: ZoneInput;
+  /**
+   * The body as JSON text, when known: stores write it as it is and answers are cut from it, so a
+   * large zone (up to 100,000 vertices, ~6 MB) is never parsed or serialised on the event loop.
+   */
+  bodyJson?: string;
+  /** Vertices of the body (zoneVertexCount), when known. */
+  vertexCount?: number;
   revision: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -79,6 +87,24 @@ export interface ZoneUsage {
 }
 
 export const DEFAULT_ZONE_QUOTA: ZoneQuota = { zones: 1_000, vertices: 1_000_000 };
+
+/**
+ * A StoredZone whose body is JSON text, parsed the first time `body` is read (trips read zones on
+ * every request and most never need the vertices).
+ */
+export function storedZoneFromJson(fields: Omit<StoredZone, 'body' | 'bodyJson'>, bodyJson: string, parse: (text: string) => ZoneInput = JSON.parse): StoredZone {
+  let body: ZoneInput | undefined;
+  const zone = { ...fields, bodyJson } as StoredZone;
+  // Enumerable, so a copy ({...zone}) still has a body (read then).
+  Object.defineProperty(zone, 'body', { enumerable: true, get: () => (body ??= parse(bodyJson)) });
+  return zone;
+}
+
+/** The zone's body as JSON text: as received or read when known, else serialised. */
+export const zoneBodyJson = (z: StoredZone): string => z.bodyJson ?? JSON.stringify(z.body);
+
+/** The zone's vertices: as counted when received, else counted from the body. */
+export const storedVertexCount = (z: StoredZone): number => z.vertexCount ?? zoneVertexCount(z.body);
 
 /** Vertices of a zone as sent (what quotas count). */
 export function zoneVertexCount(body: ZoneInput): number {
@@ -130,6 +156,11 @@ export interface ZoneStore {
   getZone(clientId: string, name: string): Promise<StoredZone | undefined>;
   /** The client's zones among `names` (absent names are simply missing from the result). */
   getZones(clientId: string, names: string[]): Promise<StoredZone[]>;
+  /**
+   * The revisions of the client's zones among `names`, without their bodies: a trip reads these
+   * and reads the bodies of only the zones whose revision is not calculated already.
+   */
+  zoneRevisions(clientId: string, names: string[]): Promise<Array<{ name: string; revision: string }>>;
   /** Every client's zones (for recalculation at start-up). */
   allZones(): Promise<StoredZone[]>;
   /**

@@ -1,5 +1,5 @@
 import { unstorableTextProblem } from '../zones/validateZone.js';
-import { UnstorableText, type ClientRecord, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
+import { UnstorableText, type ClientRecord, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, storedZoneFromJson, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
 
 /** Throws UnstorableText when a client-supplied string cannot be stored as text; returns it. */
 export function storableText(value: string, field: string): string {
@@ -62,14 +62,12 @@ export const clientFromRow = (r: ClientRow): ClientRecord => ({
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
 });
 
-export const zoneFromRow = (r: ZoneRow): StoredZone => ({
-  clientId: r.client_id,
-  name: r.name,
-  body: parseJsonColumn(r.body, 'zones.body'),
-  revision: r.revision,
-  createdAt: Number(r.created_at),
-  updatedAt: Number(r.updated_at),
-});
+export const zoneFromRow = (r: ZoneRow): StoredZone =>
+  storedZoneFromJson(
+    { clientId: r.client_id, name: r.name, revision: r.revision, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) },
+    r.body,
+    (text) => parseJsonColumn(text, 'zones.body'),
+  );
 
 export interface TokenRow {
   token_hash: string;

@@ -1,7 +1,7 @@
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
-import { ZoneCalculator, type ZoneCalculatorOptions } from './ZoneCalculator.js';
+import { LARGE_ZONE_JSON, ZoneCalculator, type ZoneCalculatorOptions } from './ZoneCalculator.js';
 
 /** A zone to cache: where it is kept, which version it is, and how to get it (parsed lazily). */
 export interface ZoneSource {
@@ -12,6 +12,11 @@ export interface ZoneSource {
   name: string;
   /** The validated zone; a throw (a stored zone that no longer validates) becomes CALCULATION_ERROR. */
   zone: () => Zone;
+  /**
+   * The zone's stored body as JSON text, when at hand: a large one (LARGE_ZONE_JSON) is then
+   * parsed and calculated on the worker thread, and `zone()` is not called.
+   */
+  json?: string;
 }
 
 interface Entry {
@@ -59,6 +64,23 @@ export class ZoneCache {
     return this.entry(source).pending;
   }
 
+  /**
+   * The calculation of this key's revision if the cache holds it (the most recently used now),
+   * else undefined: a caller that knows a zone's revision needs its body only on a miss.
+   */
+  lookup(key: string, revision: string, name: string): ZoneHandle | undefined {
+    const known = this.entries.get(key);
+    if (!known || known.revision !== revision) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, known);
+    return handleOf(known, name);
+  }
+
+  /** The calculation of a zone (starting it when this revision is new), to wait for or read now. */
+  track(source: ZoneSource): ZoneHandle {
+    return handleOf(this.entry(source), source.name);
+  }
+
   /** Drops a key (its zone was deleted). */
   forget(key: string): void {
     this.entries.delete(key);
@@ -77,7 +99,7 @@ export class ZoneCache {
     return this.calculator.close();
   }
 
-  private entry({ key, revision, name, zone }: ZoneSource): Entry {
+  private entry({ key, revision, name, zone, json }: ZoneSource): Entry {
     const known = this.entries.get(key);
     this.entries.delete(key); // re-inserted below: Map order is the recency order
     if (known && known.revision === revision) {
@@ -85,6 +107,14 @@ export class ZoneCache {
       return known;
     }
     if (this.entries.size >= this.maxZones) this.entries.delete(this.entries.keys().next().value!);
+    if (json !== undefined && json.length > LARGE_ZONE_JSON) {
+      const entry: Entry = { revision, pending: this.calculator.calculateJson(name, json) };
+      entry.pending.then((result) => {
+        entry.result = result;
+      });
+      this.entries.set(key, entry);
+      return entry;
+    }
     let z: Zone;
     try {
       z = zone();
@@ -108,6 +138,18 @@ export class ZoneCache {
     this.entries.set(key, entry);
     return entry;
   }
+}
+
+/** One revision's calculation, held even if the cache lets it go meanwhile. */
+export interface ZoneHandle {
+  /** Resolves when calculated. */
+  settled: Promise<CalculatedZone>;
+  /** The calculation if done, else IN_CALCULATION. */
+  current(): CalculatedZone;
+}
+
+function handleOf(entry: Entry, name: string): ZoneHandle {
+  return { settled: entry.pending, current: () => entry.result ?? unfinished(name, zoneStatus('IN_CALCULATION')) };
 }
 
 /** A zone without roads yet: still in calculation, or failed. */

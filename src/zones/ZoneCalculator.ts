@@ -1,11 +1,19 @@
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
-import { PreparedPolygon } from '../geo/PreparedPolygon.js';
+import { PreparedPolygon, type PreparedPolygonFields } from '../geo/PreparedPolygon.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
 import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+import { checkZoneJson, type CheckedZoneJson } from './zoneJson.js';
 import type { ZoneWorkerData } from './zoneWorker.js';
+
+/**
+ * Zone JSON text longer than this (about 4,000 vertices) is checked and calculated on the worker
+ * thread: parsing, validating and preparing 100,000 vertices holds a thread for hundreds of
+ * milliseconds, mostly in allocation and garbage collection.
+ */
+export const LARGE_ZONE_JSON = 256 * 1024;
 
 export interface ZoneCalculatorOptions {
   /**
@@ -29,6 +37,12 @@ interface WorkerReply {
   metresInside: number;
   blockedLength: number;
   millis: number;
+  /** For a zone sent as JSON text: its polygons' names and the polygons, prepared there. */
+  polygonNames?: string[];
+  prepared?: PreparedPolygonFields[];
+  /** The answer to a checkJson request; sameText: its json is the text sent (and left out). */
+  checked?: CheckedZoneJson;
+  sameText?: boolean;
 }
 
 /**
@@ -86,6 +100,35 @@ export class ZoneCalculator {
     return done;
   }
 
+  /**
+   * Checks a zone body sent as JSON text (checkZoneJson): on the worker thread when the text is
+   * long (LARGE_ZONE_JSON), so the caller's event loop only passes strings.
+   */
+  async checkJson(text: string): Promise<CheckedZoneJson> {
+    if (text.length <= LARGE_ZONE_JSON) return checkZoneJson(text);
+    let reply: WorkerReply;
+    try {
+      reply = await this.startWorker().request({ checkJson: text });
+    } catch {
+      return checkZoneJson(text); // no worker thread: the right answer, on this thread
+    }
+    const checked = reply.checked!;
+    return reply.sameText && checked.ok ? { ...checked, json: text } : checked;
+  }
+
+  /**
+   * Calculates a stored zone body given as JSON text (validated when it was stored) on the worker
+   * thread: the text is parsed there, and the polygons come back prepared. The result's
+   * `zone.polygons` are rebuilt from them only if read.
+   */
+  calculateJson(name: string, json: string): Promise<CalculatedZone> {
+    const done = this.onWorker({ name, polygons: [] }, json).finally(() => {
+      if (this.running.get(name) === done) this.running.delete(name);
+    });
+    this.running.set(name, done);
+    return done;
+  }
+
   /** IN_CALCULATION while a zone of that name is being calculated on the worker, else undefined. */
   statusOf(name: string): ZoneStatus | undefined {
     return this.running.has(name) ? zoneStatus('IN_CALCULATION') : undefined;
@@ -98,7 +141,8 @@ export class ZoneCalculator {
     if (w) await w.worker.terminate();
   }
 
-  private onWorker(zone: Zone): Promise<CalculatedZone> {
+  /** Calculates `zone` on the worker, or, with `json`, the zone of that stored body text (`zone` then only names it). */
+  private onWorker(zone: Zone, json?: string): Promise<CalculatedZone> {
     const started = performance.now();
     const fail = (status: ZoneStatus): CalculatedZone => ({
       zone,
@@ -117,18 +161,22 @@ export class ZoneCalculator {
     } catch (err) {
       return Promise.resolve(fail(zoneStatus('CALCULATION_ERROR', `cannot start a worker thread: ${(err as Error).message}`)));
     }
-    return worker.request({ zone }).then(
-      (reply) => (reply.status.name === 'CALCULATION_ERROR' ? fail(reply.status) : {
-        zone,
-        status: reply.status,
-        roadCount: this.graph.roadCount,
-        roads: reply.roads,
-        edgeCount: reply.edgeCount,
-        metresInside: reply.metresInside,
-        blockedLength: reply.blockedLength,
-        prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
-        millis: performance.now() - started,
-      }),
+    return worker.request(json === undefined ? { zone } : { zoneJson: json }).then(
+      (reply) => {
+        if (reply.status.name === 'CALCULATION_ERROR') return fail(reply.status);
+        const prepared = reply.prepared ? reply.prepared.map(PreparedPolygon.revive) : zone.polygons.map((p) => new PreparedPolygon(p.rings));
+        return {
+          zone: reply.polygonNames ? zoneOfPrepared(zone.name, reply.polygonNames, prepared) : zone,
+          status: reply.status,
+          roadCount: this.graph.roadCount,
+          roads: reply.roads,
+          edgeCount: reply.edgeCount,
+          metresInside: reply.metresInside,
+          blockedLength: reply.blockedLength,
+          prepared,
+          millis: performance.now() - started,
+        };
+      },
       (err: Error) => fail(zoneStatus('CALCULATION_ERROR', err.message)),
     );
   }
@@ -148,4 +196,12 @@ export class ZoneCalculator {
     this.worker = requests;
     return requests;
   }
+}
+
+/** A Zone whose polygons are rebuilt from the prepared ones when first read (routing reads only the prepared). */
+function zoneOfPrepared(name: string, polygonNames: string[], prepared: PreparedPolygon[]): Zone {
+  let polygons: Zone['polygons'] | undefined;
+  const zone = { name } as Zone;
+  Object.defineProperty(zone, 'polygons', { enumerable: true, get: () => (polygons ??= prepared.map((p, i) => ({ name: polygonNames[i], rings: p.rings() }))) });
+  return zone;
 }

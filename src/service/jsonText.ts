@@ -1,0 +1,25 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+
+/** Answers over this length are written a slice at a time, so other requests run between the slices. */
+export const ANSWER_SLICE = 256 * 1024;
+
+/**
+ * `text` in consecutive slices of at most `size` UTF-16 units, never cut between the two halves
+ * of a surrogate pair (each slice is encoded to UTF-8 on its own).
+ */
+export function* textSlices(text: string, size: number): Generator<string> {
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + Math.max(2, size));
+    if (end < text.length && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+    yield text.slice(i, end);
+    i = end;
+  }
+}
+
+/** Sends JSON text as it is (no serialiser); a long one (a 100,000-vertex zone is ~6 MB) as a stream of slices. */
+export function sendJsonText(reply: FastifyReply, text: string, sliceSize = ANSWER_SLICE): FastifyReply {
+  reply.type('application/json; charset=utf-8');
+  if (text.length <= sliceSize) return reply.send(text);
+  return reply.send(Readable.from(textSlices(text, sliceSize), { objectMode: false }));
+}

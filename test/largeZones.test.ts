@@ -1,0 +1,210 @@
+// Large zones travel as JSON text: checked and calculated on the zone worker, stored and answered
+// as text. Each step is compared with the plain in-process path it replaces.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { calculateZone, importGeoJson, PreparedPolygon, Router, validateZone, ZoneValidationError } from '../src/index.js';
+import { pointInPolygonIndexed } from '../src/geo/PreparedPolygon.js';
+import { textSlices } from '../src/service/jsonText.js';
+import type { Store } from '../src/store/Store.js';
+import { LARGE_ZONE_JSON, ZoneCalculator } from '../src/zones/ZoneCalculator.js';
+import { checkZoneJson } from '../src/zones/zoneJson.js';
+import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+import {
+  authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
+} from './support/service.js';
+
+const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+
+/** A valid ring of n vertices around central Gothenburg: a circle with a wobbling radius (star-like, simple). */
+function wobblyRing(n: number, lat = 57.705, lon = 11.967, radius = 0.004) {
+  return Array.from({ length: n }, (_, i) => {
+    const a = (2 * Math.PI * i) / n;
+    const r = radius * (1 + 0.15 * Math.sin(37 * a));
+    return { latitude: lat + r * Math.sin(a), longitude: lon + 2 * r * Math.cos(a) };
+  });
+}
+/** The body as the API stores it: name, and per geometry its name and {latitude, longitude} vertices. */
+const normalised = (body: { name: string; geometries: Array<{ name?: string; vertices: Array<{ latitude: number; longitude: number }> }> }) => ({
+  name: body.name.normalize('NFC'),
+  geometries: body.geometries.map((g) => ({ name: g.name ?? '', vertices: g.vertices.map((v) => ({ latitude: v.latitude, longitude: v.longitude })) })),
+});
+
+describe('zone bodies as JSON text', () => {
+  test('checkZoneJson answers as validateZone does and stores only what the API defines, in NFC', () => {
+    const rand = seededRandom(7);
+    for (let i = 0; i < 200; i++) {
+      const vertices = wobblyRing(3 + Math.floor(rand() * 40)).map((v) => ({ ...v, extra: 1 }));
+      if (rand() < 0.3) vertices[Math.floor(rand() * vertices.length)].latitude = rand() < 0.5 ? 91 : (Number.NaN as number);
+      if (rand() < 0.2) vertices.reverse().splice(1, 0, vertices[vertices.length - 2]); // may self-intersect
+      const body = { name: rand() < 0.5 ? 'Cafe\u0301' : `zone ${i}`, geometries: [{ name: rand() < 0.5 ? undefined : 'g', vertices }], junk: true };
+      const text = JSON.stringify(body);
+      const checked = checkZoneJson(text);
+      let expected: ZoneValidationError | undefined;
+      try {
+        validateZone(JSON.parse(text));
+      } catch (err) {
+        expected = err as ZoneValidationError;
+      }
+      if (expected) {
+        assert.ok(!checked.ok && 'issues' in checked, `ring ${i}`);
+        assert.deepEqual(checked.issues, expected.issues);
+      } else {
+        assert.ok(checked.ok, `ring ${i}`);
+        const parsed = JSON.parse(text);
+        assert.deepEqual(JSON.parse(checked.json), normalised(parsed));
+        assert.equal(checked.name, parsed.name.normalize('NFC'));
+        assert.equal(checked.vertexCount, vertices.length);
+      }
+    }
+    const broken = checkZoneJson('{"name": "x", "geometries": [');
+    assert.ok(!broken.ok && 'notJson' in broken && broken.notJson.length > 0);
+  });
+
+  test('a revived PreparedPolygon (a structured clone of its fields) tests points as the original; rings() gives the rings back', () => {
+    const rand = seededRandom(3);
+    const rings = [wobblyRing(500).map((v) => [v.longitude, v.latitude]), wobblyRing(50, 57.705, 11.967, 0.001).map((v) => [v.longitude, v.latitude])];
+    const original = new PreparedPolygon(rings);
+    const revived = PreparedPolygon.revive(structuredClone({ ...original }));
+    assert.ok(revived instanceof PreparedPolygon);
+    for (let i = 0; i < 5000; i++) {
+      const x = 11.95 + rand() * 0.035, y = 57.698 + rand() * 0.014;
+      assert.equal(pointInPolygonIndexed(revived, x, y), pointInPolygonIndexed(original, x, y));
+    }
+    assert.deepEqual(revived.rings(), rings);
+  });
+
+  test('textSlices never cuts a surrogate pair and gives the text back whole', () => {
+    const text = 'a😀b😀😀c'.repeat(50) + '€😀';
+    for (let size = 2; size <= 9; size++) {
+      const slices = [...textSlices(text, size)];
+      assert.equal(slices.join(''), text);
+      for (const s of slices) {
+        assert.ok(s.length <= size && s.length > 0);
+        assert.equal(Buffer.from(s, 'utf8').toString('utf8'), s, 'each slice is well-formed UTF-16');
+      }
+    }
+  });
+
+  test('ZoneCalculator: a large body is checked and calculated on the worker with the same answers as in-process', async () => {
+    const calculator = new ZoneCalculator(graph);
+    try {
+      const body = { name: 'large', geometries: [{ name: 'a', vertices: wobblyRing(6000) }, { name: 'b', vertices: wobblyRing(600, 57.69, 11.94, 0.002) }] };
+      const text = JSON.stringify(body);
+      assert.ok(text.length > LARGE_ZONE_JSON);
+      const checked = await calculator.checkJson(text);
+      assert.deepEqual(checked, checkZoneJson(text));
+      assert.ok(checked.ok);
+      const onWorker = await calculator.calculateJson('large', checked.json);
+      const inline = calculateZone(graph, validateZone(body));
+      assert.equal(onWorker.status.name, 'CALCULATED');
+      assert.deepEqual([...onWorker.roads], [...inline.roads]);
+      assert.equal(onWorker.metresInside, inline.metresInside);
+      assert.deepEqual(onWorker.zone.polygons, inline.zone.polygons);
+      assert.deepEqual(onWorker.prepared.map((p) => ({ ...p })), inline.prepared.map((p) => ({ ...p })));
+      const bad = await calculator.checkJson(text.replace(/"latitude":57\.70\d*/, '"latitude":91'));
+      assert.ok(!bad.ok && 'issues' in bad);
+      const damaged = await calculator.calculateJson('damaged', '{"name":"damaged"}');
+      assert.equal(damaged.status.name, 'CALCULATION_ERROR');
+    } finally {
+      await calculator.close();
+    }
+  });
+});
+
+const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [
+  { make: sqliteKind, skip: false },
+  { make: postgresKind, skip: (await postgresSkipReason()) ?? false },
+];
+
+for (const { make, skip } of kinds) {
+  describe(`a large zone through the service (${make().name})`, { skip }, () => {
+    let kind: StoreKind, store: Store, svc: TestService;
+    let bodyReads = 0;
+    before(async () => {
+      kind = make();
+      store = await kind.open();
+      // Counts the reads of zone bodies for trips and matrices.
+      const counting = new Proxy(store, {
+        get(target, prop, receiver) {
+          if (prop === 'getZones') return (clientId: string, names: string[]) => (bodyReads++, target.getZones(clientId, names));
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      svc = await listen(graph, counting);
+    });
+    after(async () => {
+      await svc?.close();
+      await store?.close();
+      await kind?.dispose();
+    });
+
+    test('inserted, read, listed, replaced and deleted with the same bodies; trips and matrices avoid it as the library does', async () => {
+      const client = await newClient(store);
+      const { headers } = await authorise(svc.url, client);
+      const zones = (path = '', init: Parameters<typeof http>[1] = {}) => http(`${svc.url}${ZONES_PATH}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+      // Around the middle of the free route; geometry names with characters outside the BMP, so
+      // answer slices meet surrogate pairs.
+      const west = { latitude: 57.705, longitude: 11.93 }, east = { latitude: 57.705, longitude: 12.0 };
+      const free = new Router(graph).route({ points: [west, east] });
+      const { latitude: lat, longitude: lon } = free.legs[0].points[free.legs[0].points.length >> 1];
+      const body = { name: 'Gro\u0308ßes 😀', geometries: [{ name: '😀'.repeat(40), vertices: wobblyRing(7000, lat, lon, 0.003) }, { vertices: wobblyRing(300, 57.69, 11.94, 0.002) }] };
+      assert.ok(JSON.stringify(body).length > LARGE_ZONE_JSON);
+      const name = body.name.normalize('NFC');
+      const path = `/${encodeURIComponent(name)}`;
+
+      const created = await zones('', { json: body });
+      assert.equal(created.status, 201, created.text.slice(0, 300));
+      assert.deepEqual({ name: created.body.name, geometries: created.body.geometries }, normalised(body));
+      assert.ok(['IN_CALCULATION', 'CALCULATED'].includes(created.body.status.name));
+
+      const trip = () => http(`${svc.url}${TRIP_PATH}`, { headers, json: { points: [west, east], restrictionZones: [name] } });
+      const around = await trip();
+      assert.equal(around.status, 200, around.text);
+      // The zone's revision is calculated already: later trips read no body.
+      const reads = bodyReads;
+      assert.equal((await trip()).body.totalDistance, around.body.totalDistance);
+      assert.equal(bodyReads, reads);
+      const zone = calculateZone(graph, validateZone(body));
+      const lib = new Router(graph).route({ points: [west, east], zones: [zone] });
+      assert.equal(around.body.totalDistance, Math.round(lib.distance));
+      assert.ok(lib.duration > free.duration, 'the zone is on the free path');
+
+      const read = await zones(path);
+      assert.equal(read.status, 200);
+      assert.deepEqual(read.body, { ...normalised(body), status: { name: 'CALCULATED', description: 'Roads inside restriction zone calculated' } });
+      const listed = await zones('?limit=5');
+      assert.deepEqual(listed.body, [read.body]);
+      const names = await zones('?fields=name,status');
+      assert.deepEqual(names.body, [{ name, status: read.body.status }]);
+
+      const matrix = await http(`${svc.url}/matrix/v1/calculations`, {
+        headers, json: { origins: [{ siteId: 'w', ...west }], destinations: [{ siteId: 'e', ...east }], restrictionZones: [name] },
+      });
+      assert.equal(matrix.status, 200, matrix.text);
+      assert.equal(matrix.body.elements[0].distance, Math.round(lib.distance));
+
+      const replacement = { ...body, geometries: [body.geometries[1]] };
+      const replaced = await zones(path, { method: 'PUT', json: replacement });
+      assert.equal(replaced.status, 200);
+      assert.deepEqual(replaced.body.geometries, normalised(replacement).geometries);
+      // A new revision: the next trip uses it (the replacement is off the free path).
+      const afterReplace = await trip();
+      assert.equal(afterReplace.body.totalDistance, Math.round(free.distance));
+      assert.equal(afterReplace.body.totalNominalDuration, Math.round(free.duration));
+
+      const invalid = await zones('', { json: { ...body, name: 'other', geometries: [{ vertices: [...wobblyRing(7000), { latitude: 57.71, longitude: 11.967 }, { latitude: 57.70, longitude: 11.967 }] }] } });
+      assert.equal(invalid.status, 400);
+      assert.equal(invalid.body.code, 'INVALID_ZONE');
+      assert.match(invalid.body.errors[0].path, /^geometries\[0\]\.vertices/);
+      const notJson = await zones('', { body: JSON.stringify(body).slice(0, -3), headers: { 'content-type': 'application/json' } });
+      assert.deepEqual([notJson.status, notJson.body.code], [400, 'INVALID_JSON']);
+
+      const deleted = await zones(path, { method: 'DELETE' });
+      assert.equal(deleted.status, 200);
+      assert.deepEqual(deleted.body.geometries, normalised(replacement).geometries);
+      assert.equal((await zones(path)).status, 404);
+    });
+  });
+}
