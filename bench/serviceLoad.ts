@@ -194,7 +194,7 @@ const started = new Date();
 const loadBefore = loadavg()[0];
 const subjects = [await startSubject(1), await startSubject(2)];
 const results: { trips20: TripRun[]; trips100?: TripRun; inserts?: Load; memory?: { total: number; processes: number } }[] = subjects.map(() => ({ trips20: [] }));
-let flood: { before: TripRun; trips: TripRun; health: Load; tokens: Load } | undefined;
+let flood: { before: TripRun; healthBefore: Load; trips: TripRun; health: Load; tokens: Load } | undefined;
 try {
   for (const s of subjects) await tripRun(s, 20, 3); // warm-up: JIT, zone caches, connections
   // Rounds alternate the two services so both see the same background load on a shared machine.
@@ -210,13 +210,14 @@ try {
   const s = subjects[1];
   let attempt = 0;
   const tokenBody = () => new URLSearchParams({ client_id: s.clientId, client_secret: attempt++ % 2 === 0 ? s.clientSecret : `wrong-${attempt}` }).toString();
-  const before = await tripRun(s, 20);
+  const healthLoad = () => load(s.running.url, { path: '/health', connections: 1, seconds: SECONDS, rate: 20 });
+  const [before, healthBefore] = await Promise.all([tripRun(s, 20), healthLoad()]);
   const [trips, health, tokens] = await Promise.all([
     tripRun(s, 20),
-    load(s.running.url, { path: '/health', connections: 1, seconds: SECONDS, rate: 20 }),
+    healthLoad(),
     load(s.running.url, { path: TOKEN_PATH, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, bodies: tokenBody, connections: 100, seconds: SECONDS, rate: 20 }), // enough connections that slow answers do not lower the offered rate
   ]);
-  flood = { before, trips, health: summarise(health), tokens: summarise(tokens) };
+  flood = { before, healthBefore: summarise(healthBefore), trips, health: summarise(health), tokens: summarise(tokens) };
 } finally {
   for (const s of subjects) {
     await stop(s.running);
@@ -253,6 +254,7 @@ const lines = [
   row('zone inserts (500 m squares), 10 connections, --workers 1', one.inserts!),
   row('zone inserts (500 m squares), 10 connections, --workers 2', two.inserts!),
   row('trips, 20 connections, --workers 2, just before the token flood', flood!.before),
+  row('GET /health at 20/s beside those trips, no token flood', flood!.healthBefore),
   row('trips, 20 connections, --workers 2, during the token flood', flood!.trips),
   row('GET /health at 20/s during the token flood', flood!.health),
   row('token flood: 20 requests/s, right and wrong secrets in turn', flood!.tokens),
@@ -261,9 +263,10 @@ const lines = [
   '',
   'Reading the figures: a trip costs the service about the same CPU with one worker or two (the column "service CPU /',
   'request"), so throughput follows the cores the machine gives it ("service (cores)"): the 1.6x target needs the second',
-  'core to be free for the second worker. The token flood costs what one token request costs (scrypt N=2^15 on',
-  "libuv's pool in each worker) times its rate; the status codes of the flood row show how many were verified (200, 401)",
-  'and how many were turned away cheaply (429, 503).',
+  'core to be free for the second worker. The token flood costs what one token request costs (scrypt N=2^15, about',
+  '50 ms of CPU) times its rate; scrypt runs on threads of its own at nice 10 (src/service/scryptThreads.ts), so on a',
+  'busy machine it takes the CPU the trips leave. The status codes of the flood row show how many were verified',
+  '(200, 401) and how many were turned away cheaply (429, 503).',
   '',
   `Memory (resident, after the trip runs): --workers 1 ${one.memory!.total.toFixed(0)} MB in ${one.memory!.processes} process; ` +
     `--workers 2 ${two.memory!.total.toFixed(0)} MB in ${two.memory!.processes} processes: a primary without the graph plus one whole service per worker, each with its own copy of the graph (a country graph costs N times its size).`,

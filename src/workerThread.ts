@@ -1,4 +1,24 @@
-import { Worker } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { isMainThread, Worker } from 'node:worker_threads';
+
+/** Nice value of background threads (zone calculations, matrices, scrypt): below the event loop's. */
+export const BACKGROUND_NICE = 10;
+
+/**
+ * Lowers the CPU priority of the calling worker thread, so on a busy machine it takes the CPU the
+ * event loop leaves rather than a share of it (trips and /health stay fast while a large zone or
+ * a matrix is worked on). Linux only: there setpriority(PRIO_PROCESS, 0) changes the calling
+ * thread alone; elsewhere it would lower the whole process, so nothing is done. Never on the main
+ * thread; a refusal (a process already niced further, without the right to lower it) is ignored.
+ */
+export function lowerThreadPriority(nice = BACKGROUND_NICE): void {
+  if (isMainThread || process.platform !== 'linux') return;
+  try {
+    setPriority(0, nice);
+  } catch {
+    // Not permitted: the thread keeps the process's priority.
+  }
+}
 
 /**
  * Starts a worker thread on the module `name` (without extension) beside `from` (the caller's

@@ -10,6 +10,7 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import { DetourError } from '../errors.js';
 import { Router } from './Router.js';
 import type { MatrixJobRequest } from './MatrixRunner.js';
+import { lowerThreadPriority } from '../workerThread.js';
 
 /** What MatrixRunner posts to a new matrix worker. */
 export interface MatrixWorkerData {
@@ -20,6 +21,8 @@ export interface MatrixWorkerData {
 }
 
 if (!isMainThread && parentPort) {
+  // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
+  lowerThreadPriority();
   const { arrays, meta, hierarchy, maxSnapDistance } = workerData as MatrixWorkerData;
   const router = new Router(new RoadGraph(arrays, meta, hierarchy), { maxSnapDistance });
   const port = parentPort;

@@ -16,6 +16,7 @@ import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema
 import {
   DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
 } from './loginLimits.js';
+import { ScryptThreads } from './scryptThreads.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
 import { documentRoute } from './openApiRoute.js';
@@ -237,13 +238,17 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
 
   app.addHook('onRoute', documentRoute);
   const backend = limitBackend(options);
+  const maxConcurrentVerifications = options.maxConcurrentVerifications ?? Math.max(2, Math.floor(availableParallelism() / 2));
+  const scryptThreads = new ScryptThreads(Math.min(maxConcurrentVerifications, availableParallelism()));
+  app.addHook('onClose', () => scryptThreads.close());
   await app.register(tokenRoutes, {
     store: options.store,
     now,
     tokenLifetimeSeconds,
     loginLimits: await LoginLimits.create({ ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins }, backend),
     issuance: await IssuanceLimit.create({ ...DEFAULT_TOKEN_ISSUANCE_LIMIT, ...options.tokenIssuance }, backend),
-    maxConcurrentVerifications: options.maxConcurrentVerifications ?? Math.max(2, Math.floor(availableParallelism() / 2)),
+    maxConcurrentVerifications,
+    derive: scryptThreads.derive,
     verified: new VerifiedSecrets((options.verificationCacheSeconds ?? 300) * 1000),
     onVerification: options.onSecretVerification,
   });

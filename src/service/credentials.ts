@@ -1,26 +1,24 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { ClientRecord, ClientStore } from '../store/Store.js';
+import { scryptOnPool, type ScryptDerive } from './scryptThreads.js';
 
 /** scrypt cost: N = 2^15 takes about 50 ms and 32 MiB per hash, slow for a guesser. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions;
 const KEY_BYTES = 32;
 
-const scryptAsync = (secret: string, salt: Buffer, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scrypt(secret, salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))));
-
 /** A salted scrypt hash: `scrypt$N$r$p$salt$hash` (base64url), self-describing so costs can rise later. */
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(secret, salt, SCRYPT);
+  const key = await scryptOnPool(secret, salt, KEY_BYTES, SCRYPT);
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** Compares in constant time; false for a malformed hash. */
-export async function verifySecret(secret: string, stored: string): Promise<boolean> {
+/** Compares in constant time; false for a malformed hash. `derive` runs scrypt (ScryptThreads.derive in the service). */
+export async function verifySecret(secret: string, stored: string, derive: ScryptDerive = scryptOnPool): Promise<boolean> {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await scryptAsync(secret, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const key = await derive(secret, Buffer.from(salt, 'base64url'), KEY_BYTES, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 

@@ -7,6 +7,7 @@ import { IssuanceLimit, LimitRefusal, LoginLimits, type Admission } from './logi
 import { oauthErrorSchema, tokenQuerySchema, tokenResponseSchema } from './schemas.js';
 import { unstorableTextProblem } from '../zones/validateZone.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
+import type { ScryptDerive } from './scryptThreads.js';
 
 export interface TokenRoutesOptions {
   store: Store;
@@ -17,6 +18,8 @@ export interface TokenRoutesOptions {
   /** Most scrypt verifications running at once in this process; more get a fast 503. */
   maxConcurrentVerifications: number;
   verified: VerifiedSecrets;
+  /** Runs scrypt (ScryptThreads.derive: low-priority threads). */
+  derive: ScryptDerive;
   /** Called before each scrypt verification (tests count them). */
   onVerification?: () => void;
 }
@@ -57,7 +60,7 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
     verifying++;
     try {
       options.onVerification?.();
-      return await verifySecret(secret, secretHash);
+      return await verifySecret(secret, secretHash, options.derive);
     } finally {
       verifying--;
     }

@@ -12,6 +12,7 @@ import { RoadIndex } from './RoadIndex.js';
 import { storedZone } from './validateZone.js';
 import { zoneStatus, type Zone, type ZoneInput } from './Zone.js';
 import { checkZoneJsonToZone } from './zoneJson.js';
+import { lowerThreadPriority } from '../workerThread.js';
 
 /** What ZoneCalculator posts to a new zone worker. */
 export interface ZoneWorkerData {
@@ -26,6 +27,8 @@ export interface ZoneWorkerData {
 export type ZoneWorkerRequest = { id: number } & ({ zone: Zone } | { zoneJson: string } | { checkJson: string });
 
 if (!isMainThread && parentPort) {
+  // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
+  lowerThreadPriority();
   const { arrays, meta, roadIndex } = workerData as ZoneWorkerData;
   const graph = new RoadGraph(arrays, meta);
   RoadIndex.adopt(graph, roadIndex);
