@@ -92,6 +92,14 @@ async function serviceChild(dataDir: string) {
   return {
     url: info.url,
     headers: { authorization: `Bearer ${token}`, clientid: info.clientId, 'content-type': 'application/json' },
+    /** Starts a new window of the service's event-loop delay histogram. */
+    resetLoop: () => child.send('loop-reset'),
+    /** The longest the service's event loop was held since resetLoop (ms). */
+    loopMax: async () => {
+      child.send('loop-max');
+      const [reply] = (await once(child, 'message')) as [{ loopMax: number }];
+      return reply.loopMax;
+    },
     stop: async () => {
       child.send('exit');
       await once(child, 'exit');
@@ -101,9 +109,12 @@ async function serviceChild(dataDir: string) {
 
 /**
  * Runs `work` while /health is polled every 5 ms; the slowest /health answer is how long any part
- * of the work held the service's event loop (plus the poll's own round trip).
+ * of the work held the service's event loop (plus the poll's own round trip, and any pause of
+ * this process: the service's own event-loop delay is measured too).
  */
-async function withHealthPolls(url: string, work: () => Promise<Response>): Promise<{ status: number; millis: number; worstHealth: number; polls: number }> {
+async function withHealthPolls(service: Awaited<ReturnType<typeof serviceChild>>, work: () => Promise<Response>): Promise<{ status: number; millis: number; worstHealth: number; polls: number; loopMax: number }> {
+  const { url } = service;
+  service.resetLoop();
   const healthTimes: number[] = [];
   let polling = true;
   const poll = (async () => {
@@ -122,7 +133,7 @@ async function withHealthPolls(url: string, work: () => Promise<Response>): Prom
   await new Promise((r) => setTimeout(r, 500));
   polling = false;
   await poll;
-  return { status: res.status, millis, worstHealth: Math.max(...healthTimes), polls: healthTimes.length };
+  return { status: res.status, millis, worstHealth: Math.max(...healthTimes), polls: healthTimes.length, loopMax: await service.loopMax() };
 }
 
 /** /health while a 100,000-vertex zone goes in, is read and is used; a restart with 1,000 stored zones. */
@@ -133,10 +144,11 @@ async function serviceUnderLargeZones(big: ReturnType<typeof body>): Promise<str
     '### The service under large zones (SQLite store, loopback)',
     '',
     'The service runs alone in a child process (`bench/serviceChild.ts`); this process sends the requests and polls',
-    '`/health` every 5 ms meanwhile (and for 0.5 s after, while the zone calculates). Target: no request blocks `/health` for more than 100 ms.',
+    '`/health` every 5 ms meanwhile (and for 0.5 s after, while the zone calculates); the service measures its own event-loop',
+    'delay (`monitorEventLoopDelay`, the longest any task held its loop). Target: no request blocks `/health` for more than 100 ms.',
     '',
-    '| request (100,000-vertex zone) | status | time | /health polls | slowest /health | target |',
-    '|---|---|---|---|---|---|',
+    '| request (100,000-vertex zone) | status | time | /health polls | slowest /health | service event loop held at most | target |',
+    '|---|---|---|---|---|---|---|',
   ];
   try {
     const child = await serviceChild(dir);
@@ -152,8 +164,8 @@ async function serviceUnderLargeZones(big: ReturnType<typeof body>): Promise<str
       })],
     ];
     for (const [what, work] of requests) {
-      const r = await withHealthPolls(child.url, work);
-      lines.push(`| ${what} | ${r.status} | ${ms(r.millis)} | ${r.polls} | ${ms(r.worstHealth)} | ${r.worstHealth <= 100 ? 'met' : 'MISSED'} |`);
+      const r = await withHealthPolls(child, work);
+      lines.push(`| ${what} | ${r.status} | ${ms(r.millis)} | ${r.polls} | ${ms(r.worstHealth)} | ${ms(r.loopMax)} | ${r.worstHealth <= 100 ? 'met' : 'MISSED'} |`);
     }
     await child.stop();
     lines.push('');

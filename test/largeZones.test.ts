@@ -6,7 +6,11 @@ import { readFileSync } from 'node:fs';
 import { calculateZone, importGeoJson, PreparedPolygon, Router, validateZone, ZoneValidationError } from '../src/index.js';
 import { pointInPolygonIndexed } from '../src/geo/PreparedPolygon.js';
 import { textSlices } from '../src/service/jsonText.js';
-import type { Store } from '../src/store/Store.js';
+import { storedZoneFromJson, ZoneQuotaExceeded, type Store } from '../src/store/Store.js';
+import { LARGE_ZONE_WRITE, SqliteStore } from '../src/store/SqliteStore.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LARGE_ZONE_JSON, ZoneCalculator } from '../src/zones/ZoneCalculator.js';
 import { checkZoneJson } from '../src/zones/zoneJson.js';
 import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
@@ -110,6 +114,50 @@ describe('zone bodies as JSON text', () => {
       await calculator.close();
     }
   });
+});
+
+test('SqliteStore writes a large zone on its writer thread as it writes it in process: same rows, quota and conflict answers', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'detour-zone-writer-'));
+  // Two stores on two files: one with the writer thread, one writing everything in process (the oracle).
+  const threaded = new SqliteStore(join(dir, 'threaded.sqlite'));
+  const inline = new SqliteStore(join(dir, 'inline.sqlite'), undefined, { zoneWriter: false });
+  try {
+    const body = { name: 'large', geometries: [{ name: 'a', vertices: wobblyRing(6000) }] };
+    const json = JSON.stringify(body);
+    assert.ok(json.length > LARGE_ZONE_WRITE);
+    const zone = (name: string, revision: string, vertexCount = 6000) =>
+      storedZoneFromJson({ clientId: 'c', name, revision, createdAt: 1, updatedAt: 2, vertexCount }, json.replace('"large"', JSON.stringify(name)));
+    const quota = { zones: 2, vertices: 13_000 };
+    for (const s of [threaded, inline]) {
+      await s.addClient({ clientId: 'c', applicationName: 'a', organizationName: 'o', developerEmail: '', products: ['Restriction Zone'], secretHash: 'x', createdAt: 0, revokedAt: null });
+    }
+    const steps: Array<[string, (s: SqliteStore) => Promise<unknown>]> = [
+      ['insert', (s) => s.insertZone(zone('a', 'r1'), quota)],
+      ['insert again: conflict', (s) => s.insertZone(zone('a', 'r2'), quota)],
+      ['insert over the vertex quota', (s) => s.insertZone(zone('b', 'r3', 8000), quota)],
+      ['insert within it', (s) => s.insertZone(zone('b', 'r4'), quota)],
+      ['insert over the zone quota', (s) => s.insertZone(zone('c', 'r5', 10), quota)],
+      ['replace', (s) => s.replaceZone(zone('a', 'r6', 5000), quota)],
+      ['replace a missing zone', (s) => s.replaceZone(zone('x', 'r7'), quota)],
+    ];
+    const outcome = async (step: (s: SqliteStore) => Promise<unknown>, s: SqliteStore) => {
+      try {
+        return { value: await step(s) };
+      } catch (err) {
+        assert.ok(err instanceof ZoneQuotaExceeded, `only quota errors here, got ${err}`);
+        return { quota: { limit: err.limit, usage: err.usage, zoneVertices: err.zoneVertices } };
+      }
+    };
+    for (const [what, step] of steps) assert.deepEqual(await outcome(step, threaded), await outcome(step, inline), what);
+    assert.ok((threaded as unknown as { zoneWriter?: unknown }).zoneWriter, 'the writer thread did the large writes');
+    const rows = async (s: SqliteStore) => (await s.getZones('c', ['a', 'b', 'c', 'x'])).map((z) => ({ name: z.name, revision: z.revision, body: z.bodyJson }));
+    assert.deepEqual(await rows(threaded), await rows(inline));
+    assert.deepEqual(await threaded.zoneUsage('c'), await inline.zoneUsage('c'));
+  } finally {
+    await threaded.close();
+    await inline.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [

@@ -9,6 +9,7 @@ import { DEFAULT_ZONE_QUOTA, type Store, type ZoneQuota } from '../store/Store.j
 import { createService } from './createService.js';
 import { ensureDemoClient } from './demoClient.js';
 import { zoneSource } from './zoneRoutes.js';
+import { RoadIndex } from '../zones/RoadIndex.js';
 
 /** How the service is run: flags override the environment, which overrides these defaults. */
 export interface ServeConfig {
@@ -217,6 +218,10 @@ export async function startService(config: ServeConfig, options: StartOptions = 
     store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
   }, 10 * 60 * 1000);
   cleanup.unref();
+
+  // The road index every zone calculation reads, built before listening rather than inside the
+  // first zone request (tens of milliseconds on a city, seconds on a country).
+  RoadIndex.for(graph);
 
   let address: string;
   try {

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqliteDriver.js';
+import type { ZoneWriteReply, ZoneWriterData, ZoneWriteRequest } from './sqliteZoneWriter.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
   brokenQuotaLimit, clientFromRow, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
@@ -11,15 +13,33 @@ import {
 } from './Store.js';
 
 /**
+ * Zone bodies of more JSON characters than this (about 4,000 vertices) are written by a thread of
+ * their own (sqliteZoneWriter.ts): a 100,000-vertex body is ~6 MB, tens of milliseconds to write
+ * and sync, which the event loop would otherwise wait through.
+ */
+export const LARGE_ZONE_WRITE = 256 * 1024;
+
+export interface SqliteStoreOptions {
+  /**
+   * Write large zone bodies (LARGE_ZONE_WRITE) on a thread with its own connection (default: yes,
+   * for a file; an in-memory database has no second connection).
+   */
+  zoneWriter?: boolean;
+}
+
+/**
  * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned
  * survives a killed process (and a power cut). Several processes may open the same file.
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly db: SqlDatabase;
+  private readonly zoneWriterOn: boolean;
+  private zoneWriter?: WorkerRequests<ZoneWriteReply>;
 
   /** `driver`: the SQLite binding (default: node:sqlite on Node 24+, else better-sqlite3; see sqliteDriver.ts). */
-  constructor(readonly location: string, driver?: SqliteDriverName) {
+  constructor(readonly location: string, private readonly driver?: SqliteDriverName, options: SqliteStoreOptions = {}) {
+    this.zoneWriterOn = options.zoneWriter ?? location !== ':memory:';
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
     this.db = openSqlite(location, driver);
     this.db.pragma('journal_mode = WAL');
@@ -62,7 +82,39 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    const writer = this.zoneWriter;
+    this.zoneWriter = undefined;
+    if (writer) await writer.worker.terminate();
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Writes a large zone on the writer thread; undefined when the zone is small or no thread can
+   * be had (the caller then writes it here).
+   */
+  private async writeOnThread(op: ZoneWriteRequest['op'], z: StoredZone, quota?: ZoneQuota): Promise<boolean | undefined> {
+    if (!this.zoneWriterOn || z.bodyJson === undefined || z.bodyJson.length <= LARGE_ZONE_WRITE) return undefined;
+    let writer = this.zoneWriter;
+    if (!writer) {
+      try {
+        const data: ZoneWriterData = { location: this.location, driver: this.driver };
+        const started: WorkerRequests<ZoneWriteReply> = new WorkerRequests(startModuleWorker(import.meta.url, 'sqliteZoneWriter', data), () => {
+          if (this.zoneWriter === started) this.zoneWriter = undefined;
+        });
+        writer = this.zoneWriter = started;
+      } catch {
+        return undefined;
+      }
+    }
+    // The fields one by one: a StoredZone's body is a getter that would parse the text to clone it.
+    const { clientId, name, revision, createdAt, updatedAt, vertexCount, bodyJson } = z;
+    const reply = await writer.request({ op, zone: { clientId, name, revision, createdAt, updatedAt, vertexCount, bodyJson }, quota });
+    if ('written' in reply) return reply.written;
+    if ('quotaExceeded' in reply) {
+      const { limit, quota: q, usage, zoneVertices } = reply.quotaExceeded;
+      throw new ZoneQuotaExceeded(limit, q, usage, zoneVertices);
+    }
+    throw Object.assign(new Error(reply.error), { name: reply.name ?? 'Error' });
   }
 
   async addClient(c: ClientRecord): Promise<void> {
@@ -154,6 +206,8 @@ export class SqliteStore implements Store {
   async insertZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
     storableText(z.clientId, 'client_id');
     storableText(z.name, 'name');
+    const onThread = await this.writeOnThread('insertZone', z, quota);
+    if (onThread !== undefined) return onThread;
     const vertices = storedVertexCount(z);
     // IMMEDIATE takes the write lock first, so check and insert are atomic across processes too.
     return this.db.immediate(() => {
@@ -170,6 +224,8 @@ export class SqliteStore implements Store {
   async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
     storableText(z.clientId, 'client_id');
     storableText(z.name, 'name');
+    const onThread = await this.writeOnThread('replaceZone', z, quota);
+    if (onThread !== undefined) return onThread;
     const vertices = storedVertexCount(z);
     return this.db.immediate(() => {
       if (quota) {

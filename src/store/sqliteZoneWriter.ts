@@ -1,0 +1,50 @@
+/**
+ * Worker thread that writes large zone bodies into a SqliteStore's file through a connection of
+ * its own (SqliteStore sends it zones over LARGE_ZONE_WRITE): writing and syncing megabytes of
+ * text takes tens of milliseconds, which would otherwise hold the service's event loop. WAL mode
+ * lets both connections use the file; the write is the same transaction as on the main thread
+ * (quota check and write under BEGIN IMMEDIATE), committed before the reply.
+ */
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import type { SqliteDriverName } from './sqliteDriver.js';
+import { SqliteStore } from './SqliteStore.js';
+import { storedZoneFromJson, ZoneQuotaExceeded, type StoredZone, type ZoneQuota } from './Store.js';
+
+export interface ZoneWriterData {
+  location: string;
+  driver?: SqliteDriverName;
+}
+
+/** A zone as it crosses the thread boundary: its fields and body text (never a parsed body). */
+export type ZoneWriteFields = Omit<StoredZone, 'body' | 'bodyJson'> & { bodyJson: string };
+
+export interface ZoneWriteRequest {
+  id: number;
+  op: 'insertZone' | 'replaceZone';
+  zone: ZoneWriteFields;
+  quota?: ZoneQuota;
+}
+
+export type ZoneWriteReply =
+  | { id: number; written: boolean }
+  | { id: number; quotaExceeded: { limit: keyof ZoneQuota; quota: ZoneQuota; usage: { zones: number; vertices: number }; zoneVertices: number } }
+  | { id: number; error: string; name?: string };
+
+if (!isMainThread && parentPort) {
+  const port = parentPort;
+  const { location, driver } = workerData as ZoneWriterData;
+  const store = new SqliteStore(location, driver, { zoneWriter: false });
+  port.on('message', async ({ id, op, zone, quota }: ZoneWriteRequest) => {
+    try {
+      const { bodyJson, ...fields } = zone;
+      port.postMessage({ id, written: await store[op](storedZoneFromJson(fields, bodyJson), quota) } satisfies ZoneWriteReply);
+    } catch (err) {
+      if (err instanceof ZoneQuotaExceeded) {
+        const { limit, quota: q, usage, zoneVertices } = err;
+        port.postMessage({ id, quotaExceeded: { limit, quota: q, usage, zoneVertices } } satisfies ZoneWriteReply);
+      } else {
+        port.postMessage({ id, error: (err as Error).message, name: (err as Error).name } satisfies ZoneWriteReply);
+      }
+    }
+  });
+}
