@@ -114,7 +114,8 @@ export class SqliteStore implements Store {
       const { limit, quota: q, usage, zoneVertices } = reply.quotaExceeded;
       throw new ZoneQuotaExceeded(limit, q, usage, zoneVertices);
     }
-    throw Object.assign(new Error(reply.error), { name: reply.name ?? 'Error' });
+    // The SQLite error as the thread saw it (its class does not cross threads; name and code do).
+    throw Object.assign(new Error(reply.error), { name: reply.name ?? 'Error', code: reply.code });
   }
 
   async addClient(c: ClientRecord): Promise<void> {

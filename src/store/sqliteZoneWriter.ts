@@ -28,7 +28,7 @@ export interface ZoneWriteRequest {
 export type ZoneWriteReply =
   | { id: number; written: boolean }
   | { id: number; quotaExceeded: { limit: keyof ZoneQuota; quota: ZoneQuota; usage: { zones: number; vertices: number }; zoneVertices: number } }
-  | { id: number; error: string; name?: string };
+  | { id: number; error: string; name?: string; code?: string };
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
@@ -43,7 +43,7 @@ if (!isMainThread && parentPort) {
         const { limit, quota: q, usage, zoneVertices } = err;
         port.postMessage({ id, quotaExceeded: { limit, quota: q, usage, zoneVertices } } satisfies ZoneWriteReply);
       } else {
-        port.postMessage({ id, error: (err as Error).message, name: (err as Error).name } satisfies ZoneWriteReply);
+        port.postMessage({ id, error: (err as Error).message, name: (err as Error).name, code: (err as { code?: string }).code } satisfies ZoneWriteReply);
       }
     }
   });
