@@ -134,7 +134,7 @@ describe('map page in Chromium', { skip: missing }, () => {
     assert.deepEqual(((await http(`${svc.url}${ZONES_PATH}`, { headers })).body as Array<{ name: string }>).map((z) => z.name), ['renamed']);
     await page.getByRole('button', { name: 'Edit the shape of renamed' }).click();
     await page.getByRole('button', { name: 'Save shape' }).click();
-    await page.waitForFunction(() => /Saved renamed/.test(document.getElementById('message').textContent ?? ''));
+    await page.waitForFunction(() => /^Saved renamed; routed 2 stops around renamed/.test(document.getElementById('message')!.textContent ?? ''));
     const saved = (await http(`${svc.url}${ZONES_PATH}/renamed`, { headers })).body;
     assert.equal(saved.geometries[0].vertices.length, ring.length);
 
@@ -142,6 +142,8 @@ describe('map page in Chromium', { skip: missing }, () => {
     await page.getByRole('button', { name: 'Delete renamed' }).click();
     await page.waitForFunction(() => document.querySelectorAll('#zones li').length === 0);
     await routedAfter(routed);
+    // The action's message stays once the routes are redrawn (they do not replace it).
+    assert.match((await page.locator('#message').textContent()) ?? '', /^Deleted renamed; routed 2 stops/);
     assert.deepEqual((await http(`${svc.url}${ZONES_PATH}`, { headers })).body, []);
     assert.equal((await resultOf('result-zones')).distance, free.distance);
     await page.screenshot({ path: `${OUTPUT}map-page-deleted.png` });

@@ -111,7 +111,7 @@ function renderZones(): void {
     box.style.width = 'auto';
     box.addEventListener('change', () => {
       if (box.checked) checked.add(z.name); else checked.delete(z.name);
-      void refreshZones().then(route).catch((e) => say(e.message));
+      void refreshZones().then(() => route()).catch((e) => say(e.message));
     });
     const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: z.name });
     label.style.display = 'inline';
@@ -143,7 +143,7 @@ function renderZones(): void {
         checked.delete(z.name);
         say(`Deleted ${z.name}`, true);
         await refreshZones();
-        await route();
+        await route(`Deleted ${z.name}`);
       }),
     );
     li.append(box, ' ', label, status, actions);
@@ -207,7 +207,7 @@ async function saveDrawnZone(): Promise<void> {
   stopDrawing();
   say(`Saved ${name}`, true);
   await refreshZones();
-  await route();
+  await route(`Saved ${name}`);
 }
 
 function renumberStops(): void {
@@ -268,8 +268,12 @@ function setLine(source: string, trip: Trip | null): void {
   (map.getSource(source) as GeoJSONSource).setData({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates } });
 }
 
-/** Both routes through the stops: without zones and around the checked ones. */
-async function route(): Promise<void> {
+/**
+ * Both routes through the stops: without zones and around the checked ones. `after`: the action
+ * that asked for them (a zone saved or deleted), kept at the head of the message so it is not
+ * replaced a moment after it appears.
+ */
+async function route(after?: string): Promise<void> {
   const ticket = ++routeRequest;
   if (stops.length < 2 || !session.token) {
     for (const [s, r] of [['route-free', 'result-free'], ['route-zones', 'result-zones']]) { setLine(s, null); showResult(r, null); }
@@ -292,8 +296,9 @@ async function route(): Promise<void> {
   show('route-free', 'result-free', free);
   show('route-zones', 'result-zones', around);
   const failed = [free, around].find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-  if (failed) say(failed.reason.message);
-  else say(`Routed ${stops.length} stops${names.length ? ` around ${names.join(', ')}` : ''}`, true);
+  const head = after ? `${after}; ` : '';
+  if (failed) say(`${head}${failed.reason.message}`);
+  else say(`${head}${after ? 'routed' : 'Routed'} ${stops.length} stops${names.length ? ` around ${names.join(', ')}` : ''}`, true);
   document.body.dataset.routed = String(ticket);
 }
 
