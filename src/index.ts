@@ -20,6 +20,9 @@ export { CHPotentialSearch, HierarchySearch } from './routing/CHPotentialSearch.
 export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 export { contractGraph, type ContractOptions, type ContractionInput } from './hierarchy/contract.js';
 export { unpackArc, hierarchyByteSize, type ContractionHierarchy, type GraphHierarchy } from './hierarchy/ContractionHierarchy.js';
+export {
+  buildCustomizableHierarchy, customizableHierarchyOf, type CCHMetric, type CCHTopology, type CustomizableHierarchy,
+} from './hierarchy/CustomizableHierarchy.js';
 export type { PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {
   Router, CALCULATION_MODES, metricOf,

@@ -26,9 +26,8 @@ type Reply = { id: number; result: MatrixResult } | { id: number; error: { code:
 
 /**
  * Runs Router.matrix on one worker thread, so a matrix never holds the calling thread's event
- * loop (a 100 x 100 matrix around zones takes a few hundred milliseconds on a city). The worker
- * shares the graph's and hierarchy's buffers and builds its own snap index once; matrices queue
- * on it one after another. DetourErrors (bad points, zones not usable) reject with the same code.
+ * loop. The worker shares the graph's and hierarchy's buffers and builds its own snap index and
+ * customizable hierarchy once, when it starts; matrices queue on it one after another. DetourErrors (bad points, zones not usable) reject with the same code.
  * Call close() when done.
  */
 export class MatrixRunner {
@@ -50,6 +49,14 @@ export class MatrixRunner {
     });
     if ('error' in reply) throw new DetourError(reply.error.code, reply.error.message, reply.error.details);
     return reply.result;
+  }
+
+  /**
+   * Starts the worker now: it prepares the customizable hierarchy for matrices around zones
+   * (seconds on a country) before its first matrix instead of inside it.
+   */
+  start(): void {
+    this.startWorker();
   }
 
   /** Matrices posted and not answered yet. */

@@ -3,8 +3,11 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap, StopRole } from '../graph/SnapIndex.js';
+import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
+import { CCHBlockedMetric } from './CCHBlockedMetric.js';
+import { CCHManyToMany } from './CCHManyToMany.js';
 import { CHPotentialSearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
@@ -28,6 +31,12 @@ export interface MatrixRequest {
   avoidanceBehavior?: AvoidanceBehavior;
   /** Called now and then with the elements done so far and the total (progress bars). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * How elements around closed roads are computed: 'cch' (default) re-customizes the customizable
+   * hierarchy for the request's closed roads and runs the buckets on it; 'repair' searches again
+   * the elements whose free path drives a closed road (the earlier technique, kept for comparison).
+   */
+  closedRoads?: 'cch' | 'repair';
 }
 
 /** Why one element of a matrix has no value. */
@@ -84,10 +93,14 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
 
 /**
  * The fast matrix (Router.matrix): bucket many-to-many on the contraction hierarchy
- * (|origins| + |destinations| small upward searches). With zones or blocked roads, the same
- * buckets first, carrying whether each element's path drives a blocked road: an element whose
- * path does not is exact as it is (blocking only lengthens paths); the others are searched again
- * around the blocked roads (repairTainted: per row or per element). Then, for the elements a route
+ * (|origins| + |destinations| small upward searches). With zones or blocked roads, the buckets
+ * run on the customizable hierarchy (CCH) instead, its metric re-customized for the request's
+ * closed roads (CCHBlockedMetric: only the arcs the closures change, or all of them when the
+ * closures reach an eighth of the arcs), so every element is exact around them in one pass of
+ * |origins| + |destinations| elimination-tree searches. This replaced searching again each
+ * element whose free path drove a closed road (`closedRoads: 'repair'`, kept for comparison):
+ * those searches grow with the graph's area, 100 x 100 around 10 zones took 237 ms on the
+ * default city and 38 s on a 5M-node country (bench/RESULTS.md). Then, for the elements a route
  * would have to drive into zones for (a stop on a zone's road, or no way around), one A* per
  * origin with the zone penalty per metre, as Router.route does. Pairs sharing a tiny component,
  * or two stops on one road that must enter a zone, go to Router.route one by one. So every
@@ -124,9 +137,17 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
       // Free buckets first; an element whose free path misses every blocked road is exact as it
       // is. Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
-      const tainted = new Uint8Array(total);
-      engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second, masks.all, tainted);
-      repairTainted(engines, graph, metric, sources, targets, masks.all, tainted, cost, second, O, D, request.onProgress);
+      const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
+      if (request.closedRoads === 'repair') {
+        const tainted = new Uint8Array(total);
+        engines.buckets.run(ch, otherMetricArcCosts(graph, ch), from, to, cost, second, masks.all, tainted);
+        repairTainted(engines, graph, metric, sources, targets, masks.all, tainted, cost, second, O, D, request.onProgress);
+      } else {
+        const closed = engines.closed(metric);
+        closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.all);
+        closed.buckets.run(closed.metric, from, to, cost, second);
+        request.onProgress?.(Math.round(total / 2), total);
+      }
     }
     const entering: number[] = [];
     for (let o = 0; o < O; o++) {
@@ -284,11 +305,30 @@ function setElement(result: MatrixResult, i: number, metric: Metric, cost: numbe
   result.duration[i] = metric === 'distance' ? second : cost;
 }
 
+/**
+ * The roads a request closes, as a list (repeats allowed): the zones' road lists, and the roads
+ * marked in a caller's full-size mask (the one scan over every road is the caller's own mask).
+ */
+function closedRoadList(graph: RoadGraph, zones: CalculatedZone[], hard?: Uint8Array): ArrayLike<number> {
+  const list: number[] = [];
+  for (const z of zones) for (let i = 0; i < z.roads.length; i++) list.push(z.roads[i]);
+  if (hard) for (let r = 0, n = Math.min(hard.length, graph.roadCount); r < n; r++) if (hard[r]) list.push(r);
+  return list;
+}
+
+/** A metric re-customized per request on the customizable hierarchy, and the buckets over it. */
+interface ClosedRoadEngine {
+  metric: CCHBlockedMetric;
+  buckets: CCHManyToMany;
+}
+
 /** Scratch searches per graph, made at a router's first matrix and reused by later ones. */
 interface MatrixEngines {
   buckets: BucketManyToMany;
   oneToMany: OneToManyPotentialSearch;
   pair: CHPotentialSearch;
+  /** The customizable hierarchy's engine for a metric (the hierarchy is built at the first call). */
+  closed(metric: Metric): ClosedRoadEngine;
 }
 
 const enginesByRouter = new WeakMap<Router, MatrixEngines>();
@@ -296,7 +336,17 @@ const enginesByRouter = new WeakMap<Router, MatrixEngines>();
 function matrixEngines(router: Router): MatrixEngines {
   let engines = enginesByRouter.get(router);
   if (!engines) {
-    engines = { buckets: new BucketManyToMany(router.graph), oneToMany: new OneToManyPotentialSearch(router.graph), pair: new CHPotentialSearch(router.graph) };
+    const graph = router.graph;
+    const closed: Partial<Record<Metric, ClosedRoadEngine>> = {};
+    let buckets: CCHManyToMany | undefined;
+    engines = {
+      buckets: new BucketManyToMany(graph), oneToMany: new OneToManyPotentialSearch(graph), pair: new CHPotentialSearch(graph),
+      closed(metric) {
+        const cch = customizableHierarchyOf(graph);
+        buckets ??= new CCHManyToMany(cch.topology);
+        return (closed[metric] ??= { metric: new CCHBlockedMetric(cch.topology, cch[metric], graph), buckets });
+      },
+    };
     enginesByRouter.set(router, engines);
   }
   return engines;

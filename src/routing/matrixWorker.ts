@@ -8,6 +8,7 @@ import { RoadGraph, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGr
 import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { DetourError } from '../errors.js';
+import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
 import { Router } from './Router.js';
 import type { MatrixJobRequest } from './MatrixRunner.js';
 import { lowerThreadPriority } from '../workerThread.js';
@@ -25,6 +26,8 @@ if (!isMainThread && parentPort) {
   lowerThreadPriority();
   const { arrays, meta, hierarchy, maxSnapDistance } = workerData as MatrixWorkerData;
   const router = new Router(new RoadGraph(arrays, meta, hierarchy), { maxSnapDistance });
+  // Matrices around zones re-customize it per request; built before the first message is read.
+  if (hierarchy) customizableHierarchyOf(router.graph);
   const port = parentPort;
   port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {
     try {

@@ -78,6 +78,12 @@ export interface ServiceOptions {
   matrix?: Pick<MatrixJobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis'> & {
     retentionMillis?: number;
     callbackHosts?: string[];
+    /**
+     * Start the matrix worker when the service is ready, so it prepares the customizable
+     * hierarchy then and not inside the first matrix (`detour serve` does; default false, as
+     * tests start many services).
+     */
+    prepare?: boolean;
   };
 }
 
@@ -258,7 +264,10 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   // the same database may take up.
   const matrixRunner = new MatrixRunner(options.graph);
   const matrixJobs = new MatrixJobs({ store: options.store, runner: matrixRunner, zones, now, log: app.log, ...options.matrix });
-  app.addHook('onReady', async () => matrixJobs.start());
+  app.addHook('onReady', async () => {
+    if (options.matrix?.prepare) matrixRunner.start();
+    matrixJobs.start();
+  });
   app.addHook('onClose', async () => {
     await matrixJobs.stop();
     await matrixRunner.close();

@@ -202,7 +202,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
     app = await createService({
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
-      matrix: { callbackHosts: config.matrixCallbackHosts }, basemap: config.basemap,
+      matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
     });
   } catch (err) {
     await store.close();
