@@ -4,6 +4,7 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap, StopRole } from '../graph/SnapIndex.js';
 import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
+import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { CCHBlockedMetric } from './CCHBlockedMetric.js';
@@ -149,6 +150,10 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
         request.onProgress?.(Math.round(total / 2), total);
       }
     }
+    const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, graph, ch, sources, targets, cost, (o, d) => {
+      const from = origins[o], to = destinations[d];
+      return from.snap !== undefined && to.snap !== undefined && !(from.tiny >= 0 && from.tiny === to.tiny) && !onZoneRoad(from) && !onZoneRoad(to);
+    }) : undefined;
     const entering: number[] = [];
     for (let o = 0; o < O; o++) {
       for (let d = 0; d < D; d++) {
@@ -169,7 +174,8 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
           }
         }
         if (c < Infinity) setElement(result, i, metric, c, c2);
-        else if (masks.zone) entering.push(i); // Router.route then drives the fewest metres inside zones
+        // Router.route then drives the fewest metres inside zones, where the free graph joins them at all.
+        else if (masks.zone && freeCost![i] < Infinity) entering.push(i);
         else result.failures.set(i, noRoute(o, d));
       }
     }
@@ -202,6 +208,31 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
   for (const i of separately) routeElement(router, request, result, i);
   request.onProgress?.(total, total);
   return result;
+}
+
+/**
+ * The free costs (no road closed) of the elements `cost` leaves at Infinity around closed roads
+ * (among those `counts` accepts), by the free buckets over just their rows and columns; Infinity
+ * elsewhere. An element without a free path has no route through zones either, and need not go to
+ * the zone-entering search, which would settle all the graph that its origin reaches to say so
+ * (3 s for 100 origins and one unreachable destination on a 5M-node graph).
+ */
+function freeCostsWhereClosedFail(
+  engines: MatrixEngines, graph: RoadGraph, ch: ContractionHierarchy, sources: CostedEndpoint[][], targets: CostedEndpoint[][], cost: Float64Array,
+  counts: (o: number, d: number) => boolean,
+): Float64Array {
+  const O = sources.length, D = targets.length;
+  const free = new Float64Array(O * D).fill(Infinity);
+  const rows = new Uint8Array(O), columns = new Uint8Array(D);
+  let any = false;
+  for (let o = 0; o < O; o++) {
+    for (let d = 0; d < D; d++) {
+      if (cost[o * D + d] === Infinity && counts(o, d)) { rows[o] = 1; columns[d] = 1; any = true; }
+    }
+  }
+  if (!any) return free;
+  engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources.map((l, o) => (rows[o] ? l : [])), targets.map((l, d) => (columns[d] ? l : [])), free, new Float64Array(O * D));
+  return free;
 }
 
 /** The request's avoidance, refusing what matrices do not do (STRONG, RELAXED). */
