@@ -11,8 +11,10 @@ import { close, dijkstra, randomZone, seededRandom, sharedExtract } from './supp
 
 const METRICS: Metric[] = ['duration', 'distance'];
 
-/** Costs between random nodes on the CCH (10 x 10) against plain Dijkstra over the open roads. */
-function checkAgainstDijkstra(graph: RoadGraph, topology: CCHTopology, metric: CCHBlockedMetric, rand: () => number, closed?: Uint8Array): number {
+/** Costs between random nodes on the CCH (10 x 10) against plain Dijkstra over the open roads (with the same penalty). */
+function checkAgainstDijkstra(
+  graph: RoadGraph, topology: CCHTopology, metric: CCHBlockedMetric, rand: () => number, closed?: Uint8Array, penalty?: { roads: Uint8Array; costPerMetre: Float64Array },
+): number {
   const pick = () => Array.from({ length: 10 }, () => Math.floor(rand() * graph.nodeCount));
   const from = pick(), to = pick();
   const cost = new Float64Array(100), second = new Float64Array(100);
@@ -20,7 +22,7 @@ function checkAgainstDijkstra(graph: RoadGraph, topology: CCHTopology, metric: C
   let finite = 0;
   for (let i = 0; i < 10; i++) {
     for (let j = 0; j < 10; j++) {
-      const want = dijkstra(graph, [{ node: from[i], cost: 0 }], [{ node: to[j], cost: 0 }], metric.base.metric, closed);
+      const want = dijkstra(graph, [{ node: from[i], cost: 0 }], [{ node: to[j], cost: 0 }], metric.base.metric, closed, penalty);
       const got = cost[i * 10 + j];
       assert.ok(got === want || close(got, want, 1e-9), `${metric.base.metric} ${from[i]} -> ${to[j]}: CCH ${got}, Dijkstra ${want}`);
       if (want < Infinity) finite++;
@@ -29,11 +31,12 @@ function checkAgainstDijkstra(graph: RoadGraph, topology: CCHTopology, metric: C
   return finite;
 }
 
-/** Every arc of the overlay equals a full customization with the same roads closed. */
-function assertSameArcs(topology: CCHTopology, overlay: CCHBlockedMetric, full: CCHMetric, label: string): void {
+/** Every arc of the overlay equals a full customization with the same roads closed (and penalised). */
+function assertSameArcs(topology: CCHTopology, overlay: CCHBlockedMetric, full: CCHMetric, label: string, plain?: { up: Float64Array; down: Float64Array }): void {
   let differ = 0;
   for (let a = 0; a < topology.upHead.length; a++) {
     if (overlay.up(a) !== full.up[a] || overlay.down(a) !== full.down[a] || overlay.upSecond(a) !== full.upSecond[a] || overlay.downSecond(a) !== full.downSecond[a]) differ++;
+    else if (overlay.upPlain(a) !== (plain ?? full).up[a] || overlay.downPlain(a) !== (plain ?? full).down[a]) differ++;
   }
   assert.equal(differ, 0, `${label}: ${differ} arcs differ from a full customization`);
 }
@@ -104,6 +107,28 @@ describe('customizable contraction hierarchy', () => {
       // Clearing brings the base metric back.
       overlay.clear();
       assertSameArcs(topology, overlay, base, `${m} cleared`);
+    }
+  });
+
+  test('a penalty per metre on zone roads (stops inside zones): equal to a full customization and to Dijkstra with the penalty, plain costs carried', () => {
+    const rand = seededRandom(44);
+    const arcs = topology.upHead.length;
+    for (const m of METRICS) {
+      const overlay = new CCHBlockedMetric(topology, customizeCCH(topology, graph, m), graph);
+      const full = emptyMetric(m, arcs);
+      const plain = { up: new Float64Array(arcs), down: new Float64Array(arcs) };
+      for (let round = 0; round < 4; round++) {
+        const zone = new Uint8Array(graph.roadCount), hard = new Uint8Array(graph.roadCount);
+        const roads: number[] = [];
+        for (let z = 0; z < 1 + round; z++) for (const r of randomZone(graph, rand, `z${z}`, 400 + rand() * 800).roads) { zone[r] = 1; roads.push(r); }
+        // A few scattered roads closed outright beside the penalised ones.
+        for (let k = 0; k < 10; k++) { const r = Math.floor(rand() * graph.roadCount); if (!zone[r]) { hard[r] = 1; roads.push(r); } }
+        const penalty = { roads: zone, costPerMetre: Float64Array.of(0, 1e6) };
+        overlay.apply(roads, hard, penalty);
+        customizeInto(topology, graph, full, hard, penalty, plain);
+        assertSameArcs(topology, overlay, full, `${m} penalty round ${round}`, plain);
+        checkAgainstDijkstra(graph, topology, overlay, rand, hard, penalty);
+      }
     }
   });
 

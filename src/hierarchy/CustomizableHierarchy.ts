@@ -186,22 +186,33 @@ export function customizeCCH(t: CCHTopology, graph: RoadGraph, metric: Metric): 
 
 /**
  * customizeCCH into given arrays (of at least the arc count), skipping the edges of roads marked
- * in `closed` (per road) when given: a request's own full re-customization.
+ * in `closed` (per road) when given: a request's own full re-customization. With a `penalty`,
+ * metre on road r costs costPerMetre[roads[r]] more, and `plain` receives each value's cost
+ * without it.
  */
-export function customizeInto(t: CCHTopology, graph: RoadGraph, out: CCHMetric, closed?: Uint8Array): void {
+export function customizeInto(
+  t: CCHTopology, graph: RoadGraph, out: CCHMetric, closed?: Uint8Array,
+  penalty?: { roads: Uint8Array; costPerMetre: ArrayLike<number> }, plain?: { up: Float64Array; down: Float64Array },
+): void {
   const M = t.upHead.length;
   const { up, down, upSecond, downSecond } = out;
+  // Without a penalty the plain values are the values: the same arrays, written twice alike.
+  const upPlain = plain?.up ?? up, downPlain = plain?.down ?? down;
   up.fill(Infinity, 0, M); down.fill(Infinity, 0, M); upSecond.fill(Infinity, 0, M); downSecond.fill(Infinity, 0, M);
+  upPlain.fill(Infinity, 0, M); downPlain.fill(Infinity, 0, M);
   const weight = graph.edgeCost(out.metric), other = graph.edgeCost(otherMetric(out.metric));
   const { edgeArc, edgeUp, upFirst, upHead } = t;
-  const edgeRoad = graph.edgeRoad;
+  const { edgeRoad, edgeDistance } = graph;
+  const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
   for (let e = 0; e < edgeArc.length; e++) {
     const a = edgeArc[e];
-    if (a === NO_ARC || (closed && closed[edgeRoad[e]])) continue;
-    const c = weight[e], c2 = other[e];
+    const road = edgeRoad[e];
+    if (a === NO_ARC || (closed && closed[road])) continue;
+    const p = weight[e], c2 = other[e];
+    const c = penalised && penalised[road] ? p + perMetre![penalised[road]] * edgeDistance[e] : p;
     if (edgeUp[e]) {
-      if (c < up[a] || (c === up[a] && c2 < upSecond[a])) { up[a] = c; upSecond[a] = c2; }
-    } else if (c < down[a] || (c === down[a] && c2 < downSecond[a])) { down[a] = c; downSecond[a] = c2; }
+      if (c < up[a] || (c === up[a] && c2 < upSecond[a])) { up[a] = c; upSecond[a] = c2; upPlain[a] = p; }
+    } else if (c < down[a] || (c === down[a] && c2 < downSecond[a])) { down[a] = c; downSecond[a] = c2; downPlain[a] = p; }
   }
   const n = t.nodeCount;
   for (let v = 0; v < n; v++) {
@@ -210,16 +221,16 @@ export function customizeInto(t: CCHTopology, graph: RoadGraph, out: CCHMetric, 
       const u = upHead[i];
       const dI = down[i], uI = up[i];
       if (dI === Infinity && uI === Infinity) continue;
-      const dI2 = downSecond[i], uI2 = upSecond[i];
+      const dI2 = downSecond[i], uI2 = upSecond[i], dIp = downPlain[i], uIp = upPlain[i];
       // Heads of v above u are all upper neighbours of u (chordal): walk u's arcs alongside.
       let k = upFirst[u];
       for (let j = i + 1; j < end; j++) {
         const w = upHead[j];
         while (upHead[k] !== w) k++;
         const c1 = dI + up[j];
-        if (c1 < up[k] || (c1 === up[k] && dI2 + upSecond[j] < upSecond[k])) { up[k] = c1; upSecond[k] = dI2 + upSecond[j]; }
+        if (c1 < up[k] || (c1 === up[k] && dI2 + upSecond[j] < upSecond[k])) { up[k] = c1; upSecond[k] = dI2 + upSecond[j]; upPlain[k] = dIp + upPlain[j]; }
         const c2 = down[j] + uI;
-        if (c2 < down[k] || (c2 === down[k] && downSecond[j] + uI2 < downSecond[k])) { down[k] = c2; downSecond[k] = downSecond[j] + uI2; }
+        if (c2 < down[k] || (c2 === down[k] && downSecond[j] + uI2 < downSecond[k])) { down[k] = c2; downSecond[k] = downSecond[j] + uI2; downPlain[k] = downPlain[j] + uIp; }
       }
     }
   }

@@ -3,6 +3,7 @@ import { NO_ARC, customizeInto, findArc } from '../hierarchy/CustomizableHierarc
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
 import { MinHeap } from './MinHeap.js';
+import type { Penalty } from './PathSearch.js';
 
 /**
  * A customized CCH metric with some roads closed, for one request: the base metric's arrays plus
@@ -14,7 +15,9 @@ import { MinHeap } from './MinHeap.js';
  * (their remaining edges and their lower triangles); an arc whose value rises passes the change
  * to the arcs above it whose value it made (the triangles it is tight in: closures only raise
  * costs, so an arc whose best triangle or edge is untouched keeps its value); arcs are taken
- * lowest tail first, so every arc is recomputed from final values below it. Not re-entrant.
+ * lowest tail first, so every arc is recomputed from final values below it. A penalty per metre
+ * on some roads (a request whose stops lie inside zones) raises costs the same way, and each arc
+ * then also carries its cost without the penalty (`upPlain`, `downPlain`). Not re-entrant.
  */
 export class CCHBlockedMetric {
   /** Per arc: equal to `stamp` when the arc's values live in the overlay. */
@@ -27,21 +30,27 @@ export class CCHBlockedMetric {
   oDown = new Float64Array(1024);
   oUpSecond = new Float64Array(1024);
   oDownSecond = new Float64Array(1024);
+  /** The metric without penalties along the same paths (equal to oUp / oDown without a penalty). */
+  oUpPlain = new Float64Array(1024);
+  oDownPlain = new Float64Array(1024);
   /** Arcs in the overlay now. */
   changed = 0;
   /** Arcs recomputed by the last apply (changed or not). */
   recomputed = 0;
   private readonly heap = new MinHeap(1024);
   private blocked: Uint8Array = new Uint8Array(0);
+  private penalty?: Penalty;
 
   private readonly edgeRoad: Uint32Array;
   private readonly weight: Float64Array;
   private readonly other: Float64Array;
+  private readonly metres: Float64Array;
 
   constructor(readonly topology: CCHTopology, readonly base: CCHMetric, private readonly graph: RoadGraph) {
     this.edgeRoad = graph.edgeRoad;
     this.weight = graph.edgeCost(base.metric);
     this.other = graph.edgeCost(otherMetric(base.metric));
+    this.metres = graph.edgeDistance;
     const M = topology.upHead.length;
     this.changedStamp = new Uint32Array(M);
     this.slot = new Uint32Array(M);
@@ -49,11 +58,11 @@ export class CCHBlockedMetric {
   }
 
   /**
-   * Closes the roads listed in `roads` (and marked 1 in `blockedMask`, per road, which must hold
-   * every listed road; other marked roads are closed too only where listed). Replaces the
-   * previous request's closures.
+   * Closes the roads listed in `roads` that are marked 1 in `blockedMask` (per road), and with a
+   * `penalty` makes the listed roads it marks cost more per metre (soft avoidance: a stop inside
+   * a zone). Every road closed or penalised must be listed. Replaces the previous request's.
    */
-  apply(roads: ArrayLike<number>, blockedMask: Uint8Array): void {
+  apply(roads: ArrayLike<number>, blockedMask: Uint8Array, penalty?: Penalty): void {
     if (++this.stamp === 0xffffffff) {
       this.changedStamp.fill(0); this.queuedStamp.fill(0); this.stamp = 1;
     }
@@ -61,6 +70,7 @@ export class CCHBlockedMetric {
     this.recomputed = 0;
     this.full = false;
     this.blocked = blockedMask;
+    this.penalty = penalty;
     const { roadEdgeFirst, roadEdge, edgeArc, upHead } = this.topology;
     const heap = this.heap;
     heap.clear();
@@ -74,9 +84,14 @@ export class CCHBlockedMetric {
         heap.push(this.tailOf(a), a);
       }
     }
-    // Past a share of the arcs, one full customization with the roads closed is cheaper (about
-    // a quarter of the per-arc cost of recomputing an arc on its own, measured on the default city).
-    const giveUpAt = upHead.length >>> 3;
+    // Recomputing one arc costs about 8 times an arc's share of a full customization (measured
+    // on the 5M-node country: 2 us vs 0.25 us), so past an eighth of the arcs the full one is
+    // cheaper: give up there (at most twice the better cost). The closures' own arcs grow 3-6
+    // times on their way up, so when they alone pass 1/32 of the arcs (a city with zones over a
+    // good part of it), customize fully at once.
+    const M = upHead.length;
+    if (heap.size > M >>> 5) { this.customizeAll(); return; }
+    const giveUpAt = M >>> 3;
     while (heap.size > 0) {
       const tail = heap.peekKey();
       const a = heap.pop();
@@ -94,10 +109,11 @@ export class CCHBlockedMetric {
     const M = this.topology.upHead.length;
     if (this.oUp.length < M) {
       this.oUp = new Float64Array(M); this.oDown = new Float64Array(M); this.oUpSecond = new Float64Array(M); this.oDownSecond = new Float64Array(M);
+      this.oUpPlain = new Float64Array(M); this.oDownPlain = new Float64Array(M);
     }
     customizeInto(this.topology, this.graph, {
       metric: this.base.metric, up: this.oUp, down: this.oDown, upSecond: this.oUpSecond, downSecond: this.oDownSecond,
-    }, this.blocked);
+    }, this.blocked, this.penalty, { up: this.oUpPlain, down: this.oDownPlain });
     const { slot, changedStamp } = this;
     for (let a = 0; a < M; a++) slot[a] = a;
     changedStamp.fill(this.stamp);
@@ -129,6 +145,15 @@ export class CCHBlockedMetric {
     return this.changedStamp[a] === this.stamp ? this.oDownSecond[this.slot[a]] : this.base.downSecond[a];
   }
 
+  /** The metric without penalties along the path of up(a); the base metric has none. */
+  upPlain(a: number): number {
+    return this.changedStamp[a] === this.stamp ? this.oUpPlain[this.slot[a]] : this.base.up[a];
+  }
+
+  downPlain(a: number): number {
+    return this.changedStamp[a] === this.stamp ? this.oDownPlain[this.slot[a]] : this.base.down[a];
+  }
+
 
   /** The tail rank of arc a (binary search over the rank offsets). */
   private tailOf(a: number): number {
@@ -145,15 +170,18 @@ export class CCHBlockedMetric {
   private recompute(a: number, p: number, q: number): void {
     this.recomputed++;
     const t = this.topology, base = this.base, blocked = this.blocked;
-    const { weight, other, edgeRoad } = this;
-    let up = Infinity, down = Infinity, upSecond = Infinity, downSecond = Infinity;
+    const { weight, other, edgeRoad, metres } = this;
+    const penalised = this.penalty?.roads, perMetre = this.penalty?.costPerMetre;
+    let up = Infinity, down = Infinity, upSecond = Infinity, downSecond = Infinity, upPlain = Infinity, downPlain = Infinity;
     for (let k = t.arcEdgeFirst[a]; k < t.arcEdgeFirst[a + 1]; k++) {
       const e = t.arcEdge[k];
-      if (blocked[edgeRoad[e]]) continue;
-      const c = weight[e], c2 = other[e];
+      const road = edgeRoad[e];
+      if (blocked[road]) continue;
+      const plain = weight[e], c2 = other[e];
+      const c = penalised && penalised[road] ? plain + perMetre![penalised[road]] * metres[e] : plain;
       if (t.edgeUp[e]) {
-        if (c < up || (c === up && c2 < upSecond)) { up = c; upSecond = c2; }
-      } else if (c < down || (c === down && c2 < downSecond)) { down = c; downSecond = c2; }
+        if (c < up || (c === up && c2 < upSecond)) { up = c; upSecond = c2; upPlain = plain; }
+      } else if (c < down || (c === down && c2 < downSecond)) { down = c; downSecond = c2; downPlain = plain; }
     }
     // Lower triangles: nodes v joined to both p and q below them (merge of their sorted lists).
     const { downFirst, downTail, downArc } = t;
@@ -167,17 +195,17 @@ export class CCHBlockedMetric {
       const c1 = this.down(b1) + this.up(b2);
       if (c1 <= up) {
         const s1 = this.downSecond(b1) + this.upSecond(b2);
-        if (c1 < up || s1 < upSecond) { up = c1; upSecond = s1; }
+        if (c1 < up || s1 < upSecond) { up = c1; upSecond = s1; upPlain = this.downPlain(b1) + this.upPlain(b2); }
       }
       const c2 = this.down(b2) + this.up(b1);
       if (c2 <= down) {
         const s2 = this.downSecond(b2) + this.upSecond(b1);
-        if (c2 < down || s2 < downSecond) { down = c2; downSecond = s2; }
+        if (c2 < down || s2 < downSecond) { down = c2; downSecond = s2; downPlain = this.downPlain(b2) + this.upPlain(b1); }
       }
       i++; j++;
     }
-    if (up === base.up[a] && down === base.down[a] && upSecond === base.upSecond[a] && downSecond === base.downSecond[a]) return;
-    this.store(a, up, down, upSecond, downSecond);
+    if (up === base.up[a] && down === base.down[a] && upSecond === base.upSecond[a] && downSecond === base.downSecond[a] && upPlain === up && downPlain === down) return;
+    this.store(a, up, down, upSecond, downSecond, upPlain, downPlain);
     // Arcs above whose value went through p and this arc: q-y for every other upper neighbour y of p.
     const { upFirst, upHead } = t;
     const stamp = this.stamp;
@@ -198,18 +226,20 @@ export class CCHBlockedMetric {
     }
   }
 
-  private store(a: number, up: number, down: number, upSecond: number, downSecond: number): void {
+  private store(a: number, up: number, down: number, upSecond: number, downSecond: number, upPlain: number, downPlain: number): void {
     if (this.changed === this.oUp.length) this.grow();
     const s = this.changed++;
     this.changedStamp[a] = this.stamp;
     this.slot[a] = s;
     this.oUp[s] = up; this.oDown[s] = down; this.oUpSecond[s] = upSecond; this.oDownSecond[s] = downSecond;
+    this.oUpPlain[s] = upPlain; this.oDownPlain[s] = downPlain;
   }
 
   private grow(): void {
     const size = this.oUp.length * 2;
     const f = (a: Float64Array) => { const b = new Float64Array(size); b.set(a); return b; };
     this.oUp = f(this.oUp); this.oDown = f(this.oDown); this.oUpSecond = f(this.oUpSecond); this.oDownSecond = f(this.oDownSecond);
+    this.oUpPlain = f(this.oUpPlain); this.oDownPlain = f(this.oDownPlain);
   }
 }
 

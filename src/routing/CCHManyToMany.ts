@@ -14,6 +14,7 @@ import { MinHeap } from './MinHeap.js';
 export class CCHManyToMany {
   private readonly cost: Float64Array;
   private readonly second: Float64Array;
+  private readonly plain: Float64Array;
   private readonly seen: Uint32Array;
   private readonly queued: Uint32Array;
   private stamp = 0;
@@ -28,6 +29,7 @@ export class CCHManyToMany {
     const n = topology.nodeCount;
     this.cost = new Float64Array(n);
     this.second = new Float64Array(n);
+    this.plain = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.queued = new Uint32Array(n);
     this.bucketOf = new Uint32Array(n);
@@ -37,17 +39,21 @@ export class CCHManyToMany {
   /**
    * Fills `outCost[s * targets.length + t]` (and `outSecond`) with the cheapest cost from any
    * endpoint of source s to any endpoint of target t under `metric`, endpoint costs included;
-   * Infinity where none connects. Endpoint nodes are graph node ids.
+   * Infinity where none connects. Endpoint nodes are graph node ids. With `outPlain`, also the
+   * cost of the same path without the metric's penalty (endpoints' `plain` included).
    */
-  run(metric: CCHBlockedMetric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], outCost: Float64Array, outSecond: Float64Array): void {
+  run(
+    metric: CCHBlockedMetric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], outCost: Float64Array, outSecond: Float64Array, outPlain?: Float64Array,
+  ): void {
     const T = targets.length;
     outCost.fill(Infinity);
     outSecond.fill(Infinity);
+    outPlain?.fill(Infinity);
     this.visitedCount = 0;
-    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
+    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [], entryPlain: number[] = [];
     for (let t = 0; t < T; t++) {
-      this.search(metric, targets[t], false, (r, c, s2) => {
-        entryNode.push(r); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
+      this.search(metric, targets[t], false, (r, c, s2, p) => {
+        entryNode.push(r); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); entryPlain.push(p);
       });
     }
     if (++this.bucketStamp === 0xffffffff) { this.bucketSeen.fill(0); this.bucketStamp = 1; }
@@ -60,14 +66,14 @@ export class CCHManyToMany {
     for (let b = 0; b < buckets; b++) first[b + 1] += first[b];
     const fill = first.slice(0, buckets);
     const E = entryNode.length;
-    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
+    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E), bPlain = new Float64Array(E);
     for (let i = 0; i < E; i++) {
       const k = fill[bucketOf[entryNode[i]]]++;
-      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
+      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i]; bPlain[k] = entryPlain[i];
     }
     for (let s = 0; s < sources.length; s++) {
       const row = s * T;
-      this.search(metric, sources[s], true, (r, c, s2) => {
+      this.search(metric, sources[s], true, (r, c, s2, p) => {
         if (bucketSeen[r] !== bstamp) return;
         const b = bucketOf[r];
         for (let k = first[b], end = first[b + 1]; k < end; k++) {
@@ -76,6 +82,7 @@ export class CCHManyToMany {
           if (total < outCost[i] || (total === outCost[i] && s2 + bSecond[k] < outSecond[i])) {
             outCost[i] = total;
             outSecond[i] = s2 + bSecond[k];
+            if (outPlain) outPlain[i] = p + bPlain[k];
           }
         }
       });
@@ -88,21 +95,22 @@ export class CCHManyToMany {
    * tail), calling `reached` for every node with a finite cost.
    */
   private search(
-    metric: CCHBlockedMetric, from: CostedEndpoint[], forward: boolean, reached: (rank: number, cost: number, second: number) => void,
+    metric: CCHBlockedMetric, from: CostedEndpoint[], forward: boolean, reached: (rank: number, cost: number, second: number, plain: number) => void,
   ): void {
     if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.queued.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
-    const { cost, second, seen, queued, heap } = this;
+    const { cost, second, plain, seen, queued, heap } = this;
     const { rank, upFirst, upHead } = this.topology;
     const base = metric.base;
     const w = forward ? base.up : base.down, w2 = forward ? base.upSecond : base.downSecond;
     const ow = forward ? metric.oUp : metric.oDown, ow2 = forward ? metric.oUpSecond : metric.oDownSecond;
+    const owp = forward ? metric.oUpPlain : metric.oDownPlain;
     const changed = metric.changedStamp, slot = metric.slot, mstamp = metric.stamp;
     heap.clear();
     for (const e of from) {
       const r = rank[e.node];
       if (seen[r] === stamp && cost[r] <= e.cost) continue;
-      seen[r] = stamp; cost[r] = e.cost; second[r] = e.second;
+      seen[r] = stamp; cost[r] = e.cost; second[r] = e.second; plain[r] = e.plain ?? e.cost;
       if (queued[r] !== stamp) { queued[r] = stamp; heap.push(r, r); }
     }
     while (heap.size > 0) {
@@ -110,7 +118,7 @@ export class CCHManyToMany {
       this.visitedCount++;
       const end = upFirst[r + 1];
       if (upFirst[r] === end) {
-        if (seen[r] === stamp && cost[r] < Infinity) reached(r, cost[r], second[r]);
+        if (seen[r] === stamp && cost[r] < Infinity) reached(r, cost[r], second[r], plain[r]);
         continue;
       }
       const parent = upHead[upFirst[r]];
@@ -118,16 +126,16 @@ export class CCHManyToMany {
       if (seen[r] !== stamp) continue;
       const c = cost[r];
       if (c === Infinity) continue;
-      const s = second[r];
-      reached(r, c, s);
+      const s = second[r], pl = plain[r];
+      reached(r, c, s, pl);
       for (let a = upFirst[r]; a < end; a++) {
-        let wa: number, wa2: number;
-        if (changed[a] === mstamp) { const k = slot[a]; wa = ow[k]; wa2 = ow2[k]; } else { wa = w[a]; wa2 = w2[a]; }
+        let wa: number, wa2: number, wap: number;
+        if (changed[a] === mstamp) { const k = slot[a]; wa = ow[k]; wa2 = ow2[k]; wap = owp[k]; } else { wa = w[a]; wa2 = w2[a]; wap = wa; }
         const nc = c + wa;
         if (nc === Infinity) continue;
         const h = upHead[a];
         if (seen[h] !== stamp || nc < cost[h] || (nc === cost[h] && s + wa2 < second[h])) {
-          seen[h] = stamp; cost[h] = nc; second[h] = s + wa2;
+          seen[h] = stamp; cost[h] = nc; second[h] = s + wa2; plain[h] = pl + wap;
         }
       }
     }

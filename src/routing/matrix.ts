@@ -183,22 +183,45 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
       // the metric; the same A* with the zone penalty per metre, hard-blocked roads still closed.
       const penalty = uniformPenalty(masks.zone!, ZONE_COST_PER_METRE);
-      engines.oneToMany.aim(metric, destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false, penalty) : [])));
-      const rowCost = new Float64Array(D), rowSecond = new Float64Array(D), wanted = new Uint8Array(D);
-      for (let k = 0; k < entering.length;) {
-        const o = Math.floor(entering[k] / D);
-        wanted.fill(0);
-        let end = k;
-        for (; end < entering.length && Math.floor(entering[end] / D) === o; end++) wanted[entering[end] % D] = 1;
-        engines.oneToMany.run(costed(graph, origins[o].snap!, metric, true, penalty), masks.hard, penalty, wanted, rowCost, rowSecond, 0);
-        for (; k < end; k++) {
-          const i = entering[k], d = i % D;
+      if (request.closedRoads !== 'repair') {
+        // The CCH re-customized with the penalty instead of the closure: one bucket pass over the
+        // rows and columns concerned, where one A* per origin settled most of the graph.
+        const rows = new Uint8Array(O), columns = new Uint8Array(D);
+        for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
+        const closed = engines.closed(metric);
+        closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.hard ?? engines.noRoads(), penalty);
+        const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
+        closed.buckets.run(
+          closed.metric,
+          origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
+          destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
+          penalised, penalisedSecond, plain,
+        );
+        for (const i of entering) {
+          const o = Math.floor(i / D), d = i % D;
           // Two stops on one road compare the straight drive with penalties: leave that to route().
           if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
-          else if (rowCost[d] < Infinity) setElement(result, i, metric, rowCost[d], rowSecond[d]);
+          else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
           else result.failures.set(i, noRoute(o, d));
         }
-        request.onProgress?.(Math.round(total / 2 + ((o + 1) * D) / 2), total);
+      } else {
+        engines.oneToMany.aim(metric, destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false, penalty) : [])));
+        const rowCost = new Float64Array(D), rowSecond = new Float64Array(D), wanted = new Uint8Array(D);
+        for (let k = 0; k < entering.length;) {
+          const o = Math.floor(entering[k] / D);
+          wanted.fill(0);
+          let end = k;
+          for (; end < entering.length && Math.floor(entering[end] / D) === o; end++) wanted[entering[end] % D] = 1;
+          engines.oneToMany.run(costed(graph, origins[o].snap!, metric, true, penalty), masks.hard, penalty, wanted, rowCost, rowSecond, 0);
+          for (; k < end; k++) {
+            const i = entering[k], d = i % D;
+            // Two stops on one road compare the straight drive with penalties: leave that to route().
+            if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
+            else if (rowCost[d] < Infinity) setElement(result, i, metric, rowCost[d], rowSecond[d]);
+            else result.failures.set(i, noRoute(o, d));
+          }
+          request.onProgress?.(Math.round(total / 2 + ((o + 1) * D) / 2), total);
+        }
       }
     }
   } finally {
@@ -360,6 +383,8 @@ interface MatrixEngines {
   pair: CHPotentialSearch;
   /** The customizable hierarchy's engine for a metric (the hierarchy is built at the first call). */
   closed(metric: Metric): ClosedRoadEngine;
+  /** A mask closing no road (made once). */
+  noRoads(): Uint8Array;
 }
 
 const enginesByRouter = new WeakMap<Router, MatrixEngines>();
@@ -370,7 +395,9 @@ function matrixEngines(router: Router): MatrixEngines {
     const graph = router.graph;
     const closed: Partial<Record<Metric, ClosedRoadEngine>> = {};
     let buckets: CCHManyToMany | undefined;
+    let none: Uint8Array | undefined;
     engines = {
+      noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
       buckets: new BucketManyToMany(graph), oneToMany: new OneToManyPotentialSearch(graph), pair: new CHPotentialSearch(graph),
       closed(metric) {
         const cch = customizableHierarchyOf(graph);
