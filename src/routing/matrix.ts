@@ -102,8 +102,11 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
  * element whose free path drove a closed road (`closedRoads: 'repair'`, kept for comparison):
  * those searches grow with the graph's area, 100 x 100 around 10 zones took 237 ms on the
  * default city and 38 s on a 5M-node country (bench/RESULTS.md). Then, for the elements a route
- * would have to drive into zones for (a stop on a zone's road, or no way around), one A* per
- * origin with the zone penalty per metre, as Router.route does. Pairs sharing a tiny component,
+ * would have to drive into zones for (a stop on a zone's road, or no way around), the rule of
+ * Router.route (fewest metres on zone roads, then the metric) by the same buckets on the CCH
+ * re-customized with the zone penalty per metre instead of the closure ('repair': one A* per
+ * origin with that penalty). Elements with no path even through the zones fail without that
+ * search (freeCostsWhereClosedFail). Pairs sharing a tiny component,
  * or two stops on one road that must enter a zone, go to Router.route one by one. So every
  * element equals what Router.route answers for its pair. A graph without a hierarchy gets the
  * reference.
