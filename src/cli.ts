@@ -124,7 +124,13 @@ async function buildHierarchyWithProgress(graph: RoadGraph): Promise<void> {
     : undefined;
   bar?.start(2 * graph.nodeCount, 0);
   try {
-    await buildHierarchyInWorkers(graph, { onProgress: bar ? (done) => bar.update(done) : undefined });
+    await buildHierarchyInWorkers(graph, {
+      onProgress: bar ? (done) => bar.update(done) : undefined,
+      onOrder: () => {
+        bar?.stop();
+        if (process.stderr.isTTY) process.stderr.write('ordering the graph for matrices around zones (nested dissection)...\n');
+      },
+    });
   } finally {
     bar?.stop();
   }

@@ -129,6 +129,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     for (const metric of METRICS) {
       for (const key of HIERARCHY_ARRAY_KEYS) assert.deepEqual(h[metric][key], gothenburg.hierarchy![metric][key], `${metric}.${key}`);
     }
+    assert.deepEqual(h.order, gothenburg.hierarchy!.order, 'the nested dissection order');
   });
 
   test('random small graphs with one-ways, parallel roads and loops: every pair equals Dijkstra', () => {
@@ -268,6 +269,9 @@ describe('graph file with the hierarchy', () => {
       }
     }
     for (const key of ARRAY_KEYS) assert.ok(loaded[key].buffer instanceof SharedArrayBuffer, `${key} is shared`);
+    assert.ok(gothenburg.hierarchy!.order, 'buildHierarchy made the nested dissection order');
+    assert.deepEqual(loaded.hierarchy.order, gothenburg.hierarchy!.order, 'the order comes back');
+    assert.ok(loaded.hierarchy.order!.buffer instanceof SharedArrayBuffer, 'the order is shared');
     const points = [{ latitude: 57.69, longitude: 11.92 }, { latitude: 57.72, longitude: 12.0 }];
     for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
       assert.deepEqual(new Router(loaded).route({ points, calculationMode }).legs[0].edges, new Router(gothenburg).route({ points, calculationMode }).legs[0].edges);
@@ -294,9 +298,37 @@ describe('graph file with the hierarchy', () => {
     assert.throws(() => new Router(loaded, { engine: 'ch' }), (err: DetourError) => err.code === 'INVALID_INPUT' && /detour import/.test(err.message));
   });
 
+  test('a file without the nested dissection order (written before it) loads; matrices around zones then order the graph themselves', () => {
+    const { duration, distance } = gothenburg.hierarchy!;
+    const before = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance });
+    const path = join(dir, 'no-order.detour');
+    saveGraph(before, path);
+    assert.equal(statSync(path).size, encodeGraph(gothenburg).length - 8 - Math.ceil(gothenburg.nodeCount / 2) * 8, 'one section less (padded to 8 bytes)');
+    const loaded = loadGraph(path);
+    assert.ok(loaded.hierarchy && !loaded.hierarchy.order);
+    const rand = seededRandom(77);
+    const points = Array.from({ length: 6 }, () => {
+      const r = Math.floor(rand() * loaded.roadCount);
+      return { latitude: loaded.roadPointLat(r, 0), longitude: loaded.roadPointLon(r, 0) };
+    });
+    const zones = [randomZone(loaded, rand, 'a', 800)];
+    const withOrder = new Router(gothenburg).matrix({ origins: points, destinations: points, zones });
+    const without = new Router(loaded).matrix({ origins: points, destinations: points, zones });
+    assert.deepEqual(without.duration, withOrder.duration);
+  });
+
+  test('an order that is not a permutation is GRAPH_CORRUPT naming it', () => {
+    const { duration, distance, order } = gothenburg.hierarchy!;
+    const bad = Uint32Array.from(order!);
+    bad[0] = bad[1];
+    const path = join(dir, 'bad-order.detour');
+    saveGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, order: bad }), path);
+    assert.throws(() => loadGraph(path), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /nested dissection order/.test(err.message));
+  });
+
   test('a damaged hierarchy section is GRAPH_CORRUPT, not a crash', () => {
     const bytes = Uint8Array.from(encodeGraph(gothenburg));
-    bytes[bytes.length - 200] ^= 0x10;
+    bytes[bytes.length - 200 - 4 * gothenburg.nodeCount] ^= 0x10; // in the distance hierarchy, before the order
     assert.throws(() => loadGraph((writeFileSync(join(dir, 'bad.detour'), bytes), join(dir, 'bad.detour'))), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
   });
 });

@@ -12,8 +12,9 @@ import { ARRAY_KEYS, RoadGraph, type GraphMeta, type Metric, type RoadGraphArray
  *   per section: u32 type code | u32 element count, then the elements (little-endian), padded to 8
  *   u32 CRC-32 of every byte before it
  * Sections: the graph's arrays in ARRAY_KEYS order, then, when the graph has a hierarchy, the
- * duration hierarchy's and the distance hierarchy's arrays in HIERARCHY_ARRAY_KEYS order.
- * Version 2 added the hierarchy sections; version 3 widened roadFlags to 16 bits (unpaved, toll
+ * duration hierarchy's and the distance hierarchy's arrays in HIERARCHY_ARRAY_KEYS order, and,
+ * in files written since the customizable hierarchy, its nested dissection order (one section more;
+ * files without it still load and build it when needed). Version 2 added the hierarchy sections; version 3 widened roadFlags to 16 bits (unpaved, toll
  * gates). graphFile.ts writes and reads files section by section (no whole-file buffer, so files
  * over 2 GiB work); loaded arrays live on SharedArrayBuffers where the platform has them, so a
  * worker thread can use them without a copy. No node: import: this module runs in a browser too.
@@ -40,6 +41,7 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
       const ch = graph.hierarchy[metric] as unknown as Record<string, AnyTyped>;
       for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: ch[key] });
     }
+    if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
   }
   return out;
 }
@@ -131,17 +133,19 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   const end = src.size - 4;
   const sectionCount = view.getUint32(12, true);
   const withHierarchy = ARRAY_KEYS.length + HIERARCHY_METRICS.length * HIERARCHY_ARRAY_KEYS.length;
-  if (version !== GRAPH_FORMAT_VERSION || (sectionCount !== ARRAY_KEYS.length && sectionCount !== withHierarchy)) {
-    throw corrupt(source, `expected ${ARRAY_KEYS.length} or ${withHierarchy} sections, found ${sectionCount} (checksum or header damaged)`);
+  const withOrder = withHierarchy + 1;
+  if (version !== GRAPH_FORMAT_VERSION || (sectionCount !== ARRAY_KEYS.length && sectionCount !== withHierarchy && sectionCount !== withOrder)) {
+    throw corrupt(source, `expected ${ARRAY_KEYS.length}, ${withHierarchy} or ${withOrder} sections, found ${sectionCount} (checksum or header damaged)`);
   }
   const metaLength = view.getUint32(16, true);
   if (HEADER_BYTES + pad8(metaLength) > end) throw corrupt(source, 'metadata runs past the end of the file (truncated file?)');
   const metaBytes = new Uint8Array(pad8(metaLength));
   readExactly(metaBytes, 'metadata');
   const names = ARRAY_KEYS.map(String);
-  if (sectionCount === withHierarchy) {
+  if (sectionCount >= withHierarchy) {
     for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) names.push(`${metric}.${key}`);
   }
+  if (sectionCount === withOrder) names.push(ORDER_SECTION);
   const arrays: Record<string, AnyTyped> = {};
   const sectionHead = new Uint8Array(8);
   const sectionView = new DataView(sectionHead.buffer);
@@ -176,7 +180,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   }
   checkShape(arrays as unknown as RoadGraphArrays, source);
   let hierarchy: GraphHierarchy | undefined;
-  if (sectionCount === withHierarchy) {
+  if (sectionCount >= withHierarchy) {
     const byMetric = {} as Record<Metric, ContractionHierarchy>;
     for (const metric of HIERARCHY_METRICS) {
       const ch = { metric } as Record<string, unknown>;
@@ -185,6 +189,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
       checkHierarchy(byMetric[metric], arrays as unknown as RoadGraphArrays, source);
     }
     hierarchy = byMetric;
+    if (sectionCount === withOrder) hierarchy.order = checkOrder(arrays[ORDER_SECTION], arrays as unknown as RoadGraphArrays, source);
   }
   const graphArrays: Record<string, AnyTyped> = {};
   for (const key of ARRAY_KEYS) graphArrays[key] = arrays[key];
@@ -234,6 +239,22 @@ function checkShape(a: RoadGraphArrays, source: string): void {
 }
 
 /** The same for a hierarchy: sizes agree with the graph and every reference is in range. */
+/** The name of the nested dissection order's section. */
+const ORDER_SECTION = 'order';
+
+/** The order must give every node its own rank below the node count (a permutation). */
+function checkOrder(array: AnyTyped, g: RoadGraphArrays, source: string): Uint32Array {
+  const n = g.nodeLat.length;
+  if (!(array instanceof Uint32Array) || array.length !== n) throw corrupt(source, 'the nested dissection order does not match the node count');
+  const seen = new Uint8Array(n);
+  for (let v = 0; v < n; v++) {
+    const r = array[v];
+    if (r >= n || seen[r]) throw corrupt(source, `the nested dissection order gives rank ${r} twice or out of range`);
+    seen[r] = 1;
+  }
+  return array;
+}
+
 function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
   const n = g.nodeLat.length;
   const m = g.edgeHead.length;

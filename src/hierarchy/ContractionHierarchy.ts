@@ -39,6 +39,12 @@ export interface ContractionHierarchy {
 export interface GraphHierarchy {
   duration: ContractionHierarchy;
   distance: ContractionHierarchy;
+  /**
+   * The nested dissection order of the customizable hierarchy (rank per node; see
+   * nestedDissection.ts), made at import beside the contraction hierarchies: the costly part of
+   * preparing the CCH, so a service builds the rest in seconds. Absent in older files.
+   */
+  order?: Uint32Array;
 }
 
 /** The array members of a ContractionHierarchy, in file order. */

@@ -258,7 +258,8 @@ const builtFor = new WeakMap<RoadGraph, CustomizableHierarchy>();
 export function customizableHierarchyOf(graph: RoadGraph): CustomizableHierarchy {
   let cch = builtFor.get(graph);
   if (!cch) {
-    cch = buildCustomizableHierarchy(graph);
+    // The order made at import when the file has it (the costly part), else made now.
+    cch = buildCustomizableHierarchy(graph, graph.hierarchy?.order);
     builtFor.set(graph, cch);
   }
   return cch;
