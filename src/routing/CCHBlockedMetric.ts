@@ -183,14 +183,16 @@ export class CCHBlockedMetric {
         if (c < up || (c === up && c2 < upSecond)) { up = c; upSecond = c2; upPlain = plain; }
       } else if (c < down || (c === down && c2 < downSecond)) { down = c; downSecond = c2; downPlain = plain; }
     }
-    // Lower triangles: nodes v joined to both p and q below them (merge of their sorted lists).
+    // Lower triangles: nodes v joined to both p and q below them (merge of their sorted lists;
+    // a list much longer than the other is skipped through by binary search).
     const { downFirst, downTail, downArc } = t;
     let i = downFirst[p], j = downFirst[q];
     const iEnd = downFirst[p + 1], jEnd = downFirst[q + 1];
+    const skipJ = jEnd - j > 8 * (iEnd - i), skipI = iEnd - i > 8 * (jEnd - j);
     while (i < iEnd && j < jEnd) {
       const vi = downTail[i], vj = downTail[j];
-      if (vi < vj) { i++; continue; }
-      if (vj < vi) { j++; continue; }
+      if (vi < vj) { i = skipI ? lowerBound(downTail, vj, i + 1, iEnd) : i + 1; continue; }
+      if (vj < vi) { j = skipJ ? lowerBound(downTail, vi, j + 1, jEnd) : j + 1; continue; }
       const b1 = downArc[i], b2 = downArc[j]; // v-p and v-q
       const c1 = this.down(b1) + this.up(b2);
       if (c1 <= up) {
@@ -209,12 +211,15 @@ export class CCHBlockedMetric {
     // Arcs above whose value went through p and this arc: q-y for every other upper neighbour y of p.
     const { upFirst, upHead } = t;
     const stamp = this.stamp;
+    // The heads of p above q are heads of q too, in the same order: walk q's arcs alongside.
+    let qk = upFirst[q];
     for (let k = upFirst[p]; k < upFirst[p + 1]; k++) {
       const y = upHead[k];
       if (y === q) continue;
       let c: number, tight: boolean;
       if (q < y) {
-        c = findArc(t, q, y); // q -> p -> y and y -> p -> q
+        while (upHead[qk] !== y) qk++;
+        c = qk; // q -> p -> y and y -> p -> q
         tight = tightIn(base.up[c], base.down[a] + base.up[k]) || tightIn(base.down[c], base.down[k] + base.up[a]);
       } else {
         c = findArc(t, y, q); // y -> p -> q and q -> p -> y
@@ -241,6 +246,15 @@ export class CCHBlockedMetric {
     this.oUp = f(this.oUp); this.oDown = f(this.oDown); this.oUpSecond = f(this.oUpSecond); this.oDownSecond = f(this.oDownSecond);
     this.oUpPlain = f(this.oUpPlain); this.oDownPlain = f(this.oDownPlain);
   }
+}
+
+/** The first index in [lo, hi) of the ascending `list` whose value is at least `value` (hi if none). */
+function lowerBound(list: Uint32Array, value: number, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < value) lo = mid + 1; else hi = mid;
+  }
+  return lo;
 }
 
 /** Whether a finite arc value was made by this triangle (closures can then raise it). */
