@@ -1,5 +1,6 @@
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { BucketIndex } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
 
 /** A search endpoint with its cost in the searched metric and in the other one. */
@@ -28,10 +29,7 @@ export class BucketManyToMany {
   private readonly seen: Uint32Array;
   private readonly heap = new MinHeap(256);
   private stamp = 0;
-  /** Per node: its bucket (index into the bucket CSR), valid where bucketSeen equals bucketStamp. */
-  private readonly bucketOf: Uint32Array;
-  private readonly bucketSeen: Uint32Array;
-  private bucketStamp = 0;
+  private readonly buckets: BucketIndex;
   /** Per node: 1 when its search path uses a blocked road (see run's `blocked`). */
   private readonly tainted: Uint8Array;
   /** Per arc, memoised per run: 1 when the arc unpacks to a blocked road. */
@@ -48,8 +46,7 @@ export class BucketManyToMany {
     this.second = new Float64Array(n);
     this.tainted = new Uint8Array(n);
     this.seen = new Uint32Array(n);
-    this.bucketOf = new Uint32Array(n);
-    this.bucketSeen = new Uint32Array(n);
+    this.buckets = new BucketIndex(n);
   }
 
   /**
@@ -78,21 +75,14 @@ export class BucketManyToMany {
         entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); entryTaint.push(taint);
       });
     }
-    if (++this.bucketStamp === 0xffffffff) { this.bucketSeen.fill(0); this.bucketStamp = 1; }
-    const bstamp = this.bucketStamp;
-    const { bucketOf, bucketSeen } = this;
-    let buckets = 0;
-    for (const u of entryNode) {
-      if (bucketSeen[u] !== bstamp) { bucketSeen[u] = bstamp; bucketOf[u] = buckets++; }
-    }
-    const first = new Uint32Array(buckets + 1);
-    for (const u of entryNode) first[bucketOf[u] + 1]++;
-    for (let b = 0; b < buckets; b++) first[b + 1] += first[b];
-    const fill = first.slice(0, buckets);
+    const buckets = this.buckets;
+    buckets.group(entryNode);
+    const { first, order } = buckets;
     const E = entryNode.length;
+    // Copied in bucket order, so a scan reads consecutive memory.
     const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E), bTaint = new Uint8Array(E);
-    for (let i = 0; i < E; i++) {
-      const k = fill[bucketOf[entryNode[i]]]++;
+    for (let k = 0; k < E; k++) {
+      const i = order[k];
       bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i]; bTaint[k] = entryTaint[i];
     }
 
@@ -100,8 +90,8 @@ export class BucketManyToMany {
     for (let s = 0; s < sources.length; s++) {
       const row = s * T;
       this.search(ch, secondArc, sources[s], true, blocked, (u, c, s2, taint) => {
-        if (bucketSeen[u] !== bstamp) return;
-        const b = bucketOf[u];
+        const b = buckets.bucket(u);
+        if (b < 0) return;
         for (let k = first[b], end = first[b + 1]; k < end; k++) {
           const total = c + bCost[k];
           const i = row + bTarget[k];

@@ -1,6 +1,7 @@
 import type { CCHTopology } from '../hierarchy/CustomizableHierarchy.js';
 import type { CostedEndpoint } from './BucketManyToMany.js';
 import type { CCHBlockedMetric } from './CCHBlockedMetric.js';
+import { BucketIndex } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
 
 /**
@@ -19,9 +20,7 @@ export class CCHManyToMany {
   private readonly queued: Uint32Array;
   private stamp = 0;
   private readonly heap = new MinHeap(64);
-  private readonly bucketOf: Uint32Array;
-  private readonly bucketSeen: Uint32Array;
-  private bucketStamp = 0;
+  private readonly buckets: BucketIndex;
   /** Nodes visited by the last run, all searches together. */
   visitedCount = 0;
 
@@ -32,8 +31,7 @@ export class CCHManyToMany {
     this.plain = new Float64Array(n);
     this.seen = new Uint32Array(n);
     this.queued = new Uint32Array(n);
-    this.bucketOf = new Uint32Array(n);
-    this.bucketSeen = new Uint32Array(n);
+    this.buckets = new BucketIndex(n);
   }
 
   /**
@@ -56,26 +54,20 @@ export class CCHManyToMany {
         entryNode.push(r); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); entryPlain.push(p);
       });
     }
-    if (++this.bucketStamp === 0xffffffff) { this.bucketSeen.fill(0); this.bucketStamp = 1; }
-    const bstamp = this.bucketStamp;
-    const { bucketOf, bucketSeen } = this;
-    let buckets = 0;
-    for (const r of entryNode) if (bucketSeen[r] !== bstamp) { bucketSeen[r] = bstamp; bucketOf[r] = buckets++; }
-    const first = new Uint32Array(buckets + 1);
-    for (const r of entryNode) first[bucketOf[r] + 1]++;
-    for (let b = 0; b < buckets; b++) first[b + 1] += first[b];
-    const fill = first.slice(0, buckets);
+    const buckets = this.buckets;
+    buckets.group(entryNode);
+    const { first, order } = buckets;
     const E = entryNode.length;
     const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E), bPlain = new Float64Array(E);
-    for (let i = 0; i < E; i++) {
-      const k = fill[bucketOf[entryNode[i]]]++;
+    for (let k = 0; k < E; k++) {
+      const i = order[k];
       bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i]; bPlain[k] = entryPlain[i];
     }
     for (let s = 0; s < sources.length; s++) {
       const row = s * T;
       this.search(metric, sources[s], true, (r, c, s2, p) => {
-        if (bucketSeen[r] !== bstamp) return;
-        const b = bucketOf[r];
+        const b = buckets.bucket(r);
+        if (b < 0) return;
         for (let k = first[b], end = first[b + 1]; k < end; k++) {
           const total = c + bCost[k];
           const i = row + bTarget[k];
