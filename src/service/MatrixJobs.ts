@@ -89,14 +89,14 @@ export class MatrixJobs {
   private async run(job: MatrixJob): Promise<void> {
     const { store, runner, zones, now, log } = this.options;
     const problem = job.request as MatrixProblem;
-    let outcome: { solution: unknown } | { failure: string };
+    let outcome: { solutionJson: string } | { failure: string };
     try {
       const zoneList = await resolveZones(store, zones, job.clientId, problem.restrictionZones ?? [], 60_000);
       const result = await runner.run({
         origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
         avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
       });
-      outcome = { solution: matrixSolution(result, problem, job.id, job.clientId, now()) };
+      outcome = { solutionJson: JSON.stringify(matrixSolution(result, problem, job.id, job.clientId, now())) };
     } catch (err) {
       // Problems of the request (zones deleted or unusable since it was posted) fail the job with
       // their message; anything else is logged and the job fails without internals.
@@ -107,7 +107,7 @@ export class MatrixJobs {
       }
     }
     const finished = await store.finishMatrixJob(job.id, outcome, now());
-    if (finished && problem.callback) void this.callBack(job, problem.callback, 'solution' in outcome ? 'SOLVED' : 'FAILED');
+    if (finished && problem.callback) void this.callBack(job, problem.callback, 'solutionJson' in outcome ? 'SOLVED' : 'FAILED');
   }
 
   /** POSTs {id, status} to the job's callback, retrying with a growing pause; failures are logged only. */

@@ -6,6 +6,7 @@ import { matrixSolution, type MatrixProblem } from '../trip/matrixSolution.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
+import { sendJsonText } from './jsonText.js';
 import type { MatrixJobs } from './MatrixJobs.js';
 import { MATRIX_LIMITS, matrixEventsSchema, matrixJobSchema, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
@@ -113,8 +114,8 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
 
   const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
 
-  async function jobOf(clientId: string, id: string) {
-    const job = UUID.test(id) ? await store.getMatrixJob(clientId, id, now()) : undefined;
+  async function jobOf(clientId: string, id: string, withSolution = false) {
+    const job = UUID.test(id) ? await store.getMatrixJob(clientId, id, now(), withSolution) : undefined;
     if (!job) throw apiError(404, 'MATRIX_JOB_NOT_FOUND', `no matrix job ${JSON.stringify(id)} (unknown, another client's, or older than its retention)`);
     return job;
   }
@@ -131,11 +132,12 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
   app.get<{ Params: { id: string } }>(
     '/solutions/:id',
     { schema: { tags: ['Matrix'], summary: 'A solved matrix', headers: authHeadersSchema, security: [{ bearer: [] }], params: idParams, response: { 200: matrixSolutionSchema } } },
-    async (request) => {
-      const job = await jobOf(request.caller!.clientId, request.params.id);
+    async (request, reply) => {
+      const job = await jobOf(request.caller!.clientId, request.params.id, true);
       if (job.status === 'FAILED') throw apiError(422, 'MATRIX_JOB_FAILED', `the matrix job failed: ${job.failure}`);
       if (job.status !== 'SOLVED') throw apiError(409, 'MATRIX_NOT_SOLVED', `the matrix job is ${job.status}; ask again later (GET /matrix/v1/jobs/${job.id})`);
-      return job.solution;
+      // Stored as the JSON it was made as (matrixSolutionSchema): sent as it is, in slices when long.
+      return sendJsonText(reply, job.solutionJson!);
     },
   );
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  brokenQuotaLimit, clientFromRow, MATRIX_JOB_STATUS_COLUMNS, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
   type MatrixJobEventRow, type MatrixJobRow, type TokenRow,
 } from './rows.js';
 import {
@@ -252,8 +252,9 @@ export class PostgresStore implements Store {
     return Number(rows[0].n);
   }
 
-  async getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined> {
-    const { rows } = await this.pool.query<MatrixJobRow>('SELECT * FROM matrix_jobs WHERE id = $1 AND client_id = $2 AND expires_at > $3', [id, clientId, now]);
+  async getMatrixJob(clientId: string, id: string, now: number, withSolution = false): Promise<MatrixJob | undefined> {
+    const { rows } = await this.pool.query<MatrixJobRow>(
+      `SELECT ${withSolution ? '*' : MATRIX_JOB_STATUS_COLUMNS} FROM matrix_jobs WHERE id = $1 AND client_id = $2 AND expires_at > $3`, [id, clientId, now]);
     return rows[0] && matrixJobFromRow(rows[0]);
   }
 
@@ -284,11 +285,11 @@ export class PostgresStore implements Store {
     });
   }
 
-  async finishMatrixJob(id: string, outcome: { solution: unknown } | { failure: string }, now: number): Promise<boolean> {
+  async finishMatrixJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
     return this.inTransaction(async (db) => {
-      const status = 'solution' in outcome ? 'SOLVED' : 'FAILED';
+      const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';
       const { rowCount } = await db.query("UPDATE matrix_jobs SET status = $1, solution = $2, failure = $3, lease_until = NULL, updated_at = $4 WHERE id = $5 AND status = 'PROCESSING'",
-        [status, 'solution' in outcome ? JSON.stringify(outcome.solution) : null, 'failure' in outcome ? outcome.failure : null, now, id]);
+        [status, 'solutionJson' in outcome ? outcome.solutionJson : null, 'failure' in outcome ? outcome.failure : null, now, id]);
       if (rowCount === 1) await addMatrixEvent(db, id, status, now, 'failure' in outcome ? outcome.failure : undefined);
       return rowCount === 1;
     });

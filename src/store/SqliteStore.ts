@@ -5,7 +5,7 @@ import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName 
 import type { ZoneWriteReply, ZoneWriterData, ZoneWriteRequest } from './sqliteZoneWriter.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  brokenQuotaLimit, clientFromRow, MATRIX_JOB_STATUS_COLUMNS, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
   type ClientRow, type MatrixJobEventRow, type MatrixJobRow, type TokenRow, type ZoneRow,
 } from './rows.js';
 import {
@@ -256,8 +256,9 @@ export class SqliteStore implements Store {
     return Number(row.n);
   }
 
-  async getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined> {
-    const row = this.statement('SELECT * FROM matrix_jobs WHERE id = ? AND client_id = ? AND expires_at > ?').get(id, clientId, now) as MatrixJobRow | undefined;
+  async getMatrixJob(clientId: string, id: string, now: number, withSolution = false): Promise<MatrixJob | undefined> {
+    const row = this.statement(`SELECT ${withSolution ? '*' : MATRIX_JOB_STATUS_COLUMNS} FROM matrix_jobs WHERE id = ? AND client_id = ? AND expires_at > ?`)
+      .get(id, clientId, now) as MatrixJobRow | undefined;
     return row && matrixJobFromRow(row);
   }
 
@@ -287,11 +288,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  async finishMatrixJob(id: string, outcome: { solution: unknown } | { failure: string }, now: number): Promise<boolean> {
+  async finishMatrixJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
     return this.db.immediate(() => {
-      const status = 'solution' in outcome ? 'SOLVED' : 'FAILED';
+      const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';
       const changed = this.statement("UPDATE matrix_jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
-        .run(status, 'solution' in outcome ? JSON.stringify(outcome.solution) : null, 'failure' in outcome ? outcome.failure : null, now, id).changes === 1;
+        .run(status, 'solutionJson' in outcome ? outcome.solutionJson : null, 'failure' in outcome ? outcome.failure : null, now, id).changes === 1;
       if (changed) this.addMatrixEvent(id, status, now, 'failure' in outcome ? outcome.failure : undefined);
       return changed;
     });

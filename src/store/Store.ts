@@ -185,8 +185,11 @@ export interface MatrixJob {
   status: MatrixJobStatus;
   /** The validated POST /matrix/v1/problems body. */
   request: unknown;
-  /** The solution body, once SOLVED. */
-  solution?: unknown;
+  /**
+   * The solution body as JSON text, once SOLVED: stored and answered as it is, never parsed on
+   * the way (a 100 x 100 solution is about 1 MB; parsing it at every status poll held the event loop).
+   */
+  solutionJson?: string;
   /** Why, once FAILED. */
   failure?: string;
   /** Times an instance took it up. */
@@ -217,8 +220,8 @@ export interface MatrixJobStore {
   insertMatrixJob(job: MatrixJob): Promise<void>;
   /** The client's jobs not finished yet (ENQUEUED or PROCESSING). */
   openMatrixJobs(clientId: string): Promise<number>;
-  /** The client's job, unless absent or expired at `now`. */
-  getMatrixJob(clientId: string, id: string, now: number): Promise<MatrixJob | undefined>;
+  /** The client's job, unless absent or expired at `now`; without its solution text unless `withSolution`. */
+  getMatrixJob(clientId: string, id: string, now: number, withSolution?: boolean): Promise<MatrixJob | undefined>;
   /** The client's job's events, oldest first (empty when absent or expired). */
   matrixJobEvents(clientId: string, id: string, now: number): Promise<MatrixJobEvent[]>;
   /**
@@ -228,7 +231,7 @@ export interface MatrixJobStore {
    */
   claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined>;
   /** Records SOLVED with its solution or FAILED with why; false when the job is gone or no longer PROCESSING. */
-  finishMatrixJob(id: string, outcome: { solution: unknown } | { failure: string }, now: number): Promise<boolean>;
+  finishMatrixJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean>;
   /** Deletes jobs expired at `now` with their events; returns how many jobs. */
   deleteExpiredMatrixJobs(now: number): Promise<number>;
 }

@@ -104,12 +104,15 @@ export interface MatrixJobRow {
   expires_at: number | string;
 }
 
+/** The matrix_jobs columns but the solution text (NULL in its place): what a status needs. */
+export const MATRIX_JOB_STATUS_COLUMNS = 'id, client_id, status, request, NULL AS solution, failure, attempts, created_at, updated_at, expires_at';
+
 export const matrixJobFromRow = (r: MatrixJobRow): MatrixJob => ({
   id: r.id,
   clientId: r.client_id,
   status: r.status as MatrixJobStatus,
   request: parseJsonColumn<unknown>(r.request, 'matrix_jobs.request'),
-  ...(r.solution !== null ? { solution: parseJsonColumn<unknown>(r.solution, 'matrix_jobs.solution') } : {}),
+  ...(r.solution !== null ? { solutionJson: r.solution } : {}),
   ...(r.failure !== null ? { failure: r.failure } : {}),
   attempts: Number(r.attempts),
   createdAt: Number(r.created_at),
