@@ -138,11 +138,11 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
     if (!masks.all) {
       engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
     } else {
-      // Free buckets first; an element whose free path misses every blocked road is exact as it
-      // is. Stops on a zone's road are left to the zone-entering pass below.
+      // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
       if (request.closedRoads === 'repair') {
+        // Free buckets first; an element whose free path misses every blocked road is exact as it is.
         const tainted = new Uint8Array(total);
         engines.buckets.run(ch, otherMetricArcCosts(graph, ch), from, to, cost, second, masks.all, tainted);
         repairTainted(engines, graph, metric, sources, targets, masks.all, tainted, cost, second, O, D, request.onProgress);
