@@ -22,8 +22,6 @@ export interface CCHTopology {
   nodeCount: number;
   /** rank[v] of graph node v. */
   rank: Uint32Array;
-  /** The graph node at each rank. */
-  nodeAt: Uint32Array;
   upFirst: Uint32Array;
   upHead: Uint32Array;
   /** Per rank: the arcs from lower nodes, downFirst[r] .. downFirst[r+1]-1, tails ascending. */
@@ -106,7 +104,7 @@ export function buildCCHTopology(graph: RoadGraph, rank?: Uint32Array): CCHTopol
   }
 
   const topology: CCHTopology = {
-    nodeCount: n, rank, nodeAt, upFirst, upHead, downFirst, downTail, downArc,
+    nodeCount: n, rank, upFirst, upHead, downFirst, downTail, downArc,
     edgeArc: new Uint32Array(0), edgeUp: new Uint8Array(0), arcEdgeFirst: new Uint32Array(0), arcEdge: new Uint32Array(0),
     roadEdgeFirst: new Uint32Array(0), roadEdge: new Uint32Array(0),
   };
@@ -147,11 +145,6 @@ export function findArc(t: CCHTopology, tail: number, head: number): number {
     if (h < head) lo = mid + 1; else hi = mid - 1;
   }
   throw new Error(`no CCH arc between ranks ${tail} and ${head}`);
-}
-
-/** Number of arcs. */
-export function cchArcCount(t: CCHTopology): number {
-  return t.upHead.length;
 }
 
 /** Bytes held by a topology's arrays. */

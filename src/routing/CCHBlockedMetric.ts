@@ -37,6 +37,8 @@ export class CCHBlockedMetric {
   changed = 0;
   /** Arcs recomputed by the last apply (changed or not). */
   recomputed = 0;
+  /** Whether the last apply re-customized every arc (its closures reached too much of the graph). */
+  full = false;
   private readonly heap = new MinHeap(1024);
   private blocked: Uint8Array = new Uint8Array(0);
   private penalty?: Penalty;
@@ -63,12 +65,8 @@ export class CCHBlockedMetric {
    * a zone). Every road closed or penalised must be listed. Replaces the previous request's.
    */
   apply(roads: ArrayLike<number>, blockedMask: Uint8Array, penalty?: Penalty): void {
-    if (++this.stamp === 0xffffffff) {
-      this.changedStamp.fill(0); this.queuedStamp.fill(0); this.stamp = 1;
-    }
-    this.changed = 0;
+    this.clear();
     this.recomputed = 0;
-    this.full = false;
     this.blocked = blockedMask;
     this.penalty = penalty;
     const { roadEdgeFirst, roadEdge, edgeArc, upHead } = this.topology;
@@ -100,9 +98,6 @@ export class CCHBlockedMetric {
     }
   }
 
-  /** Whether the last apply re-customized every arc (its closures reached too much of the graph). */
-  full = false;
-
   /** Every arc into the overlay, customized again with the closed roads (slot[a] = a). */
   private customizeAll(): void {
     this.heap.clear();
@@ -127,6 +122,7 @@ export class CCHBlockedMetric {
       this.changedStamp.fill(0); this.queuedStamp.fill(0); this.stamp = 1;
     }
     this.changed = 0;
+    this.full = false;
   }
 
   up(a: number): number {
