@@ -1,5 +1,6 @@
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
+import { outAdjacency } from '../graph/turnExpansion.js';
 import { nestedDissectionOrder, undirectedAdjacency } from './nestedDissection.js';
 import { otherMetric } from './otherMetricArcCosts.js';
 
@@ -108,7 +109,7 @@ export function buildCCHTopology(graph: RoadGraph, rank?: Uint32Array): CCHTopol
     edgeArc: new Uint32Array(0), edgeUp: new Uint8Array(0), arcEdgeFirst: new Uint32Array(0), arcEdge: new Uint32Array(0),
     roadEdgeFirst: new Uint32Array(0), roadEdge: new Uint32Array(0),
   };
-  const { edgeTail, edgeHead, edgeRoad } = graph;
+  const { edgeTail, edgeHead } = graph;
   const E = edgeHead.length;
   const edgeArc = new Uint32Array(E), edgeUp = new Uint8Array(E);
   const arcEdgeFirst = new Uint32Array(M + 1);
@@ -123,13 +124,8 @@ export function buildCCHTopology(graph: RoadGraph, rank?: Uint32Array): CCHTopol
   const arcEdge = new Uint32Array(arcEdgeFirst[M]);
   const arcFill = arcEdgeFirst.slice(0, M);
   for (let e = 0; e < E; e++) if (edgeArc[e] !== NO_ARC) arcEdge[arcFill[edgeArc[e]]++] = e;
-  const roads = graph.roadCount;
-  const roadEdgeFirst = new Uint32Array(roads + 1);
-  for (let e = 0; e < E; e++) roadEdgeFirst[edgeRoad[e] + 1]++;
-  for (let r = 0; r < roads; r++) roadEdgeFirst[r + 1] += roadEdgeFirst[r];
-  const roadEdge = new Uint32Array(E);
-  const roadFill = roadEdgeFirst.slice(0, roads);
-  for (let e = 0; e < E; e++) roadEdge[roadFill[edgeRoad[e]]++] = e;
+  // Edges grouped by road: the same CSR as out-edges grouped by tail.
+  const { firstOut: roadEdgeFirst, outEdges: roadEdge } = outAdjacency(graph.roadCount, graph.edgeRoad);
   Object.assign(topology, { edgeArc, edgeUp, arcEdgeFirst, arcEdge, roadEdgeFirst, roadEdge });
   return topology;
 }
