@@ -20,6 +20,7 @@ import {
 } from '../src/index.js';
 import { stronglyConnectedComponents } from '../src/graph/components.js';
 import { GRAPH_FORMAT_VERSION } from '../src/graph/graphFile.js';
+import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { buildHierarchyInWorkers } from '../src/hierarchy/buildHierarchy.js';
 import { seededRandom } from './seededRandom.js';
 
@@ -275,7 +276,8 @@ export async function scaleGraph(size: ScaleSize, log: (s: string) => void = () 
       },
     });
     const hierarchyMillis = performance.now() - started;
-    log(`${size.key}: hierarchy in ${(hierarchyMillis / 1000).toFixed(1)} s; saving ${path}`);
+    log(`${size.key}: hierarchy in ${(hierarchyMillis / 1000).toFixed(1)} s; search indexes; saving ${path}`);
+    attachSearchIndexes(graph);
     saveGraph(graph, path);
     writeFileSync(facts, JSON.stringify({ hierarchyMillis }));
   }

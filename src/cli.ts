@@ -7,6 +7,7 @@ import { DetourError } from './errors.js';
 import { parseLatLon, type LatLon } from './geo/coordinates.js';
 import { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 import { saveGraph } from './graph/graphFile.js';
+import { attachSearchIndexes } from './searchIndexes.js';
 import { openGraph } from './graph/openGraph.js';
 import { formatImportSummary, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
 import { buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
@@ -157,6 +158,7 @@ export function buildProgram(): Command {
       let summary: ImportSummary | undefined;
       const graph = await openWithProgress(input, { onSummary: (s) => (summary = s) });
       if (!graph.hierarchy) await buildHierarchyWithProgress(graph);
+      attachSearchIndexes(graph);
       saveGraph(graph, opts.output);
       const seconds = (performance.now() - started) / 1000;
       console.log(

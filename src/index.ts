@@ -1,7 +1,7 @@
 export { DetourError, ErrorCode } from './errors.js';
 export { haversineMetres, EARTH_RADIUS_M } from './geo/haversine.js';
 export { assertValidLatLon, parseLatLon, type LatLon } from './geo/coordinates.js';
-export { RoadGraph, type RoadGraphArrays, type GraphMeta, type Metric } from './graph/RoadGraph.js';
+export { RoadGraph, type RoadGraphArrays, type GraphIndexes, type GraphMeta, type Metric } from './graph/RoadGraph.js';
 export { GraphBuilder } from './graph/GraphBuilder.js';
 export {
   carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, UNPAVED_SURFACES, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
@@ -10,6 +10,7 @@ export { importOsm, importOsmWithSummary, OSM_ATTRIBUTION, type ImportSummary, t
 export { importGeoJson } from './graph/importGeoJson.js';
 export { toNgraph, fromNgraph, type FromNgraphOptions } from './graph/ngraphBridge.js';
 export { saveGraph, loadGraph, encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphFile.js';
+export { attachSearchIndexes } from './searchIndexes.js';
 export { openGraph, detectFormat, type InputFormat } from './graph/openGraph.js';
 export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
 export { AStarSearch, type AStarOptions } from './routing/AStarSearch.js';

@@ -4,8 +4,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeGraph, encodeGraph, importGeoJson, loadGraph, saveGraph, DetourError } from '../src/index.js';
-import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { ARRAY_KEYS, RoadGraph } from '../src/graph/RoadGraph.js';
+import { SnapIndex } from '../src/graph/SnapIndex.js';
+import { cosLatitude, haversineMetres } from '../src/geo/haversine.js';
+import { attachSearchIndexes } from '../src/searchIndexes.js';
+import { RoadIndex } from '../src/zones/RoadIndex.js';
+import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detour-file-'));
 const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
@@ -70,4 +75,149 @@ test('a directory instead of a file is an error, not a crash', () => {
   assert.throws(() => loadGraph(dir), (err: DetourError) => err instanceof DetourError);
   writeFileSync(join(dir, 'empty.detour'), '');
   assert.throws(() => loadGraph(join(dir, 'empty.detour')), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
+});
+
+// --- Format version 4: named sections, search indexes, version 3 still read. The helpers below
+// re-implement the documented layout (graphCodec.ts) independently of the codec.
+
+interface RawSection { name: string; type: number; count: number; data: Uint8Array }
+const pad8 = (n: number) => (n + 7) & ~7;
+
+/** The header fields, meta bytes and sections of a version 4 file. */
+function splitV4(bytes: Uint8Array): { meta: Uint8Array; sections: RawSection[] } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  assert.equal(view.getUint32(8, true), 4);
+  const count = view.getUint32(12, true), metaLength = view.getUint32(16, true);
+  const meta = bytes.slice(24, 24 + metaLength);
+  let at = 24 + pad8(metaLength);
+  const sections: RawSection[] = [];
+  const sizes = [8, 4, 4, 1, 4, 2];
+  for (let i = 0; i < count; i++) {
+    const type = view.getUint32(at, true), n = view.getUint32(at + 4, true), nameLength = view.getUint32(at + 8, true);
+    const name = Buffer.from(bytes.subarray(at + 16, at + 16 + nameLength)).toString('latin1');
+    at += 16 + pad8(nameLength);
+    const byteLength = n * sizes[type];
+    sections.push({ name, type, count: n, data: bytes.slice(at, at + byteLength) });
+    at += pad8(byteLength);
+  }
+  assert.equal(at, bytes.length - 4);
+  return { meta, sections };
+}
+
+/** A file in version 4 (named) or 3 (positional) layout from sections, with its CRC. */
+function joinFile(version: 3 | 4, meta: Uint8Array, sections: RawSection[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const header = new Uint8Array(24 + pad8(meta.length));
+  const view = new DataView(header.buffer);
+  header.set(Buffer.from('DETOURGR', 'latin1'));
+  view.setUint32(8, version, true);
+  view.setUint32(12, sections.length, true);
+  view.setUint32(16, meta.length, true);
+  header.set(meta, 24);
+  parts.push(header);
+  for (const s of sections) {
+    const name = Buffer.from(s.name, 'latin1');
+    const head = new Uint8Array(version === 4 ? 16 + pad8(name.length) : 8);
+    const hv = new DataView(head.buffer);
+    hv.setUint32(0, s.type, true);
+    hv.setUint32(4, s.count, true);
+    if (version === 4) {
+      hv.setUint32(8, name.length, true);
+      head.set(name, 16);
+    }
+    parts.push(head, s.data, new Uint8Array(pad8(s.data.length) - s.data.length));
+  }
+  const body = Buffer.concat(parts);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32LE(zlibCrc32(body));
+  return new Uint8Array(Buffer.concat([body, crc]));
+}
+
+const indexed = loadGraph(path);
+attachSearchIndexes(indexed);
+const indexedBytes = encodeGraph(indexed);
+
+test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
+  const names = splitV4(indexedBytes).sections.map((s) => s.name);
+  for (const name of ['snap.tree', 'snap.roadComponent', 'snap.roadBits', 'roads.tree']) assert.ok(names.includes(name), name);
+  const loaded = decodeGraph(indexedBytes);
+  const { snapTree, roadTree } = loaded.indexes;
+  assert.ok(snapTree && roadTree && loaded.indexes.snapRoadComponent && loaded.indexes.snapRoadBits);
+  const snapIndex = SnapIndex.for(loaded);
+  const roadIndex = RoadIndex.for(loaded);
+  assert.equal(loaded.indexes.snapTree, snapTree, 'the loaded snap tree is used, not replaced');
+  assert.equal(roadIndex.data, roadTree.buffer, 'the loaded road tree is used');
+  // A freshly built index over the same graph (no stored indexes) gives the same answers.
+  const fresh = new RoadGraph(graph.arrays(), graph.meta);
+  const freshSnap = new SnapIndex(fresh), freshRoads = new RoadIndex(fresh);
+  const rand = seededRandom(4242);
+  for (let i = 0; i < 300; i++) {
+    const r = Math.floor(rand() * graph.roadCount);
+    const lat = graph.roadPointLat(r, 0) + (rand() - 0.5) * 0.004, lon = graph.roadPointLon(r, 0) + (rand() - 0.5) * 0.008;
+    for (const role of ['first', 'via', 'last'] as const) {
+      assert.deepEqual(snapIndex.snapChoice(lat, lon, { role }), freshSnap.snapChoice(lat, lon, { role }), `point ${i} as ${role}`);
+    }
+    const box = [lon - 0.003, lat - 0.002, lon + 0.003, lat + 0.002] as const;
+    assert.deepEqual(roadIndex.roadsInBox(...box).sort((a, b) => a - b), freshRoads.roadsInBox(...box).sort((a, b) => a - b));
+  }
+});
+
+/** Brute force over every segment in road-major order, the first of equally near ones winning. */
+function bruteSnap(lat: number, lon: number): { road: number; segment: number; t: number } {
+  const kx = cosLatitude(lat);
+  let best = { road: -1, segment: -1, t: 0, distance: Infinity };
+  for (let road = 0; road < graph.roadCount; road++) {
+    for (let i = 0; i + 1 < graph.roadPointCount(road); i++) {
+      const aLat = graph.roadPointLat(road, i), aLon = graph.roadPointLon(road, i);
+      const bLat = graph.roadPointLat(road, i + 1), bLon = graph.roadPointLon(road, i + 1);
+      const ax = (aLon - lon) * kx, ay = aLat - lat, dx = (bLon - lon) * kx - ax, dy = bLat - lat - ay;
+      const len2 = dx * dx + dy * dy;
+      const t = Math.min(1, Math.max(0, len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0));
+      const distance = haversineMetres(lat, lon, aLat + t * (bLat - aLat), aLon + t * (bLon - aLon));
+      if (distance < best.distance) best = { road, segment: i, t, distance };
+    }
+  }
+  return best;
+}
+
+test('a snap from the stored (float32) tree is the nearest segment by brute force, ties to the lowest road and segment', () => {
+  const snapIndex = SnapIndex.for(decodeGraph(indexedBytes));
+  const rand = seededRandom(99);
+  for (let i = 0; i < 150; i++) {
+    const r = Math.floor(rand() * graph.roadCount);
+    // Every third point exactly on a junction (a tie between the roads meeting there), the rest near a road.
+    const onNode = i % 3 === 0;
+    const lat = graph.roadPointLat(r, 0) + (onNode ? 0 : (rand() - 0.5) * 0.002);
+    const lon = graph.roadPointLon(r, 0) + (onNode ? 0 : (rand() - 0.5) * 0.004);
+    const snap = snapIndex.snap(lat, lon);
+    const brute = bruteSnap(lat, lon);
+    assert.deepEqual({ road: snap.road, segment: snap.segment, t: snap.t + 0 }, { road: brute.road, segment: brute.segment, t: brute.t + 0 }, `point ${i}`);
+  }
+});
+
+test('a version 3 file (positional sections, no indexes) still loads, and its indexes are built at first use', () => {
+  const { meta, sections } = splitV4(encodeGraph(graph));
+  const v3 = decodeGraph(joinFile(3, meta, sections));
+  for (const key of ARRAY_KEYS) assert.deepEqual(v3[key], graph[key], key);
+  assert.deepEqual(v3.indexes, {});
+  assert.deepEqual(SnapIndex.for(v3).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
+  assert.ok(v3.indexes.snapTree, 'built and attached');
+});
+
+test('a section a later detour added is skipped; a repeated, missing or mismatched section is GRAPH_CORRUPT', () => {
+  const { meta, sections } = splitV4(indexedBytes);
+  const extra: RawSection = { name: 'future.section', type: 3, count: 5, data: new Uint8Array(5).fill(7) };
+  const withExtra = decodeGraph(joinFile(4, meta, [...sections.slice(0, 3), extra, ...sections.slice(3)]));
+  assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
+  rejects(joinFile(4, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
+  rejects(joinFile(4, meta, sections.filter((s) => s.name !== 'firstIn')), 'GRAPH_CORRUPT', /firstIn is missing/);
+  rejects(joinFile(4, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
+  const shortBits = sections.map((s) => (s.name === 'snap.roadBits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
+  rejects(joinFile(4, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
+  // A tree of another graph: caught when the snap index adopts it.
+  const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
+  attachSearchIndexes(small);
+  const otherTree = splitV4(encodeGraph(small)).sections.find((s) => s.name === 'snap.tree')!;
+  const swapped = decodeGraph(joinFile(4, meta, sections.map((s) => (s.name === 'snap.tree' ? otherTree : s))));
+  assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /snap index holds 1 segments/.test(err.message));
 });

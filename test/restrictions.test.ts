@@ -518,8 +518,11 @@ test('monaco.osm.pbf: with restriction zones too, random junction pairs equal th
       let got: number;
       try {
         const route = router.route({ points, calculationMode: mode, zones });
-        got = route.legs[0].zonesEntered ? Infinity : mode === 'THE_SHORTEST' ? route.distance : route.duration;
-        if (route.legs[0].zonesEntered) throughZones++;
+        // A stop exactly on a junction may snap to the end of a zone road (the first of the roads
+        // meeting there): served by the fallback, it lists the zones it drove inside, none here.
+        const through = (route.legs[0].zonesEntered?.length ?? 0) > 0;
+        got = through ? Infinity : mode === 'THE_SHORTEST' ? route.distance : route.duration;
+        if (through) throughZones++;
       } catch (err) {
         if (!(err instanceof DetourError && err.code === 'ROUTE_NOT_FOUND')) throw err;
         got = Infinity;

@@ -52,6 +52,22 @@ export interface RoadGraphArrays {
   roadClass: Uint8Array;
 }
 
+/**
+ * Search indexes derived from a graph, kept with it so a graph file can carry them and a service
+ * loads them instead of building them (seconds on a country). Each is optional: whatever is
+ * missing is built at first use (SnapIndex.for, RoadIndex.for) and attached here.
+ */
+export interface GraphIndexes {
+  /** SnapIndex: the flatbush bytes over every road segment (item k: see SnapIndex). */
+  snapTree?: Uint8Array;
+  /** SnapIndex: per road, its strongly connected component when both ends share one, else -1. */
+  snapRoadComponent?: Int32Array;
+  /** SnapIndex: per road, SnapRoadBits (in a big component, leads to one, reached from one). */
+  snapRoadBits?: Uint8Array;
+  /** RoadIndex: the flatbush bytes over every road's bounding box (item r = road r). */
+  roadTree?: Uint8Array;
+}
+
 /** Which cost a search minimises. */
 export type Metric = 'distance' | 'duration';
 
@@ -91,11 +107,14 @@ export class RoadGraph implements RoadGraphArrays {
    * absent on a freshly imported graph until buildHierarchy attaches them.
    */
   hierarchy?: GraphHierarchy;
+  /** Search indexes loaded with the graph or built for it (see GraphIndexes). */
+  readonly indexes: GraphIndexes;
 
-  constructor(arrays: RoadGraphArrays, meta: GraphMeta, hierarchy?: GraphHierarchy) {
+  constructor(arrays: RoadGraphArrays, meta: GraphMeta, hierarchy?: GraphHierarchy, indexes: GraphIndexes = {}) {
     Object.assign(this, arrays);
     this.meta = meta;
     this.hierarchy = hierarchy;
+    this.indexes = indexes;
     this.nodeXYZ = unitVectors(this.nodeLat, this.nodeLon);
     let maxSpeed = 0;
     for (let e = 0; e < this.edgeDistance.length; e++) {

@@ -1,6 +1,7 @@
 import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { assertValidLatLon } from '../geo/coordinates.js';
+import { float32Down, float32Up } from '../geo/float32.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
 import { RoadFlag } from './carProfile.js';
 import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js';
@@ -58,87 +59,70 @@ export interface SnapChoice {
   big?: Snap;
 }
 
+/** SnapIndex's per-road bits (GraphIndexes.snapRoadBits). */
+const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4;
+
+const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+
 /**
- * A static R-tree (flatbush) over every road segment. Snapping projects the point onto the
- * nearest segment, not merely the nearest node, searching boxes of growing size.
+ * A static R-tree (flatbush, Float32 boxes rounded outwards) over every road segment. Snapping
+ * projects the point onto the nearest segment, not merely the nearest node, searching boxes of
+ * growing size; of equally near segments it takes the lowest item, so the answer does not depend
+ * on the tree's layout. Item k is segment i of road r where k = roadShapeStart[r] + r + i (each
+ * road has its interior points + 1 segments), so no per-segment array is kept besides the tree.
+ * The tree and the per-road facts live in graph.indexes: loaded from the graph file when it
+ * carries them, else built here and attached, so a saved graph carries them (about 20 bytes per
+ * segment and 5 per road, on SharedArrayBuffers a worker can use without building its own).
  */
 export class SnapIndex {
+  private static readonly cache = new WeakMap<RoadGraph, SnapIndex>();
   private readonly index: Flatbush;
-  /** Per indexed segment: its road, and its index within the road's polyline. */
-  private readonly segmentRoad: Uint32Array;
-  private readonly segmentOfRoad: Uint32Array;
   /** Per road, its strongly connected component when both ends share one, else -1. */
   private readonly roadComponent: Int32Array;
-  /** Per road, 1 when both ends are in a big component. */
-  private readonly roadInBigComponent: Uint8Array;
-  /** Per road, 1 when a point on it can drive into a big component / be reached from one. */
-  private readonly roadLeadsToBig: Uint8Array;
-  private readonly roadReachedFromBig: Uint8Array;
+  /** Per road: in a big component; can drive into one; can be reached from one (the bits above). */
+  private readonly roadBits: Uint8Array;
 
+  /** The snap index of a graph (one per graph, see the class comment). */
+  static for(graph: RoadGraph): SnapIndex {
+    let index = SnapIndex.cache.get(graph);
+    if (!index) SnapIndex.cache.set(graph, (index = new SnapIndex(graph)));
+    return index;
+  }
+
+  /** Adopts graph.indexes' snap index when it has one (GRAPH_CORRUPT when it does not fit), else builds it there. */
   constructor(private readonly graph: RoadGraph) {
-    const roads = graph.roadCount;
-    const count = graph.shapeLat.length + roads; // each road has (interior points + 1) segments
-    this.segmentRoad = new Uint32Array(count);
-    this.segmentOfRoad = new Uint32Array(count);
-    this.index = new Flatbush(Math.max(1, count));
-    let k = 0;
-    for (let r = 0; r < roads; r++) {
-      const n = graph.roadPointCount(r);
-      let lat0 = graph.roadPointLat(r, 0), lon0 = graph.roadPointLon(r, 0);
-      for (let i = 0; i + 1 < n; i++) {
-        const lat1 = graph.roadPointLat(r, i + 1), lon1 = graph.roadPointLon(r, i + 1);
-        this.segmentRoad[k] = r;
-        this.segmentOfRoad[k] = i;
-        k++;
-        this.index.add(Math.min(lon0, lon1), Math.min(lat0, lat1), Math.max(lon0, lon1), Math.max(lat0, lat1));
-        lat0 = lat1;
-        lon0 = lon1;
+    const items = Math.max(1, graph.shapeLat.length + graph.roadCount);
+    const { snapTree, snapRoadComponent, snapRoadBits } = graph.indexes;
+    if (snapTree && snapRoadComponent && snapRoadBits) {
+      let tree: Flatbush;
+      try {
+        tree = Flatbush.from(snapTree.buffer, snapTree.byteOffset);
+      } catch (err) {
+        throw new DetourError(ErrorCode.GRAPH_CORRUPT, `the snap index is not a flatbush index: ${(err as Error).message}`);
       }
+      if (tree.numItems !== items) throw new DetourError(ErrorCode.GRAPH_CORRUPT, `the snap index holds ${tree.numItems} segments, the graph has ${items}`);
+      this.index = tree;
+      this.roadComponent = snapRoadComponent;
+      this.roadBits = snapRoadBits;
+      return;
     }
-    if (count === 0) this.index.add(0, 0, 0, 0);
-    this.index.finish();
-
-    const { component, size } = stronglyConnectedComponents(graph);
-    const largest = size.reduce((a, b) => Math.max(a, b), 0);
-    const bigFrom = Math.min(TINY_COMPONENT_NODES, Math.ceil(largest / 2));
-    this.roadComponent = new Int32Array(roads);
-    this.roadInBigComponent = new Uint8Array(roads);
-    const byEdges = roadComponents(graph, component, size);
-    const bigNode = new Uint8Array(graph.nodeCount);
-    for (let v = 0; v < graph.nodeCount; v++) if (size[component[v]] >= bigFrom) bigNode[v] = 1;
-    const leadsToBig = reachability(graph, bigNode, true), reachedFromBig = reachability(graph, bigNode, false);
-    this.roadLeadsToBig = new Uint8Array(roads);
-    this.roadReachedFromBig = new Uint8Array(roads);
-    for (let r = 0; r < roads; r++) {
-      // As the router leaves and enters a snapped road (junction copies included): by its ends, in its directions.
-      const f = graph.roadFlags[r];
-      const exits = [...(f & RoadFlag.FORWARD ? [roadExitNode(graph, r, false)] : []), ...(f & RoadFlag.BACKWARD ? [roadExitNode(graph, r, true)] : [])];
-      const entries = [...(f & RoadFlag.FORWARD ? roadEntryNodes(graph, r, false) : []), ...(f & RoadFlag.BACKWARD ? roadEntryNodes(graph, r, true) : [])];
-      this.roadLeadsToBig[r] = exits.some((v) => leadsToBig[v]) ? 1 : 0;
-      this.roadReachedFromBig[r] = entries.some((v) => reachedFromBig[v]) ? 1 : 0;
-    }
-    for (let r = 0; r < roads; r++) {
-      const c = byEdges[r];
-      if (c >= 0) {
-        this.roadComponent[r] = c;
-        this.roadInBigComponent[r] = size[c] >= bigFrom ? 1 : 0;
-      } else {
-        const a = component[graph.roadFrom[r]], b = component[graph.roadTo[r]];
-        this.roadComponent[r] = -1;
-        this.roadInBigComponent[r] = size[a] >= bigFrom && size[b] >= bigFrom ? 1 : 0;
-      }
-    }
+    this.index = segmentTree(graph, items);
+    const facts = roadFacts(graph);
+    this.roadComponent = facts.component;
+    this.roadBits = facts.bits;
+    Object.assign(graph.indexes, { snapTree: new Uint8Array(this.index.data), snapRoadComponent: facts.component, snapRoadBits: facts.bits });
   }
 
   /** True when a road's ends both lie in a big strongly connected component. */
   inBigComponent(road: number): boolean {
-    return this.roadInBigComponent[road] === 1;
+    return (this.roadBits[road] & IN_BIG) !== 0;
   }
 
   /** True when a stop on the road can serve `role`: drive into a big component (first), be reached from one (last), or both (via). */
   servesRole(road: number, role: StopRole = 'via'): boolean {
-    if (this.roadInBigComponent[road]) return true;
-    const leaves = this.roadLeadsToBig[road] === 1, arrives = this.roadReachedFromBig[road] === 1;
+    const bits = this.roadBits[road];
+    if (bits & IN_BIG) return true;
+    const leaves = (bits & LEADS_TO_BIG) !== 0, arrives = (bits & REACHED_FROM_BIG) !== 0;
     return role === 'first' ? leaves : role === 'last' ? arrives : leaves && arrives;
   }
 
@@ -192,11 +176,20 @@ export class SnapIndex {
     const candidates = this.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
     const g = this.graph;
     const kx = cosLatitude(lat);
+    const { roadShapeStart } = g;
     let best: Snap | null = null;
+    let bestItem = 0;
     for (const k of candidates) {
-      const road = this.segmentRoad[k];
+      // The road whose first item is the last at or before k (items are road-major).
+      let lo = 0, hi = g.roadCount - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (roadShapeStart[mid] + mid <= k) lo = mid;
+        else hi = mid - 1;
+      }
+      const road = lo;
       if (accept && !accept(road)) continue;
-      const i = this.segmentOfRoad[k];
+      const i = k - roadShapeStart[road] - road;
       const aLat = g.roadPointLat(road, i), aLon = g.roadPointLon(road, i);
       const bLat = g.roadPointLat(road, i + 1), bLon = g.roadPointLon(road, i + 1);
       // Project in a local equirectangular frame centred on the query point.
@@ -209,8 +202,9 @@ export class SnapIndex {
       const sLat = aLat + t * (bLat - aLat);
       const sLon = aLon + t * (bLon - aLon);
       const distance = haversineMetres(lat, lon, sLat, sLon);
-      if (!best || distance < best.distance) {
+      if (!best || distance < best.distance || (distance === best.distance && k < bestItem)) {
         best = { road, segment: i, t, latitude: sLat, longitude: sLon, offset: 0, distance };
+        bestItem = k;
       }
     }
     if (best) best.offset = this.offsetAlongRoad(best.road, best.segment, best.t);
@@ -231,4 +225,56 @@ export class SnapIndex {
     );
     return Math.min(offset + t * seg, g.roadLength[road]);
   }
+}
+
+/** The flatbush over every road segment, item k as the class comment says. */
+function segmentTree(graph: RoadGraph, items: number): Flatbush {
+  const tree = new Flatbush(items, 16, Float32Array, SharedOrPlain as ArrayBufferConstructor);
+  for (let r = 0; r < graph.roadCount; r++) {
+    const n = graph.roadPointCount(r);
+    let lat0 = graph.roadPointLat(r, 0), lon0 = graph.roadPointLon(r, 0);
+    for (let i = 0; i + 1 < n; i++) {
+      const lat1 = graph.roadPointLat(r, i + 1), lon1 = graph.roadPointLon(r, i + 1);
+      tree.add(float32Down(Math.min(lon0, lon1)), float32Down(Math.min(lat0, lat1)), float32Up(Math.max(lon0, lon1)), float32Up(Math.max(lat0, lat1)));
+      lat0 = lat1;
+      lon0 = lon1;
+    }
+  }
+  // An empty graph still needs one item for flatbush; it lies nowhere a point can be.
+  if (graph.roadCount === 0) tree.add(Infinity, Infinity, Infinity, Infinity);
+  tree.finish();
+  return tree;
+}
+
+/** Per road: its strongly connected component (or -1) and its SnapIndex bits. */
+function roadFacts(graph: RoadGraph): { component: Int32Array; bits: Uint8Array } {
+  const roads = graph.roadCount;
+  const { component, size } = stronglyConnectedComponents(graph);
+  const largest = size.reduce((a, b) => Math.max(a, b), 0);
+  const bigFrom = Math.min(TINY_COMPONENT_NODES, Math.ceil(largest / 2));
+  const roadComponent = new Int32Array(new SharedOrPlain(4 * roads) as ArrayBuffer);
+  const bits = new Uint8Array(new SharedOrPlain(roads) as ArrayBuffer);
+  const byEdges = roadComponents(graph, component, size);
+  const bigNode = new Uint8Array(graph.nodeCount);
+  for (let v = 0; v < graph.nodeCount; v++) if (size[component[v]] >= bigFrom) bigNode[v] = 1;
+  const leadsToBig = reachability(graph, bigNode, true), reachedFromBig = reachability(graph, bigNode, false);
+  for (let r = 0; r < roads; r++) {
+    // As the router leaves and enters a snapped road (junction copies included): by its ends, in its directions.
+    const f = graph.roadFlags[r];
+    const exits = [...(f & RoadFlag.FORWARD ? [roadExitNode(graph, r, false)] : []), ...(f & RoadFlag.BACKWARD ? [roadExitNode(graph, r, true)] : [])];
+    const entries = [...(f & RoadFlag.FORWARD ? roadEntryNodes(graph, r, false) : []), ...(f & RoadFlag.BACKWARD ? roadEntryNodes(graph, r, true) : [])];
+    let b = 0;
+    if (exits.some((v) => leadsToBig[v])) b |= LEADS_TO_BIG;
+    if (entries.some((v) => reachedFromBig[v])) b |= REACHED_FROM_BIG;
+    const c = byEdges[r];
+    if (c >= 0) {
+      roadComponent[r] = c;
+      if (size[c] >= bigFrom) b |= IN_BIG;
+    } else {
+      roadComponent[r] = -1;
+      if (size[component[graph.roadFrom[r]]] >= bigFrom && size[component[graph.roadTo[r]]] >= bigFrom) b |= IN_BIG;
+    }
+    bits[r] = b;
+  }
+  return { component: roadComponent, bits };
 }

@@ -3,24 +3,32 @@ import {
   HIERARCHY_ARRAY_KEYS, type ContractionHierarchy, type GraphHierarchy,
 } from '../hierarchy/ContractionHierarchy.js';
 import { crc32 } from './crc32.js';
-import { ARRAY_KEYS, RoadGraph, type GraphMeta, type Metric, type RoadGraphArrays } from './RoadGraph.js';
+import {
+  ARRAY_KEYS, RoadGraph, type GraphIndexes, type GraphMeta, type Metric, type RoadGraphArrays,
+} from './RoadGraph.js';
 
 /**
- * The detour graph file:
+ * The detour graph file (format version 4):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
- *   per section: u32 type code | u32 element count, then the elements (little-endian), padded to 8
+ *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
+ *     the name (ASCII) padded to 8, then the elements (little-endian), padded to 8
  *   u32 CRC-32 of every byte before it
- * Sections: the graph's arrays in ARRAY_KEYS order, then, when the graph has a hierarchy, the
- * duration hierarchy's and the distance hierarchy's arrays in HIERARCHY_ARRAY_KEYS order, and,
- * in files written since the customizable hierarchy, its nested dissection order (one section more;
- * files without it still load and build it when needed). Version 2 added the hierarchy sections; version 3 widened roadFlags to 16 bits (unpaved, toll
- * gates). graphFile.ts writes and reads files section by section (no whole-file buffer, so files
- * over 2 GiB work); loaded arrays live on SharedArrayBuffers where the platform has them, so a
- * worker thread can use them without a copy. No node: import: this module runs in a browser too.
+ * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
+ * hierarchies' arrays (`duration.rank`, ...: all or none); the nested dissection order (`order`);
+ * the search indexes (GraphIndexes: `snap.tree`, `snap.roadComponent`, `snap.roadBits`,
+ * `roads.tree`). Everything but the graph's arrays is optional, and a reader skips (but checksums)
+ * sections it does not know, so a later detour can add one without a new version. Version 3
+ * files (the same sections without names, in a fixed order: graph, hierarchies, order; no
+ * indexes) still load; older versions get GRAPH_VERSION. graphFile.ts writes and reads files
+ * section by section (no whole-file buffer, so files over 2 GiB work); loaded arrays live on
+ * SharedArrayBuffers where the platform has them, so a worker thread can use them without a
+ * copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 3;
+export const GRAPH_FORMAT_VERSION = 4;
+/** The unnamed-section version still read (see above). */
+const POSITIONAL_VERSION = 3;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -32,6 +40,13 @@ const HIERARCHY_METRICS: readonly Metric[] = ['duration', 'distance'];
 const pad8 = (n: number) => (n + 7) & ~7;
 const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
 
+/** Names of the index sections, by GraphIndexes member. */
+const INDEX_SECTIONS = {
+  snapTree: 'snap.tree', snapRoadComponent: 'snap.roadComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.tree',
+} as const satisfies Record<keyof GraphIndexes, string>;
+/** Longest section name a reader accepts (a damaged length must not ask for a huge read). */
+const MAX_NAME_BYTES = 64;
+
 /** Every section of a graph, in file order. */
 function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
   const arrays = graph.arrays() as unknown as Record<string, AnyTyped>;
@@ -42,6 +57,10 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
       for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: ch[key] });
     }
     if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
+  }
+  for (const [key, name] of Object.entries(INDEX_SECTIONS)) {
+    const array = graph.indexes[key as keyof GraphIndexes];
+    if (array) out.push({ name, array });
   }
   return out;
 }
@@ -59,11 +78,14 @@ export function* pieces(graph: RoadGraph): Generator<Uint8Array> {
   header.set(meta, HEADER_BYTES);
   yield header;
   const zeros = new Uint8Array(8);
-  for (const { array } of list) {
-    const head = new Uint8Array(8);
+  for (const { name, array } of list) {
+    const nameBytes = new TextEncoder().encode(name);
+    const head = new Uint8Array(16 + pad8(nameBytes.length));
     const hv = new DataView(head.buffer);
     hv.setUint32(0, TYPES.findIndex((T) => array instanceof T), true);
     hv.setUint32(4, array.length, true);
+    hv.setUint32(8, nameBytes.length, true);
+    head.set(nameBytes, 16);
     yield head;
     const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
     for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES));
@@ -122,43 +144,65 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   const view = new DataView(header.buffer);
   const version = view.getUint32(8, true);
   // A small number is a real other version; anything else is damage, reported as corruption below.
-  if (version !== GRAPH_FORMAT_VERSION && version < 256) {
+  if (version !== GRAPH_FORMAT_VERSION && version !== POSITIONAL_VERSION && version < 256) {
     throw new DetourError(
       ErrorCode.GRAPH_VERSION,
-      `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION} ` +
+      `${source} has graph format version ${version}; this detour reads versions ${POSITIONAL_VERSION} and ${GRAPH_FORMAT_VERSION} ` +
         `(with the contraction hierarchy and the avoidance flags). Re-import it with detour import.`,
       { path: source },
     );
   }
   const end = src.size - 4;
   const sectionCount = view.getUint32(12, true);
+  const named = version === GRAPH_FORMAT_VERSION;
+  // Version 3 tells its optional sections by their count.
   const withHierarchy = ARRAY_KEYS.length + HIERARCHY_METRICS.length * HIERARCHY_ARRAY_KEYS.length;
   const withOrder = withHierarchy + 1;
-  if (version !== GRAPH_FORMAT_VERSION || (sectionCount !== ARRAY_KEYS.length && sectionCount !== withHierarchy && sectionCount !== withOrder)) {
-    throw corrupt(source, `expected ${ARRAY_KEYS.length}, ${withHierarchy} or ${withOrder} sections, found ${sectionCount} (checksum or header damaged)`);
+  const countOk = named
+    ? sectionCount >= ARRAY_KEYS.length && sectionCount * 16 <= end
+    : sectionCount === ARRAY_KEYS.length || sectionCount === withHierarchy || sectionCount === withOrder;
+  if ((version !== GRAPH_FORMAT_VERSION && version !== POSITIONAL_VERSION) || !countOk) {
+    throw corrupt(source, `${sectionCount} sections in a version ${version} file (checksum or header damaged)`);
   }
   const metaLength = view.getUint32(16, true);
   if (HEADER_BYTES + pad8(metaLength) > end) throw corrupt(source, 'metadata runs past the end of the file (truncated file?)');
   const metaBytes = new Uint8Array(pad8(metaLength));
   readExactly(metaBytes, 'metadata');
-  const names = ARRAY_KEYS.map(String);
-  if (sectionCount >= withHierarchy) {
-    for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) names.push(`${metric}.${key}`);
+  const positional = ARRAY_KEYS.map(String);
+  if (!named && sectionCount >= withHierarchy) {
+    for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) positional.push(`${metric}.${key}`);
   }
-  if (sectionCount === withOrder) names.push(ORDER_SECTION);
+  if (!named && sectionCount === withOrder) positional.push(ORDER_SECTION);
+  const known = new Set<string>([...ARRAY_KEYS, ORDER_SECTION, ...Object.values(INDEX_SECTIONS)]);
+  for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) known.add(`${metric}.${key}`);
   const arrays: Record<string, AnyTyped> = {};
-  const sectionHead = new Uint8Array(8);
+  const sectionHead = new Uint8Array(named ? 16 : 8);
   const sectionView = new DataView(sectionHead.buffer);
   const padding = new Uint8Array(8);
-  for (const name of names) {
-    if (position + 8 > end) throw corrupt(source, `section ${name} is missing (truncated file?)`);
-    readExactly(sectionHead, `section ${name}`);
+  for (let i = 0; i < sectionCount; i++) {
+    let name = positional[i];
+    if (position + sectionHead.length > end) throw corrupt(source, `section ${name ?? i} is missing (truncated file?)`);
+    readExactly(sectionHead, `section ${name ?? i}`);
+    if (named) {
+      const nameLength = sectionView.getUint32(8, true);
+      if (nameLength === 0 || nameLength > MAX_NAME_BYTES || position + pad8(nameLength) > end) throw corrupt(source, `section ${i} has a damaged name`);
+      const nameBytes = new Uint8Array(pad8(nameLength));
+      readExactly(nameBytes, `section ${i}`);
+      name = String.fromCharCode(...nameBytes.subarray(0, nameLength));
+      if (Object.hasOwn(arrays, name)) throw corrupt(source, `section ${name} appears twice`);
+    }
     const T = TYPES[sectionView.getUint32(0, true)];
     const length = sectionView.getUint32(4, true);
     if (!T) throw corrupt(source, `section ${name} has an unknown element type`);
     const byteLength = length * T.BYTES_PER_ELEMENT;
     // Checked before allocating, so a damaged length cannot ask for more memory than the file holds.
-    if (position + byteLength > end) throw corrupt(source, `section ${name} runs past the end of the file (truncated file?)`);
+    if (position + pad8(byteLength) > end) throw corrupt(source, `section ${name} runs past the end of the file (truncated file?)`);
+    if (!known.has(name)) {
+      // A section of a later detour: checksummed and skipped, in pieces (it may be large).
+      const skip = new Uint8Array(Math.min(CHUNK_BYTES, pad8(byteLength)));
+      for (let left = pad8(byteLength); left > 0; left -= skip.length) readExactly(skip.subarray(0, Math.min(left, skip.length)), `section ${name}`);
+      continue;
+    }
     // SharedArrayBuffer where there is one (Node; a cross-origin-isolated page), so workers share it.
     const array = new T(new SharedOrPlain(byteLength) as unknown as ArrayBuffer);
     readExactly(new Uint8Array(array.buffer), `section ${name}`);
@@ -178,22 +222,54 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   } catch {
     throw corrupt(source, 'metadata is not JSON');
   }
-  checkShape(arrays as unknown as RoadGraphArrays, source);
+  for (const key of ARRAY_KEYS) if (!arrays[key]) throw corrupt(source, `section ${key} is missing`);
+  const graphArrays = {} as Record<string, AnyTyped>;
+  for (const key of ARRAY_KEYS) graphArrays[key] = arrays[key];
+  const g = graphArrays as unknown as RoadGraphArrays;
+  checkShape(g, source);
+  const hierarchyKeys = HIERARCHY_METRICS.flatMap((metric) => HIERARCHY_ARRAY_KEYS.map((key) => `${metric}.${key}`));
+  const hierarchyFound = hierarchyKeys.filter((key) => arrays[key]).length;
+  if (hierarchyFound !== 0 && hierarchyFound !== hierarchyKeys.length) throw corrupt(source, 'the contraction hierarchy is incomplete');
   let hierarchy: GraphHierarchy | undefined;
-  if (sectionCount >= withHierarchy) {
+  if (hierarchyFound) {
     const byMetric = {} as Record<Metric, ContractionHierarchy>;
     for (const metric of HIERARCHY_METRICS) {
       const ch = { metric } as Record<string, unknown>;
       for (const key of HIERARCHY_ARRAY_KEYS) ch[key] = arrays[`${metric}.${key}`];
       byMetric[metric] = ch as unknown as ContractionHierarchy;
-      checkHierarchy(byMetric[metric], arrays as unknown as RoadGraphArrays, source);
+      checkHierarchy(byMetric[metric], g, source);
     }
     hierarchy = byMetric;
-    if (sectionCount === withOrder) hierarchy.order = checkOrder(arrays[ORDER_SECTION], arrays as unknown as RoadGraphArrays, source);
+    if (arrays[ORDER_SECTION]) hierarchy.order = checkOrder(arrays[ORDER_SECTION], g, source);
   }
-  const graphArrays: Record<string, AnyTyped> = {};
-  for (const key of ARRAY_KEYS) graphArrays[key] = arrays[key];
-  return new RoadGraph(graphArrays as unknown as RoadGraphArrays, meta, hierarchy);
+  return new RoadGraph(g, meta, hierarchy, checkIndexes(arrays, g, source));
+}
+
+/**
+ * The index sections: per-road arrays of the right type and length, trees as bytes (SnapIndex
+ * and RoadIndex check a tree's own header and item count when they adopt it).
+ */
+function checkIndexes(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): GraphIndexes {
+  const indexes: GraphIndexes = {};
+  const roads = g.roadFrom.length;
+  const { snapTree, snapRoadComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
+  const snap = [snapTree, snapRoadComponent, snapRoadBits].filter((name) => arrays[name]).length;
+  if (snap === 3) {
+    const tree = arrays[snapTree], component = arrays[snapRoadComponent], bits = arrays[snapRoadBits];
+    if (!(tree instanceof Uint8Array) || !(component instanceof Int32Array) || component.length !== roads
+      || !(bits instanceof Uint8Array) || bits.length !== roads) {
+      throw corrupt(source, 'the snap index does not match the road count');
+    }
+    Object.assign(indexes, { snapTree: tree, snapRoadComponent: component, snapRoadBits: bits });
+  } else if (snap !== 0) {
+    throw corrupt(source, 'the snap index is incomplete');
+  }
+  const roadTreeArray = arrays[roadTree];
+  if (roadTreeArray) {
+    if (!(roadTreeArray instanceof Uint8Array)) throw corrupt(source, 'the road index is not bytes');
+    indexes.roadTree = roadTreeArray;
+  }
+  return indexes;
 }
 
 /** Parses graph bytes held in memory (e.g. a fetched ArrayBuffer's); arrays are copied out of them. */

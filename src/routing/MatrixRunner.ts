@@ -2,6 +2,7 @@ import { DetourError } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
+import { SnapIndex } from '../graph/SnapIndex.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
@@ -26,7 +27,7 @@ type Reply = { id: number; result: MatrixResult } | { id: number; error: { code:
 
 /**
  * Runs Router.matrix on one worker thread, so a matrix never holds the calling thread's event
- * loop. The worker shares the graph's and hierarchy's buffers and builds its own snap index and
+ * loop. The worker shares the graph's, hierarchy's and snap index's buffers and builds its own
  * customizable hierarchy once, when it starts; matrices queue on it one after another. DetourErrors (bad points, zones not usable) reject with the same code.
  * Call close() when done.
  */
@@ -73,10 +74,13 @@ export class MatrixRunner {
 
   private startWorker(): WorkerRequests<Reply> {
     if (this.worker) return this.worker;
+    // The snap index is made here first (on SharedArrayBuffers), so the worker adopts it.
+    SnapIndex.for(this.graph);
     const workerData: MatrixWorkerData = {
       arrays: sharedGraphArrays(this.graph),
       meta: this.graph.meta,
       hierarchy: this.graph.hierarchy,
+      indexes: this.graph.indexes,
       maxSnapDistance: this.options.maxSnapDistance,
     };
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'matrixWorker', workerData), () => {

@@ -124,7 +124,7 @@ export class Router {
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
     this.graph = graph;
-    this.snapIndex = options.snapIndex ?? new SnapIndex(graph);
+    this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
     this.search =
       engine === 'ch' ? new HierarchySearch(graph)

@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData, isMainThread } from 'node:worker_threads';
 import { PreparedPolygon } from '../geo/PreparedPolygon.js';
-import { RoadGraph, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
+import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
 import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { DetourError } from '../errors.js';
@@ -18,14 +18,16 @@ export interface MatrixWorkerData {
   arrays: RoadGraphArrays;
   meta: GraphMeta;
   hierarchy?: GraphHierarchy;
+  /** The graph's search indexes (the snap index: shared, not built again here). */
+  indexes: GraphIndexes;
   maxSnapDistance?: number;
 }
 
 if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
   lowerThreadPriority();
-  const { arrays, meta, hierarchy, maxSnapDistance } = workerData as MatrixWorkerData;
-  const router = new Router(new RoadGraph(arrays, meta, hierarchy), { maxSnapDistance });
+  const { arrays, meta, hierarchy, indexes, maxSnapDistance } = workerData as MatrixWorkerData;
+  const router = new Router(new RoadGraph(arrays, meta, hierarchy, indexes), { maxSnapDistance });
   // Matrices around zones re-customize it per request; built before the first message is read.
   if (hierarchy) customizableHierarchyOf(router.graph);
   const port = parentPort;

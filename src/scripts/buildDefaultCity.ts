@@ -11,6 +11,7 @@ import { saveGraph } from '../graph/graphFile.js';
 import { importGeoJson } from '../graph/importGeoJson.js';
 import { OSM_ATTRIBUTION } from '../graph/importOsm.js';
 import { buildHierarchy } from '../hierarchy/buildHierarchy.js';
+import { attachSearchIndexes } from '../searchIndexes.js';
 
 const require = createRequire(import.meta.url);
 const started = performance.now();
@@ -19,8 +20,9 @@ const graph = importGeoJson(JSON.parse(readFileSync(input, 'utf8')), {
   source: DEFAULT_CITY_SOURCE,
   attribution: OSM_ATTRIBUTION,
 });
-// The contraction hierarchies of both metrics travel in the file: no preprocessing at serve time.
+// The contraction hierarchies of both metrics and the search indexes travel in the file: no preprocessing at serve time.
 buildHierarchy(graph);
+attachSearchIndexes(graph);
 mkdirSync(dirname(DEFAULT_GRAPH_PATH), { recursive: true });
 saveGraph(graph, DEFAULT_GRAPH_PATH);
 console.log(

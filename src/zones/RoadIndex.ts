@@ -1,29 +1,7 @@
 import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
+import { float32Down, float32Up } from '../geo/float32.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
-
-// Float32 boxes halve the index; each bound is rounded outwards so a box never shrinks and the
-// candidates stay a superset of the exact (Float64) ones: the kernels decide, results are unchanged.
-const f32 = new Float32Array(1);
-const f32Bits = new Int32Array(f32.buffer);
-
-/** The largest float32 <= x (degrees). */
-function float32Down(x: number): number {
-  f32[0] = x;
-  if (f32[0] <= x) return f32[0];
-  if (f32[0] === 0) return -1.401298464324817e-45;
-  f32Bits[0] += f32[0] > 0 ? -1 : 1;
-  return f32[0];
-}
-
-/** The smallest float32 >= x (degrees). */
-function float32Up(x: number): number {
-  f32[0] = x;
-  if (f32[0] >= x) return f32[0];
-  if (f32[0] === 0) return 1.401298464324817e-45;
-  f32Bits[0] += f32[0] > 0 ? 1 : -1;
-  return f32[0];
-}
 
 /**
  * A static packed R-tree (flatbush, Float32 boxes rounded outwards) over the bounding boxes of a
@@ -41,13 +19,13 @@ export class RoadIndex {
    * Builds the index of a graph, or adopts a built one from its `data` buffer (e.g. posted by
    * another thread). Throws GRAPH_CORRUPT when that buffer does not index this graph's roads.
    */
-  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike, only?: Uint32Array) {
+  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike | Uint8Array, only?: Uint32Array) {
     const roads = only ? only.length : graph.roadCount;
     this.ids = only;
     if (data) {
       let tree: Flatbush;
       try {
-        tree = Flatbush.from(data);
+        tree = data instanceof Uint8Array ? Flatbush.from(data.buffer, data.byteOffset) : Flatbush.from(data);
       } catch (err) {
         throw new DetourError(ErrorCode.GRAPH_CORRUPT, `road index buffer is not a flatbush index: ${(err as Error).message}`);
       }
@@ -84,10 +62,18 @@ export class RoadIndex {
     return new RoadIndex(graph, undefined, roads);
   }
 
-  /** The index of a graph, built on first use. */
+  /**
+   * The index of a graph: the one its file carried (graph.indexes.roadTree), else built on first
+   * use and attached there, so saving the graph stores it.
+   */
   static for(graph: RoadGraph): RoadIndex {
     let index = RoadIndex.cache.get(graph);
-    if (!index) RoadIndex.cache.set(graph, (index = new RoadIndex(graph)));
+    if (!index) {
+      const stored = graph.indexes.roadTree;
+      index = new RoadIndex(graph, stored);
+      if (!stored) graph.indexes.roadTree = new Uint8Array(index.data);
+      RoadIndex.cache.set(graph, index);
+    }
     return index;
   }
 

@@ -1,0 +1,119 @@
+/**
+ * How soon `detour serve` answers on a big graph: starts the built CLI (`npm run build` first) on
+ * a scale graph's file (bench/.cache, made by scaleGraphs.ts) and polls GET /health until it says
+ * ok, then times the first trip (a token, then POST /trip/v2/calculations) and reads the
+ * process's resident memory. The peer, in the same run, is the same graph saved without its
+ * search indexes (what serve had to build at start before graph files carried them). Runs
+ * alternate; medians are reported. Writes its own section of bench/RESULTS.md (unless --no-write).
+ *
+ *   node --import tsx --expose-gc --max-old-space-size=12000 bench/serveReadyBench.ts --size 5m --runs 3
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { RoadGraph } from '../src/graph/RoadGraph.js';
+import { saveGraph } from '../src/graph/graphFile.js';
+import { updateResults } from './results.js';
+import { parseSizes, scaleGraph } from './scaleGraphs.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    size: { type: 'string', default: '5m' },
+    runs: { type: 'string', default: '3' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const log = (s: string) => process.stderr.write(`# ${s}\n`);
+const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+if (!existsSync(CLI)) throw new Error('run npm run build first (this bench starts dist/src/cli.js)');
+const [size] = parseSizes(opts.size!);
+const runs = Number(opts.runs);
+
+const { graph, path } = await scaleGraph(size, log);
+if (!graph.indexes.snapTree || !graph.indexes.roadTree) throw new Error(`${path} carries no search indexes: remove it so scaleGraphs.ts makes it again`);
+const nodes = graph.nodeCount, edges = graph.edgeCount;
+// A stop pair for the first trip: two nodes far apart in the node order (different tiles).
+const stops = [Math.floor(nodes * 0.37), Math.floor(nodes * 0.61)].map((v) => ({ latitude: graph.nodeLat[v], longitude: graph.nodeLon[v] }));
+const bare = `${path}.no-indexes.detour`;
+if (!existsSync(bare)) {
+  log(`saving ${bare} (the same graph without its search indexes)`);
+  saveGraph(new RoadGraph(graph.arrays(), graph.meta, graph.hierarchy), bare);
+}
+
+interface Run { readyMs: number; rssReady: number; firstTripMs: number; rssLater: number }
+
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function run(file: string, port: number): Promise<Run> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'detour-ready-'));
+  const added = spawnSync(process.execPath, [CLI, 'clients', 'add', '--name', 'bench', '--json', '--data-dir', dataDir], { encoding: 'utf8' });
+  const { client_id: id, client_secret: secret } = JSON.parse(added.stdout) as { client_id: string; client_secret: string };
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, 'serve', '--graph', file, '--port', String(port), '--workers', '1', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: 'ignore' });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    let readyMs = NaN;
+    while (Number.isNaN(readyMs)) {
+      if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
+      try {
+        const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) });
+        if (res.ok && (await res.json() as { status?: string }).status === 'ok') readyMs = performance.now() - started;
+      } catch { /* not listening yet */ }
+      if (Number.isNaN(readyMs)) await sleep(50);
+    }
+    const rssReady = rssOf(child.pid!);
+    const t = performance.now();
+    const token = await (await fetch(`${base}/oauth/client_credential/accesstoken?grant_type=client_credentials`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=${id}&client_secret=${secret}`,
+    })).json() as { access_token: string };
+    const trip = await fetch(`${base}/trip/v2/calculations`, {
+      method: 'POST', headers: { authorization: `Bearer ${token.access_token}`, clientId: id, 'content-type': 'application/json' },
+      body: JSON.stringify({ points: stops.map((p, i) => ({ siteId: String(i), ...p })) }),
+    });
+    if (!trip.ok) throw new Error(`first trip: ${trip.status} ${await trip.text()}`);
+    const firstTripMs = performance.now() - t;
+    // Once the matrix worker has prepared the customizable hierarchy in the background.
+    await sleep(45_000);
+    return { readyMs, rssReady, firstTripMs, rssLater: rssOf(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const files = [{ label: 'graph file with the search indexes', file: path }, { label: 'the same without them (built at start)', file: bare }];
+const results = files.map(() => [] as Run[]);
+for (let r = 0; r < runs; r++) {
+  for (let f = 0; f < files.length; f++) {
+    const one = await run(files[f].file, 18_700 + r * 2 + f);
+    results[f].push(one);
+    log(`${files[f].label}: ready ${one.readyMs.toFixed(0)} ms, first trip ${one.firstTripMs.toFixed(0)} ms, RSS ${(one.rssReady / 2 ** 30).toFixed(2)} / ${(one.rssLater / 2 ** 30).toFixed(2)} GiB`);
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+const rows = files.map(({ label, file }, f) => {
+  const m = (k: keyof Run) => median(results[f].map((x) => x[k]));
+  return `| ${label} | ${gib(Number(spawnSync('stat', ['-c', '%s', file], { encoding: 'utf8' }).stdout))} | ${s(m('readyMs'))} | ${m('firstTripMs').toFixed(0)} ms | ${gib(m('rssReady'))} | ${gib(m('rssLater'))} |`;
+});
+const ready = median(results[0].map((x) => x.readyMs));
+const section = [
+  `## Serve readiness: synthetic country ${size.key}`,
+  '',
+  `\`npm run build && node --import tsx --max-old-space-size=12000 bench/serveReadyBench.ts --size ${size.key} --runs ${runs}\` on ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${cpus()[0]?.model ?? ''} (${cpus().length} cores), load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end.`,
+  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and one trip across the country, then the resident memory once the matrix worker has prepared its customizable hierarchy (45 s later). Medians.`,
+  '',
+  '| file | size | /health ok after | first trip (token + trip) | resident at ready | resident 45 s later |',
+  '|---|---|---|---|---|---|',
+  ...rows,
+  '',
+  `Target of issue 9 (serve ready in <= 10 s on the 5M graph, no first-request stall): ${ready <= 10_000 ? 'met' : 'MISSED'} (${s(ready)}).`,
+].join('\n');
+if (!opts['no-write']) updateResults(undefined, [section]);
+console.log(section);
