@@ -62,7 +62,7 @@ export interface GraphIndexes {
   snapTree?: Uint8Array;
   /** SnapIndex: per road, its strongly connected component when both ends share one, else -1. */
   snapRoadComponent?: Int32Array;
-  /** SnapIndex: per road, SnapRoadBits (in a big component, leads to one, reached from one). */
+  /** SnapIndex: per road, bits: 1 both ends in a big component, 2 can drive into one, 4 can be reached from one. */
   snapRoadBits?: Uint8Array;
   /** RoadIndex: the flatbush bytes over every road's bounding box (item r = road r). */
   roadTree?: Uint8Array;

@@ -60,7 +60,7 @@ export interface SnapChoice {
 }
 
 /** SnapIndex's per-road bits (GraphIndexes.snapRoadBits). */
-const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4;
+const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4; // as GraphIndexes.snapRoadBits says
 
 const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
 
@@ -71,7 +71,7 @@ const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffe
  * on the tree's layout. Item k is segment i of road r where k = roadShapeStart[r] + r + i (each
  * road has its interior points + 1 segments), so no per-segment array is kept besides the tree.
  * The tree and the per-road facts live in graph.indexes: loaded from the graph file when it
- * carries them, else built here and attached, so a saved graph carries them (about 20 bytes per
+ * carries them, else built here and attached, so a saved graph carries them (about 21 bytes per
  * segment and 5 per road, on SharedArrayBuffers a worker can use without building its own).
  */
 export class SnapIndex {
