@@ -7,6 +7,7 @@ import { RoadFlag } from './carProfile.js';
 import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js';
 import { reachability, stronglyConnectedComponents } from './components.js';
 import type { RoadGraph } from './RoadGraph.js';
+import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /** A position on a road: where a query point lands on the network. */
 export interface Snap {
@@ -62,7 +63,6 @@ export interface SnapChoice {
 /** SnapIndex's per-road bits (GraphIndexes.snapRoadBits). */
 const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4; // as GraphIndexes.snapRoadBits says
 
-const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
 
 /**
  * A static R-tree (flatbush, Float32 boxes rounded outwards) over every road segment. Snapping
@@ -229,7 +229,7 @@ export class SnapIndex {
 
 /** The flatbush over every road segment, item k as the class comment says. */
 function segmentTree(graph: RoadGraph, items: number): Flatbush {
-  const tree = new Flatbush(items, 16, Float32Array, SharedOrPlain as ArrayBufferConstructor);
+  const tree = new Flatbush(items, 16, Float32Array, SharedOrPlainBuffer);
   for (let r = 0; r < graph.roadCount; r++) {
     const n = graph.roadPointCount(r);
     let lat0 = graph.roadPointLat(r, 0), lon0 = graph.roadPointLon(r, 0);
@@ -252,8 +252,8 @@ function roadFacts(graph: RoadGraph): { component: Int32Array; bits: Uint8Array 
   const { component, size } = stronglyConnectedComponents(graph);
   const largest = size.reduce((a, b) => Math.max(a, b), 0);
   const bigFrom = Math.min(TINY_COMPONENT_NODES, Math.ceil(largest / 2));
-  const roadComponent = new Int32Array(new SharedOrPlain(4 * roads) as ArrayBuffer);
-  const bits = new Uint8Array(new SharedOrPlain(roads) as ArrayBuffer);
+  const roadComponent = new Int32Array(new SharedOrPlainBuffer(4 * roads));
+  const bits = new Uint8Array(new SharedOrPlainBuffer(roads));
   const byEdges = roadComponents(graph, component, size);
   const bigNode = new Uint8Array(graph.nodeCount);
   for (let v = 0; v < graph.nodeCount; v++) if (size[component[v]] >= bigFrom) bigNode[v] = 1;

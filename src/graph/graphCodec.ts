@@ -6,6 +6,7 @@ import { crc32 } from './crc32.js';
 import {
   ARRAY_KEYS, RoadGraph, type GraphIndexes, type GraphMeta, type Metric, type RoadGraphArrays,
 } from './RoadGraph.js';
+import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
  * The detour graph file (format version 4):
@@ -38,7 +39,6 @@ export const CHUNK_BYTES = 1 << 28;
 const HIERARCHY_METRICS: readonly Metric[] = ['duration', 'distance'];
 
 const pad8 = (n: number) => (n + 7) & ~7;
-const SharedOrPlain = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
 
 /** Names of the index sections, by GraphIndexes member. */
 const INDEX_SECTIONS = {
@@ -204,7 +204,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
       continue;
     }
     // SharedArrayBuffer where there is one (Node; a cross-origin-isolated page), so workers share it.
-    const array = new T(new SharedOrPlain(byteLength) as unknown as ArrayBuffer);
+    const array = new T(new SharedOrPlainBuffer(byteLength));
     readExactly(new Uint8Array(array.buffer), `section ${name}`);
     const pad = pad8(byteLength) - byteLength;
     if (pad > 0) readExactly(padding.subarray(0, pad), `section ${name}`);

@@ -2,6 +2,7 @@ import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { float32Down, float32Up } from '../geo/float32.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
+import { SharedOrPlainBuffer } from '../graph/sharedGraph.js';
 
 /**
  * A static packed R-tree (flatbush, Float32 boxes rounded outwards) over the bounding boxes of a
@@ -35,8 +36,7 @@ export class RoadIndex {
       this.tree = tree;
       return;
     }
-    const Buffer = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
-    this.tree = new Flatbush(Math.max(1, roads), 16, Float32Array, Buffer);
+    this.tree = new Flatbush(Math.max(1, roads), 16, Float32Array, SharedOrPlainBuffer);
     const { nodeLat, nodeLon, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon } = graph;
     for (let i = 0; i < roads; i++) {
       const r = only ? only[i] : i;
@@ -77,14 +77,7 @@ export class RoadIndex {
     return index;
   }
 
-  /** Uses an index built elsewhere (its `data`) as the graph's index, so RoadIndex.for does not rebuild it. */
-  static adopt(graph: RoadGraph, data: ArrayBufferLike): RoadIndex {
-    const index = new RoadIndex(graph, data);
-    RoadIndex.cache.set(graph, index);
-    return index;
-  }
-
-  /** The index's whole memory (a SharedArrayBuffer when available), for posting to a worker. */
+  /** The index's whole memory (a SharedArrayBuffer when available): what graph.indexes.roadTree views. */
   get data(): ArrayBufferLike {
     return this.tree.data;
   }

@@ -184,11 +184,13 @@ export class ZoneCalculator {
   private startWorker(): WorkerRequests<WorkerReply> {
     if (this.worker) return this.worker;
     // SharedArrayBuffers are shared with the worker, not cloned: the graph (copied onto SABs once
-    // only when it is not there already) and the packed road index, so the worker builds nothing.
+    // only when it is not there already) and its indexes, the road index made here first (attached
+    // to graph.indexes), so the worker adopts it and builds nothing.
+    RoadIndex.for(this.graph);
     const workerData: ZoneWorkerData = {
       arrays: sharedGraphArrays(this.graph),
       meta: this.graph.meta,
-      roadIndex: RoadIndex.for(this.graph).data,
+      indexes: this.graph.indexes,
     };
     const requests: WorkerRequests<WorkerReply> = new WorkerRequests(startModuleWorker(import.meta.url, 'zoneWorker', workerData), () => {
       if (this.worker === requests) this.worker = undefined;

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData, isMainThread } from 'node:worker_threads';
 import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
-import { RoadGraph, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
+import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
 import { calculateZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
 import { storedZone } from './validateZone.js';
@@ -19,8 +19,8 @@ export interface ZoneWorkerData {
   /** The graph's arrays, on SharedArrayBuffers. */
   arrays: RoadGraphArrays;
   meta: GraphMeta;
-  /** RoadIndex.data of the same graph. */
-  roadIndex: ArrayBufferLike;
+  /** The graph's search indexes, the road index among them (adopted by RoadIndex.for, not built again). */
+  indexes: GraphIndexes;
 }
 
 /** A request: calculate a zone, calculate a stored body's JSON text, or check a body's JSON text. */
@@ -29,9 +29,10 @@ export type ZoneWorkerRequest = { id: number } & ({ zone: Zone } | { zoneJson: s
 if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
   lowerThreadPriority();
-  const { arrays, meta, roadIndex } = workerData as ZoneWorkerData;
-  const graph = new RoadGraph(arrays, meta);
-  RoadIndex.adopt(graph, roadIndex);
+  const { arrays, meta, indexes } = workerData as ZoneWorkerData;
+  const graph = new RoadGraph(arrays, meta, undefined, indexes);
+  // Adopted now: a stored index of another graph fails here, not inside the first zone.
+  RoadIndex.for(graph);
   const port = parentPort;
   // The body last checked, as stored: a zone is calculated right after it is stored, so its
   // text (compared here, not parsed again) usually arrives next.
