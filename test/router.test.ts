@@ -40,6 +40,44 @@ test('a leg starts and ends at the snapped positions and its geometry is as long
   assert.ok(checked > 100, `only ${checked} routes checked`);
 });
 
+test("a leg's points are its roads' polylines point by point, in the direction driven, no point repeated", () => {
+  // Reference built point by point through RoadGraph.roadPointLat/Lon (not the Router's LegLine):
+  // the snapped start, the rest of its road one way or the other, every edge's whole road, the
+  // end road up to the snap, the snapped end; consecutive equal points dropped.
+  const polyline = (r: number) => Array.from({ length: graph.roadPointCount(r) }, (_, k) => ({ latitude: graph.roadPointLat(r, k), longitude: graph.roadPointLon(r, k) }));
+  const dedupe = (points: LatLon[]) => points.filter((p, i) => i === 0 || p.latitude !== points[i - 1].latitude || p.longitude !== points[i - 1].longitude);
+  const rand = seededRandom(29);
+  let checked = 0, direct = 0;
+  for (let i = 0; i < 150; i++) {
+    const a = { latitude: 57.66 + rand() * 0.08, longitude: 11.90 + rand() * 0.16 };
+    // One pair in five close together (often on one road: a leg without edges).
+    const b = i % 5 === 0 ? { latitude: a.latitude + (rand() - 0.5) * 0.002, longitude: a.longitude + (rand() - 0.5) * 0.003 } : { latitude: 57.66 + rand() * 0.08, longitude: 11.90 + rand() * 0.16 };
+    let route;
+    try { route = router.route({ points: [a, b], calculationMode: i % 2 ? 'THE_SHORTEST' : 'THE_FASTEST' }); } catch { continue; }
+    const leg = route.legs[0];
+    const from = polyline(leg.from.road), to = polyline(leg.to.road);
+    const candidates: LatLon[][] = [];
+    if (leg.edges.length === 0 && leg.from.road === leg.to.road) {
+      candidates.push(dedupe([leg.from, ...from.slice(leg.from.segment + 1, leg.to.segment + 1), leg.to]));
+      candidates.push(dedupe([leg.from, ...from.slice(leg.to.segment + 1, leg.from.segment + 1).reverse(), leg.to]));
+      direct++;
+    }
+    {
+      const middle = leg.edges.flatMap((e) => (graph.edgeReversed[e] ? polyline(graph.edgeRoad[e]).reverse() : polyline(graph.edgeRoad[e])));
+      for (const start of [from.slice(leg.from.segment + 1), from.slice(0, leg.from.segment + 1).reverse()]) {
+        for (const end of [to.slice(0, leg.to.segment + 1), to.slice(leg.to.segment + 1).reverse()]) {
+          candidates.push(dedupe([leg.from, ...start, ...middle, ...end, leg.to]));
+        }
+      }
+    }
+    const got = leg.points.map((p) => ({ latitude: p.latitude, longitude: p.longitude }));
+    assert.ok(candidates.some((c) => JSON.stringify(c.map((p) => [p.latitude, p.longitude])) === JSON.stringify(got.map((p) => [p.latitude, p.longitude]))),
+      `route ${i}: ${got.length} points match none of the reference polylines (${candidates.map((c) => c.length).join(', ')} points)`);
+    checked++;
+  }
+  assert.ok(checked > 100 && direct > 0, `${checked} legs checked, ${direct} without edges`);
+});
+
 test('THE_SHORTEST is never longer, THE_FASTEST never slower, than the other', () => {
   const pts = [CENTRAL, LISEBERG];
   const fast = router.route({ points: pts, calculationMode: 'THE_FASTEST' });

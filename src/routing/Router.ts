@@ -5,6 +5,7 @@ import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
 import { HierarchySearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
+import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
 import { uniformPenalty, type Penalty, type PathSearch } from './PathSearch.js';
 import {
@@ -121,6 +122,8 @@ export class Router {
   /** Scratch masks of avoidance requests (see avoidanceMasks), same reuse rule. */
   private readonly scratch: Uint8Array[] = [];
   private flaggedRoads?: FlaggedRoads;
+  /** The polyline of the leg being assembled. */
+  private readonly line: LegLine;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
     this.graph = graph;
@@ -131,6 +134,7 @@ export class Router {
         : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
+    this.line = new LegLine(graph);
   }
 
   /** Snaps a point; `label` names it in errors. */
@@ -389,9 +393,13 @@ export class Router {
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
       const duration = partialCost(g, from.road, metres, 'duration');
-      const points = [latLon(from)];
-      for (const p of this.shapeBetween(from, to, direct.reversed)) pushUnique(points, p);
-      pushUnique(points, latLon(to));
+      // The shape points strictly between the two snaps on their one road, in the direction of travel.
+      const line = this.line.reset();
+      line.push(from.latitude, from.longitude);
+      if (!direct.reversed) line.pushForward(from.road, from.segment + 1, to.segment);
+      else line.pushBackward(from.road, from.segment, to.segment + 1);
+      line.push(to.latitude, to.longitude);
+      const points = line.points();
       const leg: RouteLeg = { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
       if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, [], from, to, true, 0, 0));
       return leg;
@@ -410,38 +418,28 @@ export class Router {
     const g = this.graph;
     let distance = startMetres + endMetres;
     let duration = partialCost(g, from.road, startMetres, 'duration') + partialCost(g, to.road, endMetres, 'duration');
-    const points: LatLon[] = [latLon(from)];
+    const line = this.line.reset();
+    line.push(from.latitude, from.longitude);
     // Start: from the snapped point to the end of its road in the direction of travel.
-    const fe = g.roadPointCount(from.road) - 1;
-    if (source.reversed) for (let k = from.segment; k >= 0; k--) this.pushRoadPoint(points, from.road, k);
-    else for (let k = from.segment + 1; k <= fe; k++) this.pushRoadPoint(points, from.road, k);
-    for (const e of edges) {
-      distance += g.edgeDistance[e];
-      duration += g.edgeDuration[e];
-      const r = g.edgeRoad[e];
+    if (source.reversed) line.pushBackward(from.road, from.segment, 0);
+    else line.pushForward(from.road, from.segment + 1, g.roadPointCount(from.road) - 1);
+    const { edgeDistance, edgeDuration, edgeRoad, edgeReversed } = g;
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i];
+      distance += edgeDistance[e];
+      duration += edgeDuration[e];
+      const r = edgeRoad[e];
       const last = g.roadPointCount(r) - 1;
-      if (g.edgeReversed[e]) for (let k = last; k >= 0; k--) this.pushRoadPoint(points, r, k);
-      else for (let k = 0; k <= last; k++) this.pushRoadPoint(points, r, k);
+      if (edgeReversed[e]) line.pushBackward(r, last, 0);
+      else line.pushForward(r, 0, last);
     }
     // End: from the road's end node to the snapped point.
-    const te = g.roadPointCount(to.road) - 1;
-    if (target.reversed) for (let k = te; k > to.segment; k--) this.pushRoadPoint(points, to.road, k);
-    else for (let k = 0; k <= to.segment; k++) this.pushRoadPoint(points, to.road, k);
-    pushUnique(points, latLon(to));
-    return { distance, duration, averageSpeed: speedKmh(distance, duration), points, edges, from, to };
+    if (target.reversed) line.pushBackward(to.road, g.roadPointCount(to.road) - 1, to.segment + 1);
+    else line.pushForward(to.road, 0, to.segment);
+    line.push(to.latitude, to.longitude);
+    return { distance, duration, averageSpeed: speedKmh(distance, duration), points: line.points(), edges, from, to };
   }
 
-  /** Shape points strictly between two snaps on one road, in the direction of travel. */
-  private shapeBetween(from: Snap, to: Snap, reversed: boolean): LatLon[] {
-    const out: LatLon[] = [];
-    if (!reversed) for (let k = from.segment + 1; k <= to.segment; k++) this.pushRoadPoint(out, from.road, k);
-    else for (let k = from.segment; k > to.segment; k--) this.pushRoadPoint(out, from.road, k);
-    return out;
-  }
-
-  private pushRoadPoint(points: LatLon[], road: number, k: number): void {
-    pushUnique(points, { latitude: this.graph.roadPointLat(road, k), longitude: this.graph.roadPointLon(road, k) });
-  }
 }
 
 /** The scratch masks of one request with avoidance types (Router.avoidanceMasks). */
@@ -466,16 +464,6 @@ function noRoute(index: number, labels: string[]): DetourError {
 
 function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {
   if (driven.length > 0) leg.avoidedTypesDriven = driven;
-}
-
-function latLon(s: Snap): LatLon {
-  return { latitude: s.latitude, longitude: s.longitude };
-}
-
-/** Appends unless it repeats the last point (joins between roads, snaps on a vertex). */
-function pushUnique(points: LatLon[], p: LatLon): void {
-  const last = points[points.length - 1];
-  if (!last || last.latitude !== p.latitude || last.longitude !== p.longitude) points.push(p);
 }
 
 /** km/h from metres and seconds; 0 when no time passes. */
