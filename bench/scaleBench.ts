@@ -302,8 +302,8 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`| contraction hierarchy, both metrics on two worker threads (when the cached graph was made) | ${hierarchyMillis === undefined ? 'n/a' : `${(hierarchyMillis / 1000).toFixed(0)} s (target <= 10 min: ${hierarchyMillis <= 600_000 ? 'met' : 'MISSED'})`} |`);
   out.push(`| graph file | ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${ms(loadMillis ?? NaN)} |`);
   out.push(`| memory: graph arrays | ${(graph.byteSize() / graph.edgeCount).toFixed(1)} B per directed edge |`);
-  out.push(`| road index (zones): build / size | ${ms(roadIndexMs)} / ${(roadIndex.byteSize() / graph.roadCount).toFixed(1)} B per road |`);
-  out.push(`| snap index: build / size | ${ms(snapMs)} / ${((graph.indexes.snapTree!.byteLength + 5 * graph.roadCount) / graph.edgeCount).toFixed(1)} B per directed edge |`);
+  out.push(`| road index (zone calculation and snapping): build / size | ${ms(roadIndexMs)} / ${(roadIndex.byteSize() / graph.roadCount).toFixed(1)} B per road |`);
+  out.push(`| snap index (the road index's tree, and per road its component and role bits): build / size | ${ms(snapMs)} / ${((5 * graph.roadCount) / graph.edgeCount).toFixed(1)} B per directed edge besides the road tree |`);
   out.push(`| both indexes adopted from the graph file (as \`serve\` does) | ${ms(adoptMs)} |`);
   out.push(`| memory ready to query (graph + hierarchy + indexes + the default engine's state after a route of each metric) | ${(readyBytes[0] / graph.edgeCount).toFixed(1)} B per directed edge (target <= 100: ${readyBytes[0] / graph.edgeCount <= 100 ? 'met' : 'MISSED'}) |`);
   if (readyBytes.length > 1) out.push(`| the same with the ALT peer prepared too (its landmarks) | ${(readyBytes[1] / graph.edgeCount).toFixed(1)} B per directed edge |`);

@@ -35,7 +35,7 @@ const runs = Number(opts.runs);
 /** The file, its sizes, a stop pair, and the same graph saved without its indexes; the graph is then let go. */
 async function prepare() {
   const { graph, path } = await scaleGraph(size, log);
-  if (!graph.indexes.snapTree || !graph.indexes.roadTree) throw new Error(`${path} carries no search indexes: remove it so scaleGraphs.ts makes it again`);
+  if (!graph.indexes.snapRoadBits || !graph.indexes.roadTree) throw new Error(`${path} carries no search indexes: remove it so scaleGraphs.ts makes it again`);
   const nodes = graph.nodeCount, edges = graph.edgeCount;
   // A stop pair for the trips: two nodes far apart in the node order (different tiles).
   const stops = [Math.floor(nodes * 0.37), Math.floor(nodes * 0.61)].map((v) => ({ latitude: graph.nodeLat[v], longitude: graph.nodeLon[v] }));

@@ -139,13 +139,15 @@ const indexedBytes = encodeGraph(indexed);
 
 test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
   const names = splitV4(indexedBytes).sections.map((s) => s.name);
-  for (const name of ['snap.tree', 'snap.roadComponent', 'snap.roadBits', 'roads.tree']) assert.ok(names.includes(name), name);
+  for (const name of ['snap.roadComponent', 'snap.roadBits', 'roads.tree']) assert.ok(names.includes(name), name);
+  assert.ok(!names.includes('snap.tree'), 'snapping uses the road tree: no tree over every segment');
   const loaded = decodeGraph(indexedBytes);
-  const { snapTree, roadTree } = loaded.indexes;
-  assert.ok(snapTree && roadTree && loaded.indexes.snapRoadComponent && loaded.indexes.snapRoadBits);
+  const { roadTree, snapRoadComponent, snapRoadBits } = loaded.indexes;
+  assert.ok(roadTree && snapRoadComponent && snapRoadBits);
   const snapIndex = SnapIndex.for(loaded);
   const roadIndex = RoadIndex.for(loaded);
-  assert.equal(loaded.indexes.snapTree, snapTree, 'the loaded snap tree is used, not replaced');
+  assert.equal(loaded.indexes.roadTree, roadTree, 'the loaded road tree is used, not replaced');
+  assert.equal(loaded.indexes.snapRoadBits, snapRoadBits, 'the loaded per-road facts are used');
   assert.equal(roadIndex.data, roadTree.buffer, 'the loaded road tree is used');
   // A freshly built index over the same graph (no stored indexes) gives the same answers.
   const fresh = new RoadGraph(graph.arrays(), graph.meta);
@@ -180,7 +182,7 @@ function bruteSnap(lat: number, lon: number): { road: number; segment: number; t
   return best;
 }
 
-test('a snap from the stored (float32) tree is the nearest segment by brute force, ties to the lowest road and segment', () => {
+test('a snap (candidates from the stored float32 road tree) is the nearest segment by brute force, ties to the lowest road and segment', () => {
   const snapIndex = SnapIndex.for(decodeGraph(indexedBytes));
   const rand = seededRandom(99);
   for (let i = 0; i < 150; i++) {
@@ -201,23 +203,26 @@ test('a version 3 file (positional sections, no indexes) still loads, and its in
   for (const key of ARRAY_KEYS) assert.deepEqual(v3[key], graph[key], key);
   assert.deepEqual(v3.indexes, {});
   assert.deepEqual(SnapIndex.for(v3).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
-  assert.ok(v3.indexes.snapTree, 'built and attached');
+  assert.ok(v3.indexes.roadTree && v3.indexes.snapRoadBits, 'built and attached');
 });
 
 test('a section a later detour added is skipped; a repeated, missing or mismatched section is GRAPH_CORRUPT', () => {
   const { meta, sections } = splitV4(indexedBytes);
   const extra: RawSection = { name: 'future.section', type: 3, count: 5, data: new Uint8Array(5).fill(7) };
-  const withExtra = decodeGraph(joinFile(4, meta, [...sections.slice(0, 3), extra, ...sections.slice(3)]));
+  // 'snap.tree': the segment tree earlier files carry, no longer read.
+  const old: RawSection = { name: 'snap.tree', type: 3, count: 16, data: new Uint8Array(16).fill(3) };
+  const withExtra = decodeGraph(joinFile(4, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
+  assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
   rejects(joinFile(4, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
   rejects(joinFile(4, meta, sections.filter((s) => s.name !== 'firstIn')), 'GRAPH_CORRUPT', /firstIn is missing/);
   rejects(joinFile(4, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
   const shortBits = sections.map((s) => (s.name === 'snap.roadBits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
   rejects(joinFile(4, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
-  // A tree of another graph: caught when the snap index adopts it.
+  // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
   attachSearchIndexes(small);
-  const otherTree = splitV4(encodeGraph(small)).sections.find((s) => s.name === 'snap.tree')!;
-  const swapped = decodeGraph(joinFile(4, meta, sections.map((s) => (s.name === 'snap.tree' ? otherTree : s))));
-  assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /snap index holds 1 segments/.test(err.message));
+  const otherTree = splitV4(encodeGraph(small)).sections.find((s) => s.name === 'roads.tree')!;
+  const swapped = decodeGraph(joinFile(4, meta, sections.map((s) => (s.name === 'roads.tree' ? otherTree : s))));
+  assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /road index holds 1 roads/.test(err.message));
 });

@@ -58,13 +58,11 @@ export interface RoadGraphArrays {
  * missing is built at first use (SnapIndex.for, RoadIndex.for) and attached here.
  */
 export interface GraphIndexes {
-  /** SnapIndex: the flatbush bytes over every road segment (item k: see SnapIndex). */
-  snapTree?: Uint8Array;
   /** SnapIndex: per road, its strongly connected component when both ends share one, else -1. */
   snapRoadComponent?: Int32Array;
   /** SnapIndex: per road, bits: 1 both ends in a big component, 2 can drive into one, 4 can be reached from one. */
   snapRoadBits?: Uint8Array;
-  /** RoadIndex: the flatbush bytes over every road's bounding box (item r = road r). */
+  /** roadBoxes (SnapIndex, RoadIndex): the flatbush bytes over every road's bounding box (item r = road r). */
   roadTree?: Uint8Array;
 }
 
@@ -98,8 +96,8 @@ export class RoadGraph implements RoadGraphArrays {
   readonly roadClass!: Uint8Array;
 
   readonly meta: GraphMeta;
-  /** Unit vectors (x, y, z) per node, for the A* chord heuristic; derived, not stored in files. */
-  readonly nodeXYZ: Float64Array;
+  /** See nodeXYZ: made on first use. */
+  private unitXYZ?: Float64Array;
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
   readonly maxSpeedMps: number;
   /**
@@ -115,13 +113,21 @@ export class RoadGraph implements RoadGraphArrays {
     this.meta = meta;
     this.hierarchy = hierarchy;
     this.indexes = indexes;
-    this.nodeXYZ = unitVectors(this.nodeLat, this.nodeLon);
     let maxSpeed = 0;
     for (let e = 0; e < this.edgeDistance.length; e++) {
       const t = this.edgeDuration[e];
       if (t > 0) maxSpeed = Math.max(maxSpeed, this.edgeDistance[e] / t);
     }
     this.maxSpeedMps = maxSpeed > 0 ? maxSpeed : 1;
+  }
+
+  /**
+   * Unit vectors (x, y, z) per node, for the A* chord heuristic; derived, not stored in files, and
+   * made on first use: only the ALT engine reads them (24 B per node: 10 B per directed edge on
+   * the 5M-node country, in every thread that builds a RoadGraph, for the default engine nothing).
+   */
+  get nodeXYZ(): Float64Array {
+    return (this.unitXYZ ??= unitVectors(this.nodeLat, this.nodeLon));
   }
 
   get nodeCount(): number {
@@ -167,9 +173,9 @@ export class RoadGraph implements RoadGraphArrays {
     return sum;
   }
 
-  /** Bytes held by the graph's typed arrays. */
+  /** Bytes held by the graph's typed arrays (nodeXYZ once made). */
   byteSize(): number {
-    let bytes = this.nodeXYZ.byteLength;
+    let bytes = this.unitXYZ?.byteLength ?? 0;
     for (const key of ARRAY_KEYS) bytes += (this[key] as ArrayBufferView).byteLength;
     return bytes;
   }

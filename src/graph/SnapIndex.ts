@@ -1,11 +1,11 @@
-import Flatbush from 'flatbush';
+import type Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { assertValidLatLon } from '../geo/coordinates.js';
-import { float32Down, float32Up } from '../geo/float32.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
 import { RoadFlag } from './carProfile.js';
 import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js';
 import { reachability, stronglyConnectedComponents } from './components.js';
+import { roadBoxes } from './roadBoxes.js';
 import type { RoadGraph } from './RoadGraph.js';
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
@@ -65,18 +65,20 @@ const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4; // as GraphIndexes.sna
 
 
 /**
- * A static R-tree (flatbush, Float32 boxes rounded outwards) over every road segment. Snapping
- * projects the point onto the nearest segment, not merely the nearest node, searching boxes of
- * growing size; of equally near segments it takes the lowest item, so the answer does not depend
- * on the tree's layout. Item k is segment i of road r where k = roadShapeStart[r] + r + i (each
- * road has its interior points + 1 segments), so no per-segment array is kept besides the tree.
- * The tree and the per-road facts live in graph.indexes: loaded from the graph file when it
- * carries them, else built here and attached, so a saved graph carries them (about 21 bytes per
- * segment and 5 per road, on SharedArrayBuffers a worker can use without building its own).
+ * Snapping: the point is projected onto the nearest road segment, not merely the nearest node,
+ * searching boxes of growing size. Candidates come from the graph's tree of road boxes
+ * (roadBoxes, the one zone calculation uses too), and every segment of a candidate road whose box
+ * meets the search box is measured; of equally near segments the lowest (road, segment) wins, so
+ * the answer does not depend on the tree's layout. The tree over every segment this replaced
+ * took 35 bytes per directed edge on the 5M-node country (the largest index in memory) and
+ * snapped no faster there (snapChoice p50 15 µs against 11 µs, the same answers).
+ * The per-road facts (component, role bits) live in graph.indexes with the tree: loaded from the
+ * graph file when it carries them, else built here and attached, so a saved graph carries them
+ * (5 bytes per road, on SharedArrayBuffers a worker can use without building its own).
  */
 export class SnapIndex {
   private static readonly cache = new WeakMap<RoadGraph, SnapIndex>();
-  private readonly index: Flatbush;
+  private readonly roads: Flatbush;
   /** Per road, its strongly connected component when both ends share one, else -1. */
   private readonly roadComponent: Int32Array;
   /** Per road: in a big component; can drive into one; can be reached from one (the bits above). */
@@ -89,28 +91,19 @@ export class SnapIndex {
     return index;
   }
 
-  /** Adopts graph.indexes' snap index when it has one (GRAPH_CORRUPT when it does not fit), else builds it there. */
+  /** Adopts graph.indexes' road tree and per-road facts when there (GRAPH_CORRUPT when the tree does not fit), else builds and attaches them. */
   constructor(private readonly graph: RoadGraph) {
-    const items = Math.max(1, graph.shapeLat.length + graph.roadCount);
-    const { snapTree, snapRoadComponent, snapRoadBits } = graph.indexes;
-    if (snapTree && snapRoadComponent && snapRoadBits) {
-      let tree: Flatbush;
-      try {
-        tree = Flatbush.from(snapTree.buffer, snapTree.byteOffset);
-      } catch (err) {
-        throw new DetourError(ErrorCode.GRAPH_CORRUPT, `the snap index is not a flatbush index: ${(err as Error).message}`);
-      }
-      if (tree.numItems !== items) throw new DetourError(ErrorCode.GRAPH_CORRUPT, `the snap index holds ${tree.numItems} segments, the graph has ${items}`);
-      this.index = tree;
+    this.roads = roadBoxes(graph);
+    const { snapRoadComponent, snapRoadBits } = graph.indexes;
+    if (snapRoadComponent && snapRoadBits) {
       this.roadComponent = snapRoadComponent;
       this.roadBits = snapRoadBits;
       return;
     }
-    this.index = segmentTree(graph, items);
     const facts = roadFacts(graph);
     this.roadComponent = facts.component;
     this.roadBits = facts.bits;
-    Object.assign(graph.indexes, { snapTree: new Uint8Array(this.index.data), snapRoadComponent: facts.component, snapRoadBits: facts.bits });
+    Object.assign(graph.indexes, { snapRoadComponent: facts.component, snapRoadBits: facts.bits });
   }
 
   /** True when a road's ends both lie in a big strongly connected component. */
@@ -173,38 +166,42 @@ export class SnapIndex {
     // The widest degree-span of `radius` metres is at the box edge nearest a pole.
     const cosEdge = Math.max(1e-6, cosLatitude(Math.min(89.999, Math.abs(lat) + dLat)));
     const dLon = dLat / cosEdge;
-    const candidates = this.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
+    const minX = lon - dLon, minY = lat - dLat, maxX = lon + dLon, maxY = lat + dLat;
+    const candidates = this.roads.search(minX, minY, maxX, maxY);
     const g = this.graph;
     const kx = cosLatitude(lat);
-    const { roadShapeStart } = g;
+    const { roadShapeStart, shapeLat, shapeLon, nodeLat, nodeLon, roadFrom, roadTo } = g;
     let best: Snap | null = null;
-    let bestItem = 0;
-    for (const k of candidates) {
-      // The road whose first item is the last at or before k (items are road-major).
-      let lo = 0, hi = g.roadCount - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (roadShapeStart[mid] + mid <= k) lo = mid;
-        else hi = mid - 1;
-      }
-      const road = lo;
+    let bestRoad = 0, bestSegment = 0;
+    for (const road of candidates) {
       if (accept && !accept(road)) continue;
-      const i = k - roadShapeStart[road] - road;
-      const aLat = g.roadPointLat(road, i), aLon = g.roadPointLon(road, i);
-      const bLat = g.roadPointLat(road, i + 1), bLon = g.roadPointLon(road, i + 1);
-      // Project in a local equirectangular frame centred on the query point.
-      const ax = (aLon - lon) * kx, ay = aLat - lat;
-      const bx = (bLon - lon) * kx, by = bLat - lat;
-      const dx = bx - ax, dy = by - ay;
-      const len2 = dx * dx + dy * dy;
-      let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
-      t = t < 0 ? 0 : t > 1 ? 1 : t;
-      const sLat = aLat + t * (bLat - aLat);
-      const sLon = aLon + t * (bLon - aLon);
-      const distance = haversineMetres(lat, lon, sLat, sLon);
-      if (!best || distance < best.distance || (distance === best.distance && k < bestItem)) {
-        best = { road, segment: i, t, latitude: sLat, longitude: sLon, offset: 0, distance };
-        bestItem = k;
+      // Point k of the road: node roadFrom, the shape points, node roadTo (RoadGraph.roadPointLat).
+      const s0 = roadShapeStart[road], last = roadShapeStart[road + 1] - s0 + 1;
+      let aLat = nodeLat[roadFrom[road]], aLon = nodeLon[roadFrom[road]];
+      for (let i = 0; i < last; i++) {
+        const bLat = i + 1 === last ? nodeLat[roadTo[road]] : shapeLat[s0 + i];
+        const bLon = i + 1 === last ? nodeLon[roadTo[road]] : shapeLon[s0 + i];
+        // A segment whose box misses the search box is farther than the radius.
+        if ((aLon < minX && bLon < minX) || (aLon > maxX && bLon > maxX) || (aLat < minY && bLat < minY) || (aLat > maxY && bLat > maxY)) {
+          aLat = bLat; aLon = bLon;
+          continue;
+        }
+        // Project in a local equirectangular frame centred on the query point.
+        const ax = (aLon - lon) * kx, ay = aLat - lat;
+        const bx = (bLon - lon) * kx, by = bLat - lat;
+        const dx = bx - ax, dy = by - ay;
+        const len2 = dx * dx + dy * dy;
+        let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        const sLat = aLat + t * (bLat - aLat);
+        const sLon = aLon + t * (bLon - aLon);
+        const distance = haversineMetres(lat, lon, sLat, sLon);
+        if (!best || distance < best.distance || (distance === best.distance && (road < bestRoad || (road === bestRoad && i < bestSegment)))) {
+          best = { road, segment: i, t, latitude: sLat, longitude: sLon, offset: 0, distance };
+          bestRoad = road;
+          bestSegment = i;
+        }
+        aLat = bLat; aLon = bLon;
       }
     }
     if (best) best.offset = this.offsetAlongRoad(best.road, best.segment, best.t);
@@ -225,25 +222,6 @@ export class SnapIndex {
     );
     return Math.min(offset + t * seg, g.roadLength[road]);
   }
-}
-
-/** The flatbush over every road segment, item k as the class comment says. */
-function segmentTree(graph: RoadGraph, items: number): Flatbush {
-  const tree = new Flatbush(items, 16, Float32Array, SharedOrPlainBuffer);
-  for (let r = 0; r < graph.roadCount; r++) {
-    const n = graph.roadPointCount(r);
-    let lat0 = graph.roadPointLat(r, 0), lon0 = graph.roadPointLon(r, 0);
-    for (let i = 0; i + 1 < n; i++) {
-      const lat1 = graph.roadPointLat(r, i + 1), lon1 = graph.roadPointLon(r, i + 1);
-      tree.add(float32Down(Math.min(lon0, lon1)), float32Down(Math.min(lat0, lat1)), float32Up(Math.max(lon0, lon1)), float32Up(Math.max(lat0, lat1)));
-      lat0 = lat1;
-      lon0 = lon1;
-    }
-  }
-  // An empty graph still needs one item for flatbush; it lies nowhere a point can be.
-  if (graph.roadCount === 0) tree.add(Infinity, Infinity, Infinity, Infinity);
-  tree.finish();
-  return tree;
 }
 
 /** Per road: its strongly connected component (or -1) and its SnapIndex bits. */

@@ -17,14 +17,15 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.rank`, ...: all or none); the nested dissection order (`order`);
- * the search indexes (GraphIndexes: `snap.tree`, `snap.roadComponent`, `snap.roadBits`,
- * `roads.tree`). Everything but the graph's arrays is optional, and a reader skips (but checksums)
- * sections it does not know, so a later detour can add one without a new version. Version 3
- * files (the same sections without names, in a fixed order: graph, hierarchies, order; no
- * indexes) still load; older versions get GRAPH_VERSION. graphFile.ts writes and reads files
- * section by section (no whole-file buffer, so files over 2 GiB work); loaded arrays live on
- * SharedArrayBuffers where the platform has them, so a worker thread can use them without a
- * copy. No node: import: this module runs in a browser too.
+ * the search indexes (GraphIndexes: `snap.roadComponent`, `snap.roadBits`, `roads.tree`; files
+ * written before snapping used the road tree also carry `snap.tree`, now skipped). Everything
+ * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
+ * know, so a later detour can add one without a new version. Version 3 files (the same sections
+ * without names, in a fixed order: graph, hierarchies, order; no indexes) still load; older
+ * versions get GRAPH_VERSION. graphFile.ts writes and reads files section by section (no
+ * whole-file buffer, so files over 2 GiB work); loaded arrays live on SharedArrayBuffers where
+ * the platform has them, so a worker thread can use them without a copy. No node: import: this
+ * module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
 export const GRAPH_FORMAT_VERSION = 4;
@@ -42,7 +43,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 
 /** Names of the index sections, by GraphIndexes member. */
 const INDEX_SECTIONS = {
-  snapTree: 'snap.tree', snapRoadComponent: 'snap.roadComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.tree',
+  snapRoadComponent: 'snap.roadComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.tree',
 } as const satisfies Record<keyof GraphIndexes, string>;
 /** Longest section name a reader accepts (a damaged length must not ask for a huge read). */
 const MAX_NAME_BYTES = 64;
@@ -252,15 +253,15 @@ export function parse(src: ByteSource, source: string): RoadGraph {
 function checkIndexes(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): GraphIndexes {
   const indexes: GraphIndexes = {};
   const roads = g.roadFrom.length;
-  const { snapTree, snapRoadComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
-  const snap = [snapTree, snapRoadComponent, snapRoadBits].filter((name) => arrays[name]).length;
-  if (snap === 3) {
-    const tree = arrays[snapTree], component = arrays[snapRoadComponent], bits = arrays[snapRoadBits];
-    if (!(tree instanceof Uint8Array) || !(component instanceof Int32Array) || component.length !== roads
+  const { snapRoadComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
+  const snap = [snapRoadComponent, snapRoadBits].filter((name) => arrays[name]).length;
+  if (snap === 2) {
+    const component = arrays[snapRoadComponent], bits = arrays[snapRoadBits];
+    if (!(component instanceof Int32Array) || component.length !== roads
       || !(bits instanceof Uint8Array) || bits.length !== roads) {
       throw corrupt(source, 'the snap index does not match the road count');
     }
-    Object.assign(indexes, { snapTree: tree, snapRoadComponent: component, snapRoadBits: bits });
+    Object.assign(indexes, { snapRoadComponent: component, snapRoadBits: bits });
   } else if (snap !== 0) {
     throw corrupt(source, 'the snap index is incomplete');
   }

@@ -1,14 +1,11 @@
-import Flatbush from 'flatbush';
-import { DetourError, ErrorCode } from '../errors.js';
-import { float32Down, float32Up } from '../geo/float32.js';
+import type Flatbush from 'flatbush';
+import { adoptRoadBoxes, buildRoadBoxes, roadBoxes } from '../graph/roadBoxes.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
-import { SharedOrPlainBuffer } from '../graph/sharedGraph.js';
 
 /**
- * A static packed R-tree (flatbush, Float32 boxes rounded outwards) over the bounding boxes of a
- * graph's roads, item i = road i, to find the roads a zone polygon may touch before the kernels
- * decide. About 21 bytes per road in one buffer (a SharedArrayBuffer where available, so a zone
- * worker can use the same index without building or copying it).
+ * The roads a zone polygon may touch, before the kernels decide: a static packed R-tree over the
+ * roads' bounding boxes (roadBoxes: flatbush, Float32 boxes rounded outwards, item i = road i,
+ * about 21 bytes per road in one buffer that a zone worker shares instead of building its own).
  */
 export class RoadIndex {
   private static readonly cache = new WeakMap<RoadGraph, RoadIndex>();
@@ -21,40 +18,8 @@ export class RoadIndex {
    * another thread). Throws GRAPH_CORRUPT when that buffer does not index this graph's roads.
    */
   constructor(readonly graph: RoadGraph, data?: ArrayBufferLike | Uint8Array, only?: Uint32Array) {
-    const roads = only ? only.length : graph.roadCount;
     this.ids = only;
-    if (data) {
-      let tree: Flatbush;
-      try {
-        tree = data instanceof Uint8Array ? Flatbush.from(data.buffer, data.byteOffset) : Flatbush.from(data);
-      } catch (err) {
-        throw new DetourError(ErrorCode.GRAPH_CORRUPT, `road index buffer is not a flatbush index: ${(err as Error).message}`);
-      }
-      if (tree.numItems !== Math.max(1, roads)) {
-        throw new DetourError(ErrorCode.GRAPH_CORRUPT, `road index holds ${tree.numItems} roads, the graph has ${roads}`);
-      }
-      this.tree = tree;
-      return;
-    }
-    this.tree = new Flatbush(Math.max(1, roads), 16, Float32Array, SharedOrPlainBuffer);
-    const { nodeLat, nodeLon, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon } = graph;
-    for (let i = 0; i < roads; i++) {
-      const r = only ? only[i] : i;
-      const a = roadFrom[r], b = roadTo[r];
-      let minX = Math.min(nodeLon[a], nodeLon[b]), maxX = Math.max(nodeLon[a], nodeLon[b]);
-      let minY = Math.min(nodeLat[a], nodeLat[b]), maxY = Math.max(nodeLat[a], nodeLat[b]);
-      for (let i = roadShapeStart[r], end = roadShapeStart[r + 1]; i < end; i++) {
-        const x = shapeLon[i], y = shapeLat[i];
-        if (x < minX) minX = x;
-        if (x > maxX) maxX = x;
-        if (y < minY) minY = y;
-        if (y > maxY) maxY = y;
-      }
-      this.tree.add(float32Down(minX), float32Down(minY), float32Up(maxX), float32Up(maxY));
-    }
-    // An empty graph still needs one item for flatbush; it lies nowhere a polygon can reach.
-    if (roads === 0) this.tree.add(Infinity, Infinity, Infinity, Infinity);
-    this.tree.finish();
+    this.tree = data ? adoptRoadBoxes(data, only ? only.length : graph.roadCount) : buildRoadBoxes(graph, only);
   }
 
   /** An index over some roads only (e.g. the major ones a map shows at low zoom). */
@@ -63,17 +28,12 @@ export class RoadIndex {
   }
 
   /**
-   * The index of a graph: the one its file carried (graph.indexes.roadTree), else built on first
-   * use and attached there, so saving the graph stores it.
+   * The index of a graph: over the tree of roadBoxes(graph) (the one its file carried, else built
+   * on first use and attached to graph.indexes, so saving the graph stores it; snapping uses the same).
    */
   static for(graph: RoadGraph): RoadIndex {
     let index = RoadIndex.cache.get(graph);
-    if (!index) {
-      const stored = graph.indexes.roadTree;
-      index = new RoadIndex(graph, stored);
-      if (!stored) graph.indexes.roadTree = new Uint8Array(index.data);
-      RoadIndex.cache.set(graph, index);
-    }
+    if (!index) RoadIndex.cache.set(graph, (index = new RoadIndex(graph, roadBoxes(graph).data)));
     return index;
   }
 
