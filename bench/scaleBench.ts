@@ -34,6 +34,8 @@ const { values: opts } = parseArgs({
     'no-write': { type: 'boolean', default: false },
   },
 });
+/** Untimed routes per engine and metric before the timed ones. */
+const WARM_UP = 50;
 const PAIRS = Number(opts.pairs), CHECK = Number(opts.check), ZONE_SAMPLES = Number(opts['zone-samples']), NGRAPH_PAIRS = Number(opts.ngraph);
 const MODES: CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
 const METRES_PER_DEGREE = 111_195;
@@ -125,11 +127,17 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   // Random stops: node positions moved up to ~30 m, so they snap onto roads, not exactly on nodes.
   const rand = seededRandom(size.seed * 7 + 3);
   const pairs: LatLon[][] = [];
-  const randomPoint = (): LatLon => {
-    const n = Math.floor(rand() * graph.nodeCount);
-    return { latitude: graph.nodeLat[n] + (rand() - 0.5) * 5e-4, longitude: graph.nodeLon[n] + (rand() - 0.5) * 5e-4 };
+  const randomPoint = (random = rand): LatLon => {
+    const n = Math.floor(random() * graph.nodeCount);
+    return { latitude: graph.nodeLat[n] + (random() - 0.5) * 5e-4, longitude: graph.nodeLon[n] + (random() - 0.5) * 5e-4 };
   };
   for (let i = 0; i < PAIRS; i++) pairs.push([randomPoint(), randomPoint()]);
+  // Warm-up routes on other pairs before each engine's timed ones (after its first route), so the
+  // timings are of compiled code, as in a service that has answered a few requests. Their own
+  // random sequence: the timed pairs and zones stay those of earlier runs.
+  const warmRand = seededRandom(size.seed * 7 + 5);
+  const warmUp: LatLon[][] = [];
+  for (let i = 0; i < WARM_UP; i++) warmUp.push([randomPoint(warmRand), randomPoint(warmRand)]);
 
   // First route of each mode: includes whatever an engine prepares lazily (ALT landmarks).
   const timings: Record<CalculationMode, Timings> = {} as never;
@@ -142,6 +150,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
       t = performance.now();
       try { e.router.route({ points: pairs[0], calculationMode: mode }); } catch { /* counted with the pairs below */ }
       timings[mode].first[e.label] = performance.now() - t;
+      for (const w of warmUp) { try { e.router.route({ points: w, calculationMode: mode }); } catch { /* warm-up only */ } }
       timings[mode].free[e.label] = [];
       timings[mode].zoned[e.label] = [];
     }
@@ -326,7 +335,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
   out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);
   out.push('');
-  out.push(`\`Router.route\` (snapping and geometry included) on ${routed} of ${pairs.length} random pairs (${failed.size} without a route); zoned: ${(zoneCount / Math.max(1, pairZones.filter(Boolean).length)).toFixed(1)} zones per pair on average, calculated beforehand.`, '');
+  out.push(`\`Router.route\` (snapping and geometry included) on ${routed} of ${pairs.length} random pairs (${failed.size} without a route), each engine after its first route and ${WARM_UP} untimed ones per metric on other pairs; zoned: ${(zoneCount / Math.max(1, pairZones.filter(Boolean).length)).toFixed(1)} zones per pair on average, calculated beforehand.`, '');
   out.push('| metric | engine | first route (lazy preparation) | free p50 | free p95 | 10 zones p50 | 10 zones p95 |', '|---|---|---|---|---|---|---|');
   for (const mode of MODES) {
     for (const e of engines) {
