@@ -33,7 +33,10 @@ export class RoadIndex {
    */
   static for(graph: RoadGraph): RoadIndex {
     let index = RoadIndex.cache.get(graph);
-    if (!index) RoadIndex.cache.set(graph, (index = new RoadIndex(graph, roadBoxes(graph).data)));
+    if (!index) {
+      roadBoxes(graph); // adopts or builds graph.indexes.roadTree, the bytes this index reads (a view: any offset)
+      RoadIndex.cache.set(graph, (index = new RoadIndex(graph, graph.indexes.roadTree)));
+    }
     return index;
   }
 
