@@ -11,54 +11,55 @@ import { MinHeap } from './MinHeap.js';
  * Scratch arrays stamped per reset (O(touched)); not re-entrant.
  */
 export class CHPotential {
-  readonly potential: Float64Array;
-  private readonly potentialSeen: Uint32Array;
-  private readonly back: Float64Array;
-  private readonly backSeen: Uint32Array;
+  /**
+   * Per node v, 24 bytes side by side (one cache line for what pi reads of a node, instead of one
+   * per array): record[3v] = pi(v), record[3v + 1] = the backward cost, and in the u32 view over the
+   * same bytes, stamps[6v + 4] and stamps[6v + 5] = the reset stamps that make them valid.
+   */
+  readonly record: Float64Array;
+  private readonly stamps: Uint32Array;
   private readonly backHeap = new MinHeap(256);
-  private readonly stack: number[] = [];
+  private stack = new Int32Array(256);
   private stamp = 0;
   private ch?: ContractionHierarchy;
   /** Nodes whose potential was computed since the last reset. */
   computed = 0;
 
   constructor(nodeCount: number) {
-    this.potential = new Float64Array(nodeCount);
-    this.potentialSeen = new Uint32Array(nodeCount);
-    this.back = new Float64Array(nodeCount);
-    this.backSeen = new Uint32Array(nodeCount);
+    this.record = new Float64Array(3 * nodeCount);
+    this.stamps = new Uint32Array(this.record.buffer);
   }
 
   /** Forgets every potential and aims at new targets (node ids with a cost added on arrival). */
   reset(ch: ContractionHierarchy, targets: readonly { node: number; cost: number }[]): void {
+    const { record, stamps, backHeap } = this;
     if (++this.stamp === 0xffffffff) {
-      this.potentialSeen.fill(0);
-      this.backSeen.fill(0);
+      stamps.fill(0);
       this.stamp = 1;
     }
     this.ch = ch;
     this.computed = 0;
     const stamp = this.stamp;
-    const { back, backSeen, backHeap } = this;
     const { downFirst, arcNode, arcWeight } = ch;
     backHeap.clear();
     for (const t of targets) {
-      if (backSeen[t.node] === stamp && back[t.node] <= t.cost) continue;
-      backSeen[t.node] = stamp;
-      back[t.node] = t.cost;
-      backHeap.push(t.cost, t.node);
+      const v = t.node;
+      if (stamps[6 * v + 5] === stamp && record[3 * v + 1] <= t.cost) continue;
+      stamps[6 * v + 5] = stamp;
+      record[3 * v + 1] = t.cost;
+      backHeap.push(t.cost, v);
     }
     // No stalling: pi needs the exact backward cost of every node the downward arcs lead from.
     while (backHeap.size > 0) {
       const key = backHeap.peekKey();
       const u = backHeap.pop();
-      if (key !== back[u]) continue;
+      if (key !== record[3 * u + 1]) continue;
       for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a];
-        if (backSeen[x] !== stamp || c < back[x]) {
-          backSeen[x] = stamp;
-          back[x] = c;
+        if (stamps[6 * x + 5] !== stamp || c < record[3 * x + 1]) {
+          stamps[6 * x + 5] = stamp;
+          record[3 * x + 1] = c;
           backHeap.push(c, x);
         }
       }
@@ -67,41 +68,53 @@ export class CHPotential {
 
   /** pi(v): the cost from v to the nearest target (Infinity when none is reachable). */
   pi(v: number): number {
-    const { potential, potentialSeen, back, backSeen, stack } = this;
+    const { record, stamps } = this;
     const stamp = this.stamp;
-    if (potentialSeen[v] === stamp) return potential[v];
+    if (stamps[6 * v + 4] === stamp) return record[3 * v];
     const { upFirst, arcNode, arcWeight, rank } = this.ch!;
     const coreRank = this.ch!.coreRank[0];
+    // Without a core (the usual case) no rank is read: one cache miss less per node.
+    const hasCore = coreRank < rank.length;
     // Explicit stack: the hierarchy can be deeper than the call stack.
-    stack.length = 0;
-    stack.push(v);
-    while (stack.length > 0) {
-      const x = stack[stack.length - 1];
-      if (potentialSeen[x] === stamp) { stack.pop(); continue; }
-      if (rank[x] >= coreRank) {
+    let stack = this.stack;
+    let top = 0;
+    stack[top++] = v;
+    while (top > 0) {
+      const x = stack[top - 1];
+      if (stamps[6 * x + 4] === stamp) { top--; continue; }
+      const back = stamps[6 * x + 5] === stamp ? record[3 * x + 1] : Infinity;
+      if (hasCore && rank[x] >= coreRank) {
         // The backward search ran plain Dijkstra through the core: its cost is exact there.
-        stack.pop();
-        potential[x] = backSeen[x] === stamp ? back[x] : Infinity;
-        potentialSeen[x] = stamp;
+        top--;
+        record[3 * x] = back;
+        stamps[6 * x + 4] = stamp;
         this.computed++;
         continue;
       }
       let ready = true;
       for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
         const y = arcNode[a];
-        if (potentialSeen[y] !== stamp) { stack.push(y); ready = false; }
+        if (stamps[6 * y + 4] !== stamp) {
+          if (top === stack.length) {
+            const grown = new Int32Array(2 * top);
+            grown.set(stack);
+            this.stack = stack = grown;
+          }
+          stack[top++] = y;
+          ready = false;
+        }
       }
       if (!ready) continue;
-      stack.pop();
-      let p = backSeen[x] === stamp ? back[x] : Infinity;
+      top--;
+      let p = back;
       for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const c = arcWeight[a] + potential[arcNode[a]];
+        const c = arcWeight[a] + record[3 * arcNode[a]];
         if (c < p) p = c;
       }
-      potential[x] = p;
-      potentialSeen[x] = stamp;
+      record[3 * x] = p;
+      stamps[6 * x + 4] = stamp;
       this.computed++;
     }
-    return potential[v];
+    return record[3 * v];
   }
 }

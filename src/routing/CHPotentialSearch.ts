@@ -14,9 +14,13 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
  */
 export class CHPotentialSearch implements PathSearch {
   readonly name = 'ch-astar';
-  private readonly cost: Float64Array;
-  private readonly parentEdge: Int32Array;
-  private readonly seen: Uint32Array;
+  /**
+   * Per node v, 16 bytes side by side (one cache line per relaxed node instead of three):
+   * state[2v] = cost; in the i32 view over the same bytes, words[4v + 2] = the query stamp that
+   * makes it valid and words[4v + 3] = the edge it was reached by (-1 at a source).
+   */
+  private readonly state: Float64Array;
+  private readonly words: Int32Array;
   private readonly toTargets: CHPotential;
   private readonly heap = new MinHeap(4096);
   private stamp = 0;
@@ -28,9 +32,8 @@ export class CHPotentialSearch implements PathSearch {
   constructor(private readonly graph: RoadGraph) {
     if (!graph.hierarchy) throw noHierarchy();
     const n = graph.nodeCount;
-    this.cost = new Float64Array(n);
-    this.parentEdge = new Int32Array(n);
-    this.seen = new Uint32Array(n);
+    this.state = new Float64Array(2 * n);
+    this.words = new Int32Array(this.state.buffer);
     this.toTargets = new CHPotential(n);
   }
 
@@ -41,12 +44,13 @@ export class CHPotentialSearch implements PathSearch {
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre;
-    const { cost, parentEdge, seen, heap, toTargets } = this;
+    const { state, words, heap, toTargets } = this;
     const targets = query.targets;
     const T = targets.length;
 
-    if (++this.stamp === 0xffffffff) {
-      seen.fill(0);
+    // Stamps live in an i32 view: wrap before they turn negative.
+    if (++this.stamp === 0x7fffffff) {
+      words.fill(0);
       this.stamp = 1;
     }
     const stamp = this.stamp;
@@ -56,23 +60,23 @@ export class CHPotentialSearch implements PathSearch {
 
     for (const s of query.sources) {
       const u = s.node;
-      if (seen[u] === stamp && cost[u] <= s.cost) continue;
-      seen[u] = stamp;
-      cost[u] = s.cost;
-      parentEdge[u] = -1;
+      if (words[4 * u + 2] === stamp && state[2 * u] <= s.cost) continue;
+      words[4 * u + 2] = stamp;
+      state[2 * u] = s.cost;
+      words[4 * u + 3] = -1;
       const h = toTargets.pi(u);
       if (h !== Infinity) heap.push(s.cost + h, u);
     }
 
     let best = Infinity;
     let bestTarget = -1;
-    const potential = toTargets.potential;
+    const potentialRecord = toTargets.record;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= best) break;
       const u = heap.pop();
-      const cu = cost[u];
-      if (key !== cu + potential[u]) continue; // stale entry
+      const cu = state[2 * u];
+      if (key !== cu + potentialRecord[3 * u]) continue; // stale entry
       this.settledCount++;
       for (let t = 0; t < T; t++) {
         if (targets[t].node === u && cu + targets[t].cost < best) {
@@ -85,10 +89,10 @@ export class CHPotentialSearch implements PathSearch {
         const v = edgeHead[e];
         let cv = cu + weight[e];
         if (penalised !== undefined) cv += perMetre![penalised[edgeRoad[e]]] * edgeDistance[e];
-        if (seen[v] === stamp && cv >= cost[v]) continue;
-        seen[v] = stamp;
-        cost[v] = cv;
-        parentEdge[v] = e;
+        if (words[4 * v + 2] === stamp && cv >= state[2 * v]) continue;
+        words[4 * v + 2] = stamp;
+        state[2 * v] = cv;
+        words[4 * v + 3] = e;
         const h = toTargets.pi(v);
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }
@@ -97,13 +101,13 @@ export class CHPotentialSearch implements PathSearch {
     if (bestTarget < 0) return null;
     const edges: number[] = [];
     let node = targets[bestTarget].node;
-    while (parentEdge[node] !== -1) {
-      const e = parentEdge[node];
+    while (words[4 * node + 3] !== -1) {
+      const e = words[4 * node + 3];
       edges.push(e);
       node = g.edgeTail[e];
     }
     edges.reverse();
-    const source = query.sources.findIndex((s) => s.node === node && s.cost === cost[node]);
+    const source = query.sources.findIndex((s) => s.node === node && s.cost === state[2 * node]);
     return { cost: best, source, target: bestTarget, edges };
   }
 }
