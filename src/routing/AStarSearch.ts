@@ -4,6 +4,7 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Landmarks } from './Landmarks.js';
 import { MinHeap } from './MinHeap.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import { prefault } from './prefault.js';
 
 /**
  * Shrinks the straight-line bound a hair so floating-point rounding in haversine sums can never
@@ -46,10 +47,10 @@ export class AStarSearch implements PathSearch {
 
   constructor(private readonly graph: RoadGraph, options: AStarOptions = {}) {
     const n = graph.nodeCount;
-    this.cost = new Float64Array(n);
-    this.heuristic = new Float64Array(n);
-    this.parentEdge = new Int32Array(n);
-    this.seen = new Uint32Array(n);
+    this.cost = prefault(new Float64Array(n));
+    this.heuristic = prefault(new Float64Array(n));
+    this.parentEdge = prefault(new Int32Array(n));
+    this.seen = prefault(new Uint32Array(n));
     this.landmarks = options.landmarks ?? 16;
     this.activeLandmarks = Math.max(1, options.activeLandmarks ?? 4);
     if (Array.isArray(this.landmarks) && this.landmarks.some((lm) => lm.graph !== graph)) {

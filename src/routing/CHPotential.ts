@@ -1,5 +1,6 @@
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { MinHeap } from './MinHeap.js';
+import { prefault } from './prefault.js';
 
 /**
  * The exact unblocked cost from any node to the nearest of a set of weighted targets, read lazily
@@ -26,7 +27,7 @@ export class CHPotential {
   computed = 0;
 
   constructor(nodeCount: number) {
-    this.record = new Float64Array(3 * nodeCount);
+    this.record = prefault(new Float64Array(3 * nodeCount));
     this.stamps = new Uint32Array(this.record.buffer);
   }
 

@@ -4,6 +4,7 @@ import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import { prefault } from './prefault.js';
 
 /**
  * A* on the original graph whose potential is the exact unblocked cost to the target set, read
@@ -32,7 +33,7 @@ export class CHPotentialSearch implements PathSearch {
   constructor(private readonly graph: RoadGraph) {
     if (!graph.hierarchy) throw noHierarchy();
     const n = graph.nodeCount;
-    this.state = new Float64Array(2 * n);
+    this.state = prefault(new Float64Array(2 * n));
     this.words = new Int32Array(this.state.buffer);
     this.toTargets = new CHPotential(n);
   }

@@ -3,6 +3,7 @@ import { unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHi
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
 import type { PathResult } from './PathSearch.js';
+import { prefault } from './prefault.js';
 
 /** Search state of one direction: costs, parent arcs and a stamp per node. */
 class Side {
@@ -13,9 +14,9 @@ class Side {
   settled = 0;
 
   constructor(n: number) {
-    this.cost = new Float64Array(n);
-    this.parentArc = new Int32Array(n);
-    this.seen = new Uint32Array(n);
+    this.cost = prefault(new Float64Array(n));
+    this.parentArc = prefault(new Int32Array(n));
+    this.seen = prefault(new Uint32Array(n));
   }
 }
 
