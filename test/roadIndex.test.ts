@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { calculateZone, importGeoJson, RoadIndex, ZoneCalculator, zoneFromGeoJson, type RoadGraph } from '../src/index.js';
 import { isSharedGraph, sharedGraph, sharedGraphArrays } from '../src/graph/sharedGraph.js';
 import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
+import { roadBoxes } from '../src/graph/roadBoxes.js';
 import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
 
 const gothenburg = (): RoadGraph => importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
@@ -70,6 +71,19 @@ describe('RoadIndex: packed flatbush over road boxes', () => {
     });
     assert.throws(() => new RoadIndex(other, index.data), (e: { code: string; message: string }) => e.code === 'GRAPH_CORRUPT' && /holds \d+ roads, the graph has 1/.test(e.message));
     assert.throws(() => new RoadIndex(graph, new ArrayBuffer(16)), (e: { code: string }) => e.code === 'GRAPH_CORRUPT');
+  });
+
+  test('RoadIndex.for reads the tree snapping uses (one tree over one buffer per graph) and answers as a built index', () => {
+    const g = gothenburg();
+    const shared = RoadIndex.for(g);
+    assert.equal(RoadIndex.for(g), shared);
+    assert.equal(shared.data, roadBoxes(g).data);
+    assert.equal(g.indexes.roadTree?.buffer, shared.data);
+    const rand = seededRandom(6);
+    for (let q = 0; q < 50; q++) {
+      const x = 11.9 + rand() * 0.15, y = 57.65 + rand() * 0.1;
+      assert.deepEqual(shared.roadsInBox(x, y, x + 0.01, y + 0.01), index.roadsInBox(x, y, x + 0.01, y + 0.01));
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import type Flatbush from 'flatbush';
+import Flatbush from 'flatbush';
 import { adoptRoadBoxes, buildRoadBoxes, roadBoxes } from '../graph/roadBoxes.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 
@@ -14,12 +14,13 @@ export class RoadIndex {
   private readonly ids?: Uint32Array;
 
   /**
-   * Builds the index of a graph, or adopts a built one from its `data` buffer (e.g. posted by
-   * another thread). Throws GRAPH_CORRUPT when that buffer does not index this graph's roads.
+   * Builds the index of a graph, takes a built tree, or adopts one from its `data` buffer (e.g.
+   * posted by another thread). Throws GRAPH_CORRUPT when that buffer does not index this graph's roads.
    */
-  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike | Uint8Array, only?: Uint32Array) {
+  constructor(readonly graph: RoadGraph, data?: ArrayBufferLike | Uint8Array | Flatbush, only?: Uint32Array) {
     this.ids = only;
-    this.tree = data ? adoptRoadBoxes(data, only ? only.length : graph.roadCount) : buildRoadBoxes(graph, only);
+    this.tree = data instanceof Flatbush ? data
+      : data ? adoptRoadBoxes(data, only ? only.length : graph.roadCount) : buildRoadBoxes(graph, only);
   }
 
   /** An index over some roads only (e.g. the major ones a map shows at low zoom). */
@@ -34,8 +35,7 @@ export class RoadIndex {
   static for(graph: RoadGraph): RoadIndex {
     let index = RoadIndex.cache.get(graph);
     if (!index) {
-      roadBoxes(graph); // adopts or builds graph.indexes.roadTree, the bytes this index reads (a view: any offset)
-      RoadIndex.cache.set(graph, (index = new RoadIndex(graph, graph.indexes.roadTree)));
+      RoadIndex.cache.set(graph, (index = new RoadIndex(graph, roadBoxes(graph))));
     }
     return index;
   }
