@@ -55,7 +55,8 @@ function checkNetwork(graph: RoadGraph, pairs: number, seed: number) {
   assert.equal(router.search.name, 'ch', 'a graph with a hierarchy routes with it by default');
   const free = new CHQuery(graph, graph.hierarchy!);
   const constrained = new CHPotentialSearch(graph);
-  let routed = 0, blockedRouted = 0, zoneRouted = 0;
+  const engine = new HierarchySearch(graph);
+  let routed = 0, blockedRouted = 0, zoneRouted = 0, freePathKept = 0, detoured = 0;
   for (let i = 0; i < pairs; i++) {
     const { from, to } = randomStops(graph, router, rand);
     const blocked = new Uint8Array(graph.roadCount);
@@ -88,11 +89,24 @@ function checkNetwork(graph: RoadGraph, pairs: number, seed: number) {
         for (const e of got.edges) assert.equal(mask[graph.edgeRoad[e]], 0, `${kind}: a blocked road was used`);
         checkPath(graph, got, sources, targets, metric);
         if (kind === 'blocked') blockedRouted++; else zoneRouted++;
+        // The engine: the free query's path where it drives no blocked road, else the A*.
+        const answer = engine.find({ ...base, blockedRoads: mask });
+        assert.ok(answer && close(answer.cost, want, 1e-9), `pair ${i} ${metric} ${kind}: engine ${answer?.cost} vs Dijkstra ${want}`);
+        for (const e of answer.edges) assert.equal(mask[graph.edgeRoad[e]], 0, `${kind}: the engine used a blocked road`);
+        checkPath(graph, answer, sources, targets, metric);
+        if (found && found.edges.every((e) => mask[graph.edgeRoad[e]] === 0)) {
+          assert.equal(engine.settledCount, free.settledCount, `pair ${i} ${metric} ${kind}: the free path avoids the mask, yet the engine searched on`);
+          freePathKept++;
+        } else {
+          assert.ok(engine.settledCount > free.settledCount, `pair ${i} ${metric} ${kind}: the free path drives a blocked road, yet no A* ran`);
+          detoured++;
+        }
       }
     }
   }
   assert.ok(routed >= pairs, `too few free routes compared (${routed})`);
   assert.ok(blockedRouted >= pairs / 2 && zoneRouted >= pairs / 2, `too few constrained routes (${blockedRouted}, ${zoneRouted})`);
+  assert.ok(freePathKept > 0 && detoured > 0, `both engine branches exercised (free path kept ${freePathKept}, detoured ${detoured})`);
 }
 
 const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });

@@ -114,8 +114,9 @@ export class CHPotentialSearch implements PathSearch {
 }
 
 /**
- * The hierarchy engine: the CH query for routes with nothing blocked or penalised, the
- * CH-potential A* otherwise. Both exact; `settledCount` is the last query's expanded nodes.
+ * The hierarchy engine: the CH query for routes with nothing penalised whose cheapest path drives
+ * no blocked road (that path is then also the cheapest around them: blocking only removes paths),
+ * the CH-potential A* otherwise. Both exact; `settledCount` is the last query's expanded nodes.
  */
 export class HierarchySearch implements PathSearch {
   readonly name = 'ch';
@@ -123,22 +124,34 @@ export class HierarchySearch implements PathSearch {
   readonly constrained: CHPotentialSearch;
   settledCount = 0;
 
-  constructor(graph: RoadGraph) {
+  constructor(private readonly graph: RoadGraph) {
     if (!graph.hierarchy) throw noHierarchy();
     this.free = new CHQuery(graph, graph.hierarchy);
     this.constrained = new CHPotentialSearch(graph);
   }
 
   find(query: PathQuery): PathResult | null {
-    if (query.blockedRoads === undefined && query.penalty === undefined) {
+    let settled = 0;
+    const blocked = query.blockedRoads;
+    if (query.penalty === undefined) {
+      // Most routes miss most zones: a free query (about a millisecond on a country) settles it.
       const found = this.free.find(query.sources, query.targets, query.metric);
-      this.settledCount = this.free.settledCount;
-      return found;
+      settled = this.free.settledCount;
+      if (blocked === undefined || found === null || drivesNone(this.graph.edgeRoad, found.edges, blocked)) {
+        this.settledCount = settled;
+        return found;
+      }
     }
     const found = this.constrained.find(query);
-    this.settledCount = this.constrained.settledCount;
+    this.settledCount = settled + this.constrained.settledCount;
     return found;
   }
+}
+
+/** Whether none of the edges lies on a road marked in `blocked`. */
+function drivesNone(edgeRoad: Uint32Array, edges: readonly number[], blocked: Uint8Array): boolean {
+  for (let i = 0; i < edges.length; i++) if (blocked[edgeRoad[edges[i]]] !== 0) return false;
+  return true;
 }
 
 function noHierarchy(): DetourError {
