@@ -1,6 +1,6 @@
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { MinHeap } from './MinHeap.js';
-import { prefault } from './prefault.js';
+import { NodeRecords, StampClock } from './NodeRecords.js';
 
 /**
  * The exact unblocked cost from any node to the nearest of a set of weighted targets, read lazily
@@ -9,58 +9,60 @@ import { prefault } from './prefault.js';
  * upward arcs (v, w) of weight + pi(w)), memoised until the next reset (in an uncontracted core
  * dBack is already exact: the backward search runs plain Dijkstra there). A min over targets of
  * consistent potentials is consistent, so one potential serves a search towards many targets.
- * Scratch arrays stamped per reset (O(touched)); not re-entrant.
+ * Per node 16 bytes (NodeRecords, possibly lent by a search that never runs at the same time):
+ * one value, the backward cost until pi is computed and pi after, told apart by the stamp word
+ * (the reset's first stamp: backward cost; its second: pi). Stamped per reset (O(touched)); not
+ * re-entrant.
  */
 export class CHPotential {
-  /**
-   * Per node v, 24 bytes side by side (one cache line for what pi reads of a node, instead of one
-   * per array): record[3v] = pi(v), record[3v + 1] = the backward cost, and in the u32 view over the
-   * same bytes, stamps[6v + 4] and stamps[6v + 5] = the reset stamps that make them valid.
-   */
-  readonly record: Float64Array;
-  private readonly stamps: Uint32Array;
+  /** values[2v]: the backward cost of v, or pi(v) once computed (see words). */
+  readonly values: Float64Array;
+  /** words[4v + 2]: backStamp when values[2v] is v's backward cost, piStamp when it is pi(v). */
+  private readonly words: Int32Array;
+  private readonly clock: StampClock;
+  private backStamp = 0;
+  private piStamp = 0;
   private readonly backHeap = new MinHeap(256);
   private stack = new Int32Array(256);
-  private stamp = 0;
   private ch?: ContractionHierarchy;
   /** Nodes whose potential was computed since the last reset. */
   computed = 0;
 
-  constructor(nodeCount: number) {
-    this.record = prefault(new Float64Array(3 * nodeCount));
-    this.stamps = new Uint32Array(this.record.buffer);
+  constructor(nodeCount: number, records?: NodeRecords) {
+    const own = records ?? new NodeRecords(nodeCount, new StampClock());
+    this.values = own.values;
+    this.words = own.words;
+    this.clock = own.clock;
   }
 
   /** Forgets every potential and aims at new targets (node ids with a cost added on arrival). */
   reset(ch: ContractionHierarchy, targets: readonly { node: number; cost: number }[]): void {
-    const { record, stamps, backHeap } = this;
-    if (++this.stamp === 0xffffffff) {
-      stamps.fill(0);
-      this.stamp = 1;
-    }
+    const { values, words, backHeap } = this;
+    this.backStamp = this.clock.next(2);
+    this.piStamp = this.backStamp + 1;
     this.ch = ch;
     this.computed = 0;
-    const stamp = this.stamp;
+    const back = this.backStamp;
     const { downFirst, arcNode, arcWeight } = ch;
     backHeap.clear();
     for (const t of targets) {
       const v = t.node;
-      if (stamps[6 * v + 5] === stamp && record[3 * v + 1] <= t.cost) continue;
-      stamps[6 * v + 5] = stamp;
-      record[3 * v + 1] = t.cost;
+      if (words[4 * v + 2] === back && values[2 * v] <= t.cost) continue;
+      words[4 * v + 2] = back;
+      values[2 * v] = t.cost;
       backHeap.push(t.cost, v);
     }
     // No stalling: pi needs the exact backward cost of every node the downward arcs lead from.
     while (backHeap.size > 0) {
       const key = backHeap.peekKey();
       const u = backHeap.pop();
-      if (key !== record[3 * u + 1]) continue;
+      if (key !== values[2 * u]) continue;
       for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a];
-        if (stamps[6 * x + 5] !== stamp || c < record[3 * x + 1]) {
-          stamps[6 * x + 5] = stamp;
-          record[3 * x + 1] = c;
+        if (words[4 * x + 2] !== back || c < values[2 * x]) {
+          words[4 * x + 2] = back;
+          values[2 * x] = c;
           backHeap.push(c, x);
         }
       }
@@ -69,9 +71,9 @@ export class CHPotential {
 
   /** pi(v): the cost from v to the nearest target (Infinity when none is reachable). */
   pi(v: number): number {
-    const { record, stamps } = this;
-    const stamp = this.stamp;
-    if (stamps[6 * v + 4] === stamp) return record[3 * v];
+    const { values, words } = this;
+    const done = this.piStamp, back = this.backStamp;
+    if (words[4 * v + 2] === done) return values[2 * v];
     const { upFirst, arcNode, arcWeight, rank } = this.ch!;
     const coreRank = this.ch!.coreRank[0];
     // Without a core (the usual case) no rank is read: one cache miss less per node.
@@ -82,20 +84,20 @@ export class CHPotential {
     stack[top++] = v;
     while (top > 0) {
       const x = stack[top - 1];
-      if (stamps[6 * x + 4] === stamp) { top--; continue; }
-      const back = stamps[6 * x + 5] === stamp ? record[3 * x + 1] : Infinity;
+      if (words[4 * x + 2] === done) { top--; continue; }
+      const own = words[4 * x + 2] === back ? values[2 * x] : Infinity;
       if (hasCore && rank[x] >= coreRank) {
         // The backward search ran plain Dijkstra through the core: its cost is exact there.
         top--;
-        record[3 * x] = back;
-        stamps[6 * x + 4] = stamp;
+        values[2 * x] = own;
+        words[4 * x + 2] = done;
         this.computed++;
         continue;
       }
       let ready = true;
       for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
         const y = arcNode[a];
-        if (stamps[6 * y + 4] !== stamp) {
+        if (words[4 * y + 2] !== done) {
           if (top === stack.length) {
             const grown = new Int32Array(2 * top);
             grown.set(stack);
@@ -107,15 +109,15 @@ export class CHPotential {
       }
       if (!ready) continue;
       top--;
-      let p = back;
+      let p = own;
       for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const c = arcWeight[a] + record[3 * arcNode[a]];
+        const c = arcWeight[a] + values[2 * arcNode[a]];
         if (c < p) p = c;
       }
-      record[3 * x] = p;
-      stamps[6 * x + 4] = stamp;
+      values[2 * x] = p;
+      words[4 * x + 2] = done;
       this.computed++;
     }
-    return record[3 * v];
+    return values[2 * v];
   }
 }

@@ -3,39 +3,43 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
+import { NodeRecords, StampClock } from './NodeRecords.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
-import { prefault } from './prefault.js';
 
 /**
  * A* on the original graph whose potential is the exact unblocked cost to the target set, read
  * lazily from the contraction hierarchy (CHPotential, reset per query). Blocked
  * roads and penalties only make paths dearer, so pi stays admissible and consistent; the search
  * explores only where blocked roads force a detour. Honours blocked roads and the zone penalty
- * exactly like AStarSearch. Scratch arrays stamped per query; not re-entrant.
+ * exactly like AStarSearch. Scratch arrays stamped per query; not re-entrant. `records` lends it
+ * the state of a search that never runs at the same time (NodeRecords): its own and the potential's.
  */
 export class CHPotentialSearch implements PathSearch {
   readonly name = 'ch-astar';
   /**
-   * Per node v, 16 bytes side by side (one cache line per relaxed node instead of three):
-   * state[2v] = cost; in the i32 view over the same bytes, words[4v + 2] = the query stamp that
-   * makes it valid and words[4v + 3] = the edge it was reached by (-1 at a source).
+   * NodeRecords: state[2v] = cost; words[4v + 2] = the query stamp that makes it valid and
+   * words[4v + 3] = the edge it was reached by (-1 at a source).
    */
   private readonly state: Float64Array;
   private readonly words: Int32Array;
+  private readonly clock: StampClock;
   private readonly toTargets: CHPotential;
   private readonly heap = new MinHeap(4096);
-  private stamp = 0;
   /** Nodes expanded by the last query's A*. */
   settledCount = 0;
   /** Nodes whose potential the last query computed. */
   potentialCount = 0;
 
-  constructor(private readonly graph: RoadGraph) {
+  constructor(private readonly graph: RoadGraph, records?: readonly [search: NodeRecords, potential: NodeRecords]) {
     if (!graph.hierarchy) throw noHierarchy();
     const n = graph.nodeCount;
-    this.state = prefault(new Float64Array(2 * n));
-    this.words = new Int32Array(this.state.buffer);
-    this.toTargets = new CHPotential(n);
+    const clock = records ? records[0].clock : new StampClock();
+    const [search, potential] = records ?? [new NodeRecords(n, clock), new NodeRecords(n, clock)];
+    if (potential.clock !== clock) throw new Error('a CH-potential search and its potential keep one stamp clock');
+    this.clock = clock;
+    this.state = search.values;
+    this.words = search.words;
+    this.toTargets = new CHPotential(n, potential);
   }
 
   find(query: PathQuery): PathResult | null {
@@ -49,12 +53,7 @@ export class CHPotentialSearch implements PathSearch {
     const targets = query.targets;
     const T = targets.length;
 
-    // Stamps live in an i32 view: wrap before they turn negative.
-    if (++this.stamp === 0x7fffffff) {
-      words.fill(0);
-      this.stamp = 1;
-    }
-    const stamp = this.stamp;
+    const stamp = this.clock.next();
     toTargets.reset(g.hierarchy![query.metric], targets);
     heap.clear();
     this.settledCount = 0;
@@ -71,13 +70,13 @@ export class CHPotentialSearch implements PathSearch {
 
     let best = Infinity;
     let bestTarget = -1;
-    const potentialRecord = toTargets.record;
+    const potential = toTargets.values;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= best) break;
       const u = heap.pop();
       const cu = state[2 * u];
-      if (key !== cu + potentialRecord[3 * u]) continue; // stale entry
+      if (key !== cu + potential[2 * u]) continue; // stale entry
       this.settledCount++;
       for (let t = 0; t < T; t++) {
         if (targets[t].node === u && cu + targets[t].cost < best) {
@@ -126,8 +125,11 @@ export class HierarchySearch implements PathSearch {
 
   constructor(private readonly graph: RoadGraph) {
     if (!graph.hierarchy) throw noHierarchy();
-    this.free = new CHQuery(graph, graph.hierarchy);
-    this.constrained = new CHPotentialSearch(graph);
+    // The two never run at once: the A* and its potential reuse the free query's two sides.
+    const clock = new StampClock();
+    const sides = [new NodeRecords(graph.nodeCount, clock), new NodeRecords(graph.nodeCount, clock)] as const;
+    this.free = new CHQuery(graph, graph.hierarchy, sides);
+    this.constrained = new CHPotentialSearch(graph, sides);
   }
 
   find(query: PathQuery): PathResult | null {

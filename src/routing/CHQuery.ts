@@ -2,21 +2,19 @@ import type { RoadGraph, Metric } from '../graph/RoadGraph.js';
 import { unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
+import { NodeRecords, StampClock } from './NodeRecords.js';
 import type { PathResult } from './PathSearch.js';
-import { prefault } from './prefault.js';
 
-/** Search state of one direction: costs, parent arcs and a stamp per node. */
+/** Search state of one direction: per node its cost, stamp and parent arc (NodeRecords). */
 class Side {
   readonly cost: Float64Array;
-  readonly parentArc: Int32Array;
-  readonly seen: Uint32Array;
+  readonly words: Int32Array;
   readonly heap = new MinHeap(256);
   settled = 0;
 
-  constructor(n: number) {
-    this.cost = prefault(new Float64Array(n));
-    this.parentArc = prefault(new Int32Array(n));
-    this.seen = prefault(new Uint32Array(n));
+  constructor(records: NodeRecords) {
+    this.cost = records.values;
+    this.words = records.words;
   }
 }
 
@@ -26,35 +24,33 @@ class Side {
  * best path. Stall-on-demand prunes nodes that a higher node reaches more cheaply. Supports
  * several weighted sources and targets (the phantom endpoints of snapped stops). Scratch arrays
  * are stamped per query (O(touched) reset); not re-entrant: one object per concurrent query.
- * Ignores blocked roads and penalties: use CHPotentialSearch for those.
+ * Ignores blocked roads and penalties: use CHPotentialSearch for those. `records` lends it the
+ * forward and backward state of a search that never runs at the same time (NodeRecords).
  */
 export class CHQuery {
   private readonly forward: Side;
   private readonly backward: Side;
-  private stamp = 0;
+  private readonly clock: StampClock;
   private readonly stack: number[] = [];
   /** Nodes settled by the last query, both directions together. */
   settledCount = 0;
 
-  constructor(readonly graph: RoadGraph, private readonly hierarchies: Record<Metric, ContractionHierarchy>) {
+  constructor(
+    readonly graph: RoadGraph, private readonly hierarchies: Record<Metric, ContractionHierarchy>,
+    records?: readonly [NodeRecords, NodeRecords],
+  ) {
     const n = graph.nodeCount;
-    this.forward = new Side(n);
-    this.backward = new Side(n);
-  }
-
-  private nextStamp(): number {
-    if (++this.stamp === 0xffffffff) {
-      this.forward.seen.fill(0);
-      this.backward.seen.fill(0);
-      this.stamp = 1;
-    }
-    return this.stamp;
+    this.clock = records ? records[0].clock : new StampClock();
+    const [forward, backward] = records ?? [new NodeRecords(n, this.clock), new NodeRecords(n, this.clock)];
+    if (backward.clock !== this.clock) throw new Error('both sides of a CH query keep one stamp clock');
+    this.forward = new Side(forward);
+    this.backward = new Side(backward);
   }
 
   /** Cheapest path from any source to any target (endpoint costs included), or null. */
   find(sources: Endpoint[], targets: Endpoint[], metric: Metric): PathResult | null {
     const ch = this.hierarchies[metric];
-    const stamp = this.nextStamp();
+    const stamp = this.clock.next();
     const f = this.forward, b = this.backward;
     init(f, sources, stamp);
     init(b, targets, stamp);
@@ -71,9 +67,9 @@ export class CHQuery {
       const other = side === f ? b : f;
       const key = side.heap.peekKey();
       const u = side.heap.pop();
-      if (key !== side.cost[u]) continue; // stale
-      if (other.seen[u] === stamp && key + other.cost[u] < best) {
-        best = key + other.cost[u];
+      if (key !== side.cost[2 * u]) continue; // stale
+      if (other.words[4 * u + 2] === stamp && key + other.cost[2 * u] < best) {
+        best = key + other.cost[2 * u];
         meet = u;
       }
       // Forward relaxes upward arcs and stalls over downward ones into u; backward the reverse.
@@ -81,21 +77,21 @@ export class CHQuery {
       const relaxTo = side === f ? upFirst[u + 1] : downFirst[u + 1];
       const stallFrom = side === f ? downFirst[u] : upFirst[u];
       const stallTo = side === f ? downFirst[u + 1] : upFirst[u + 1];
-      const cost = side.cost, seen = side.seen;
+      const cost = side.cost, words = side.words;
       let stalled = false;
       for (let a = stallFrom; a < stallTo; a++) {
         const x = arcNode[a];
-        if (seen[x] === stamp && cost[x] + arcWeight[a] < key) { stalled = true; break; }
+        if (words[4 * x + 2] === stamp && cost[2 * x] + arcWeight[a] < key) { stalled = true; break; }
       }
       if (stalled) continue;
       side.settled++;
       for (let a = relaxFrom; a < relaxTo; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a];
-        if (seen[x] !== stamp || c < cost[x]) {
-          seen[x] = stamp;
-          cost[x] = c;
-          side.parentArc[x] = a;
+        if (words[4 * x + 2] !== stamp || c < cost[2 * x]) {
+          words[4 * x + 2] = stamp;
+          cost[2 * x] = c;
+          words[4 * x + 3] = a;
           side.heap.push(c, x);
         }
       }
@@ -110,8 +106,8 @@ export class CHQuery {
     // Forward arcs from the meeting node down to the source, then reversed.
     const up: number[] = [];
     let node = meet;
-    while (f.parentArc[node] !== -1) {
-      const a = f.parentArc[node];
+    while (f.words[4 * node + 3] !== -1) {
+      const a = f.words[4 * node + 3];
       up.push(a);
       node = tailOfUpArc(ch, a);
     }
@@ -119,14 +115,14 @@ export class CHQuery {
     const edges: number[] = [];
     for (let i = up.length - 1; i >= 0; i--) unpackArc(ch, up[i], edges, this.stack);
     node = meet;
-    while (b.parentArc[node] !== -1) {
-      const a = b.parentArc[node];
+    while (b.words[4 * node + 3] !== -1) {
+      const a = b.words[4 * node + 3];
       unpackArc(ch, a, edges, this.stack);
       node = headOfDownArc(ch, a);
     }
     const targetNode = node;
-    const source = sources.findIndex((s) => s.node === sourceNode && s.cost === f.cost[sourceNode]);
-    const target = targets.findIndex((t) => t.node === targetNode && t.cost === b.cost[targetNode]);
+    const source = sources.findIndex((s) => s.node === sourceNode && s.cost === f.cost[2 * sourceNode]);
+    const target = targets.findIndex((t) => t.node === targetNode && t.cost === b.cost[2 * targetNode]);
     return { cost: best, source, target, edges };
   }
 }
@@ -135,11 +131,12 @@ function init(side: Side, endpoints: Endpoint[], stamp: number): void {
   side.heap.clear();
   side.settled = 0;
   for (const e of endpoints) {
-    if (side.seen[e.node] === stamp && side.cost[e.node] <= e.cost) continue;
-    side.seen[e.node] = stamp;
-    side.cost[e.node] = e.cost;
-    side.parentArc[e.node] = -1;
-    side.heap.push(e.cost, e.node);
+    const v = e.node;
+    if (side.words[4 * v + 2] === stamp && side.cost[2 * v] <= e.cost) continue;
+    side.words[4 * v + 2] = stamp;
+    side.cost[2 * v] = e.cost;
+    side.words[4 * v + 3] = -1;
+    side.heap.push(e.cost, v);
   }
 }
 

@@ -125,13 +125,13 @@ export class OneToManyPotentialSearch {
       if (h !== Infinity) heap.push(s.cost + h, u);
     }
     let worst = Infinity; // the largest wanted target cost, once every wanted target has one
-    const potentialRecord = toTargets.record;
+    const potential = toTargets.values;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= worst) break;
       const u = heap.pop();
       const cu = cost[u];
-      if (key !== cu + potentialRecord[3 * u]) continue; // stale entry
+      if (key !== cu + potential[2 * u]) continue; // stale entry
       this.settledCount++;
       if (targetSeen[u] === tstamp) {
         const slot = targetSlot[u];
