@@ -77,16 +77,16 @@ test('a directory instead of a file is an error, not a crash', () => {
   assert.throws(() => loadGraph(join(dir, 'empty.detour')), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
 });
 
-// --- Format version 4: named sections, search indexes, version 3 still read. The helpers below
-// re-implement the documented layout (graphCodec.ts) independently of the codec.
+// --- Format version 5: named sections, search indexes; other versions get GRAPH_VERSION. The
+// helpers below re-implement the documented layout (graphCodec.ts) independently of the codec.
 
 interface RawSection { name: string; type: number; count: number; data: Uint8Array }
 const pad8 = (n: number) => (n + 7) & ~7;
 
-/** The header fields, meta bytes and sections of a version 4 file. */
-function splitV4(bytes: Uint8Array): { meta: Uint8Array; sections: RawSection[] } {
+/** The header fields, meta bytes and sections of a version 5 file. */
+function split(bytes: Uint8Array): { meta: Uint8Array; sections: RawSection[] } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  assert.equal(view.getUint32(8, true), 4);
+  assert.equal(view.getUint32(8, true), 5);
   const count = view.getUint32(12, true), metaLength = view.getUint32(16, true);
   const meta = bytes.slice(24, 24 + metaLength);
   let at = 24 + pad8(metaLength);
@@ -104,8 +104,8 @@ function splitV4(bytes: Uint8Array): { meta: Uint8Array; sections: RawSection[] 
   return { meta, sections };
 }
 
-/** A file in version 4 (named) or 3 (positional) layout from sections, with its CRC. */
-function joinFile(version: 3 | 4, meta: Uint8Array, sections: RawSection[]): Uint8Array {
+/** A file in the named-section layout from sections, with its CRC (version: what the header says). */
+function joinFile(version: number, meta: Uint8Array, sections: RawSection[]): Uint8Array {
   const parts: Uint8Array[] = [];
   const header = new Uint8Array(24 + pad8(meta.length));
   const view = new DataView(header.buffer);
@@ -117,14 +117,12 @@ function joinFile(version: 3 | 4, meta: Uint8Array, sections: RawSection[]): Uin
   parts.push(header);
   for (const s of sections) {
     const name = Buffer.from(s.name, 'latin1');
-    const head = new Uint8Array(version === 4 ? 16 + pad8(name.length) : 8);
+    const head = new Uint8Array(16 + pad8(name.length));
     const hv = new DataView(head.buffer);
     hv.setUint32(0, s.type, true);
     hv.setUint32(4, s.count, true);
-    if (version === 4) {
-      hv.setUint32(8, name.length, true);
-      head.set(name, 16);
-    }
+    hv.setUint32(8, name.length, true);
+    head.set(name, 16);
     parts.push(head, s.data, new Uint8Array(pad8(s.data.length) - s.data.length));
   }
   const body = Buffer.concat(parts);
@@ -138,7 +136,7 @@ attachSearchIndexes(indexed);
 const indexedBytes = encodeGraph(indexed);
 
 test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
-  const names = splitV4(indexedBytes).sections.map((s) => s.name);
+  const names = split(indexedBytes).sections.map((s) => s.name);
   for (const name of ['snap.roadComponent', 'snap.roadBits', 'roads.tree']) assert.ok(names.includes(name), name);
   assert.ok(!names.includes('snap.tree'), 'snapping uses the road tree: no tree over every segment');
   const loaded = decodeGraph(indexedBytes);
@@ -197,32 +195,48 @@ test('a snap (candidates from the stored float32 road tree) is the nearest segme
   }
 });
 
-test('a version 3 file (positional sections, no indexes) still loads, and its indexes are built at first use', () => {
-  const { meta, sections } = splitV4(encodeGraph(graph));
-  const v3 = decodeGraph(joinFile(3, meta, sections));
-  for (const key of ARRAY_KEYS) assert.deepEqual(v3[key], graph[key], key);
-  assert.deepEqual(v3.indexes, {});
-  assert.deepEqual(SnapIndex.for(v3).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
-  assert.ok(v3.indexes.roadTree && v3.indexes.snapRoadBits, 'built and attached');
+test('a version 3 or 4 file gets GRAPH_VERSION saying to re-import (version 5 stores no edge tails or reverse adjacency)', () => {
+  const { meta, sections } = split(encodeGraph(graph));
+  for (const version of [3, 4]) rejects(joinFile(version, meta, sections), 'GRAPH_VERSION', new RegExp(`version ${version}\\b.*reads version 5.*detour import`));
+  const names = sections.map((s) => s.name);
+  for (const derived of ['edgeTail', 'firstIn', 'inEdge']) assert.ok(!names.includes(derived), `${derived} is derived, not stored`);
+});
+
+test('derived edge tails and reverse adjacency equal a scan of the forward CSR', () => {
+  const loaded = decodeGraph(encodeGraph(graph));
+  const tails: number[] = [], inLists: number[][] = Array.from({ length: loaded.nodeCount }, () => []);
+  for (let v = 0; v < loaded.nodeCount; v++) {
+    for (let e = loaded.firstOut[v]; e < loaded.firstOut[v + 1]; e++) { tails.push(v); inLists[loaded.edgeHead[e]].push(e); }
+  }
+  const rand = seededRandom(7);
+  for (let i = 0; i < 500; i++) {
+    const e = Math.floor(rand() * loaded.edgeCount);
+    assert.equal(loaded.edgeTailOf(e), tails[e], `edge ${e} before the array is made`);
+  }
+  assert.deepEqual([...loaded.edgeTail], tails);
+  for (let v = 0; v < loaded.nodeCount; v++) {
+    assert.deepEqual([...loaded.inEdge.subarray(loaded.firstIn[v], loaded.firstIn[v + 1])], inLists[v], `in-edges of ${v}`);
+  }
+  assert.equal(loaded.firstIn[loaded.nodeCount], loaded.edgeCount);
 });
 
 test('a section a later detour added is skipped; a repeated, missing or mismatched section is GRAPH_CORRUPT', () => {
-  const { meta, sections } = splitV4(indexedBytes);
+  const { meta, sections } = split(indexedBytes);
   const extra: RawSection = { name: 'future.section', type: 3, count: 5, data: new Uint8Array(5).fill(7) };
   // 'snap.tree': the segment tree earlier files carry, no longer read.
   const old: RawSection = { name: 'snap.tree', type: 3, count: 16, data: new Uint8Array(16).fill(3) };
-  const withExtra = decodeGraph(joinFile(4, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
+  const withExtra = decodeGraph(joinFile(5, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
   assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
-  rejects(joinFile(4, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
-  rejects(joinFile(4, meta, sections.filter((s) => s.name !== 'firstIn')), 'GRAPH_CORRUPT', /firstIn is missing/);
-  rejects(joinFile(4, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
+  rejects(joinFile(5, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
+  rejects(joinFile(5, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
+  rejects(joinFile(5, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
   const shortBits = sections.map((s) => (s.name === 'snap.roadBits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
-  rejects(joinFile(4, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
+  rejects(joinFile(5, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
   // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
   attachSearchIndexes(small);
-  const otherTree = splitV4(encodeGraph(small)).sections.find((s) => s.name === 'roads.tree')!;
-  const swapped = decodeGraph(joinFile(4, meta, sections.map((s) => (s.name === 'roads.tree' ? otherTree : s))));
+  const otherTree = split(encodeGraph(small)).sections.find((s) => s.name === 'roads.tree')!;
+  const swapped = decodeGraph(joinFile(5, meta, sections.map((s) => (s.name === 'roads.tree' ? otherTree : s))));
   assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /road index holds 1 roads/.test(err.message));
 });

@@ -4,11 +4,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHPotentialSearch, CHQuery, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
+  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHPotentialSearch, CHQuery, decodeGraph, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
   openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
   type Metric,
 } from '../src/index.js';
-import { HIERARCHY_ARRAY_KEYS } from '../src/hierarchy/ContractionHierarchy.js';
+import { arcHead, arcLowerEnd, arcTail, HIERARCHY_ARRAY_KEYS, shortcutHalves } from '../src/hierarchy/ContractionHierarchy.js';
 import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
@@ -199,6 +199,40 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     }
   });
 
+  test('an arc is its edge (same ends and cost) or a shortcut through a lower middle node whose two halves there add up to it', () => {
+    const halves = [0, 0];
+    for (const metric of METRICS) {
+      const ch = gothenburg.hierarchy![metric];
+      const weight = gothenburg.edgeCost(metric);
+      let shortcuts = 0;
+      for (let v = 0; v < gothenburg.nodeCount; v++) {
+        for (const [first, up] of [[ch.upFirst, true], [ch.downFirst, false]] as const) {
+          for (let a = first[v]; a < first[v + 1]; a++) {
+            const tail = up ? v : ch.arcNode[a], head = up ? ch.arcNode[a] : v;
+            assert.equal(arcTail(ch, a, v), tail);
+            assert.equal(arcHead(ch, a, v), head);
+            assert.equal(arcLowerEnd(ch, a), v);
+            if (a > first[v]) assert.ok(ch.arcNode[a - 1] < ch.arcNode[a], 'sorted by the other end');
+            const m = ch.arcMiddle[a];
+            if (m < 0) {
+              assert.equal(gothenburg.edgeTail[~m], tail);
+              assert.equal(gothenburg.edgeHead[~m], head);
+              assert.equal(ch.arcWeight[a], weight[~m]);
+              continue;
+            }
+            shortcuts++;
+            assert.ok(ch.rank[m] < ch.rank[tail] && ch.rank[m] < ch.rank[head], 'the middle ranks below both ends');
+            shortcutHalves(ch, tail, head, m, halves);
+            assert.equal(ch.arcNode[halves[0]], tail);
+            assert.equal(ch.arcNode[halves[1]], head);
+            assert.equal(ch.arcWeight[halves[0]] + ch.arcWeight[halves[1]], ch.arcWeight[a], 'the halves add up');
+          }
+        }
+      }
+      assert.ok(shortcuts > 1000, `${metric}: ${shortcuts} shortcuts checked`);
+    }
+  });
+
   test('a free query and a CH-potential A* sharing their node records stay exact, also across the stamp clock wrapping', () => {
     const graph = gothenburg;
     const router = new Router(graph);
@@ -379,6 +413,16 @@ describe('graph file with the hierarchy', () => {
     const path = join(dir, 'bad-order.detour');
     saveGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, order: bad }), path);
     assert.throws(() => loadGraph(path), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /nested dissection order/.test(err.message));
+  });
+
+  test('a shortcut whose middle node does not rank below its ends is GRAPH_CORRUPT (unpacking it might never end)', () => {
+    const ch = gothenburg.hierarchy!.duration;
+    const a = ch.arcMiddle.findIndex((m) => m >= 0);
+    const low = arcLowerEnd(ch, a);
+    const arcMiddle = Int32Array.from(ch.arcMiddle);
+    arcMiddle[a] = low; // ranks the same as an end
+    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, duration: { ...ch, arcMiddle } });
+    assert.throws(() => decodeGraph(encodeGraph(damaged)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /duration hierarchy arc \d+/.test(err.message));
   });
 
   test('a damaged hierarchy section is GRAPH_CORRUPT, not a crash', () => {

@@ -469,7 +469,6 @@ function assemble(
   for (let e = 0; e < edgeCount; e++) firstOut[newId[tails[e]] + 1]++;
   for (let u = 0; u < nodeCount; u++) firstOut[u + 1] += firstOut[u];
   const fill = firstOut.slice(0, nodeCount);
-  const edgeTail = new Uint32Array(edgeCount);
   const edgeHead = new Uint32Array(edgeCount);
   const edgeRoad = new Uint32Array(edgeCount);
   const edgeReversed = new Uint8Array(edgeCount);
@@ -480,24 +479,16 @@ function assemble(
     const slot = fill[tail]++;
     const b = baseOf ? baseOf[e] : e;
     const r = baseRoad[b];
-    edgeTail[slot] = tail;
     edgeHead[slot] = newId[heads[e]];
     edgeRoad[slot] = r;
     edgeReversed[slot] = baseRev[b];
     edgeDistance[slot] = roadLength[r];
     edgeDuration[slot] = roadLength[r] / (roadSpeedKmh[r] / 3.6);
   }
-  const firstIn = new Uint32Array(nodeCount + 1);
-  for (let e = 0; e < edgeCount; e++) firstIn[edgeHead[e] + 1]++;
-  for (let v = 0; v < nodeCount; v++) firstIn[v + 1] += firstIn[v];
-  const fillIn = firstIn.slice(0, nodeCount);
-  const inEdge = new Uint32Array(edgeCount);
-  for (let e = 0; e < edgeCount; e++) inEdge[fillIn[edgeHead[e]]++] = e;
 
   const graph = new RoadGraph(
     {
-      nodeLat, nodeLon, firstOut, edgeTail, edgeHead, edgeRoad, edgeReversed, edgeDistance, edgeDuration,
-      firstIn, inEdge, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
+      nodeLat, nodeLon, firstOut, edgeHead, edgeRoad, edgeReversed, edgeDistance, edgeDuration, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
       roadFlags, roadClass,
     },
     meta,

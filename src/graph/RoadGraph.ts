@@ -1,4 +1,5 @@
 import { unitVectors } from '../geo/chord.js';
+import { csrRow } from './csr.js';
 import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 
 /** Facts about where a graph came from, stored in its file. */
@@ -24,17 +25,13 @@ export interface RoadGraphArrays {
   nodeLon: Float64Array;
   /** Forward CSR: out-edges of u are [firstOut[u], firstOut[u+1]). Length nodeCount + 1. */
   firstOut: Uint32Array;
-  /** Per edge: its tail node, head node, road, and 1 when it runs against the road's shape. */
-  edgeTail: Uint32Array;
+  /** Per edge: its head node, road, and 1 when it runs against the road's shape (tails: RoadGraph.edgeTail). */
   edgeHead: Uint32Array;
   edgeRoad: Uint32Array;
   edgeReversed: Uint8Array;
   /** Per edge: length in metres and travel time in seconds. */
   edgeDistance: Float64Array;
   edgeDuration: Float64Array;
-  /** Reverse CSR: in-edges of v are inEdge[firstIn[v]] .. inEdge[firstIn[v+1]-1] (forward edge ids). */
-  firstIn: Uint32Array;
-  inEdge: Uint32Array;
   /** Per road: end nodes (shape runs from roadFrom to roadTo) and shape points. */
   roadFrom: Uint32Array;
   roadTo: Uint32Array;
@@ -77,14 +74,11 @@ export class RoadGraph implements RoadGraphArrays {
   readonly nodeLat!: Float64Array;
   readonly nodeLon!: Float64Array;
   readonly firstOut!: Uint32Array;
-  readonly edgeTail!: Uint32Array;
   readonly edgeHead!: Uint32Array;
   readonly edgeRoad!: Uint32Array;
   readonly edgeReversed!: Uint8Array;
   readonly edgeDistance!: Float64Array;
   readonly edgeDuration!: Float64Array;
-  readonly firstIn!: Uint32Array;
-  readonly inEdge!: Uint32Array;
   readonly roadFrom!: Uint32Array;
   readonly roadTo!: Uint32Array;
   readonly roadShapeStart!: Uint32Array;
@@ -98,6 +92,9 @@ export class RoadGraph implements RoadGraphArrays {
   readonly meta: GraphMeta;
   /** See nodeXYZ: made on first use. */
   private unitXYZ?: Float64Array;
+  /** See edgeTail, firstIn, inEdge: derived from the forward CSR on first use. */
+  private tails?: Uint32Array;
+  private reverse?: { firstIn: Uint32Array; inEdge: Uint32Array };
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
   readonly maxSpeedMps: number;
   /**
@@ -128,6 +125,53 @@ export class RoadGraph implements RoadGraphArrays {
    */
   get nodeXYZ(): Float64Array {
     return (this.unitXYZ ??= unitVectors(this.nodeLat, this.nodeLon));
+  }
+
+  /**
+   * Per edge, its tail node. Derived from firstOut, not stored in files, and made on first use:
+   * preprocessing (hierarchies, snap index) and the ALT engine read it; a route's path takes
+   * tails one at a time (edgeTailOf). 4 B per directed edge that a service does not hold.
+   */
+  get edgeTail(): Uint32Array {
+    if (!this.tails) {
+      const { firstOut } = this;
+      const tails = new Uint32Array(this.edgeHead.length);
+      for (let v = 0; v + 1 < firstOut.length; v++) tails.fill(v, firstOut[v], firstOut[v + 1]);
+      this.tails = tails;
+    }
+    return this.tails;
+  }
+
+  /** The tail of edge e (binary search over firstOut; no per-edge array). */
+  edgeTailOf(e: number): number {
+    return this.tails ? this.tails[e] : csrRow(this.firstOut, e);
+  }
+
+  /**
+   * Reverse CSR: the in-edges of v are inEdge[firstIn[v]] .. inEdge[firstIn[v+1]-1] (forward edge
+   * ids, ascending). Derived on first use like edgeTail (the ALT engine, components, contraction).
+   */
+  get firstIn(): Uint32Array {
+    return this.reverseAdjacency().firstIn;
+  }
+
+  get inEdge(): Uint32Array {
+    return this.reverseAdjacency().inEdge;
+  }
+
+  private reverseAdjacency(): { firstIn: Uint32Array; inEdge: Uint32Array } {
+    if (!this.reverse) {
+      const { edgeHead } = this;
+      const n = this.nodeCount, m = edgeHead.length;
+      const firstIn = new Uint32Array(n + 1);
+      for (let e = 0; e < m; e++) firstIn[edgeHead[e] + 1]++;
+      for (let v = 0; v < n; v++) firstIn[v + 1] += firstIn[v];
+      const fill = firstIn.slice(0, n);
+      const inEdge = new Uint32Array(m);
+      for (let e = 0; e < m; e++) inEdge[fill[edgeHead[e]]++] = e;
+      this.reverse = { firstIn, inEdge };
+    }
+    return this.reverse;
   }
 
   get nodeCount(): number {
@@ -173,9 +217,10 @@ export class RoadGraph implements RoadGraphArrays {
     return sum;
   }
 
-  /** Bytes held by the graph's typed arrays (nodeXYZ once made). */
+  /** Bytes held by the graph's typed arrays (the derived ones once made). */
   byteSize(): number {
-    let bytes = this.unitXYZ?.byteLength ?? 0;
+    let bytes = (this.unitXYZ?.byteLength ?? 0) + (this.tails?.byteLength ?? 0);
+    if (this.reverse) bytes += this.reverse.firstIn.byteLength + this.reverse.inEdge.byteLength;
     for (const key of ARRAY_KEYS) bytes += (this[key] as ArrayBufferView).byteLength;
     return bytes;
   }
@@ -190,7 +235,7 @@ export class RoadGraph implements RoadGraphArrays {
 
 /** The array members of RoadGraphArrays, in file order. */
 export const ARRAY_KEYS = [
-  'nodeLat', 'nodeLon', 'firstOut', 'edgeTail', 'edgeHead', 'edgeRoad', 'edgeReversed',
-  'edgeDistance', 'edgeDuration', 'firstIn', 'inEdge', 'roadFrom', 'roadTo', 'roadShapeStart',
+  'nodeLat', 'nodeLon', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed',
+  'edgeDistance', 'edgeDuration', 'roadFrom', 'roadTo', 'roadShapeStart',
   'shapeLat', 'shapeLon', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass',
 ] as const satisfies readonly (keyof RoadGraphArrays)[];

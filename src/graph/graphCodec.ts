@@ -9,7 +9,7 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 4):
+ * The detour graph file (format version 5):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -20,17 +20,15 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * the search indexes (GraphIndexes: `snap.roadComponent`, `snap.roadBits`, `roads.tree`; files
  * written before snapping used the road tree also carry `snap.tree`, now skipped). Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
- * know, so a later detour can add one without a new version. Version 3 files (the same sections
- * without names, in a fixed order: graph, hierarchies, order; no indexes) still load; older
- * versions get GRAPH_VERSION. graphFile.ts writes and reads files section by section (no
+ * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
+ * (version 5 left out what the graph derives on first use, edge tails and the reverse adjacency,
+ * and stores a shortcut as its middle node instead of its two child arcs). graphFile.ts writes and reads files section by section (no
  * whole-file buffer, so files over 2 GiB work); loaded arrays live on SharedArrayBuffers where
  * the platform has them, so a worker thread can use them without a copy. No node: import: this
  * module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 4;
-/** The unnamed-section version still read (see above). */
-const POSITIONAL_VERSION = 3;
+export const GRAPH_FORMAT_VERSION = 5;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -145,53 +143,39 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   const view = new DataView(header.buffer);
   const version = view.getUint32(8, true);
   // A small number is a real other version; anything else is damage, reported as corruption below.
-  if (version !== GRAPH_FORMAT_VERSION && version !== POSITIONAL_VERSION && version < 256) {
+  if (version !== GRAPH_FORMAT_VERSION && version < 256) {
     throw new DetourError(
       ErrorCode.GRAPH_VERSION,
-      `${source} has graph format version ${version}; this detour reads versions ${POSITIONAL_VERSION} and ${GRAPH_FORMAT_VERSION} ` +
-        `(with the contraction hierarchy and the avoidance flags). Re-import it with detour import.`,
+      `${source} has graph format version ${version}; this detour reads version ${GRAPH_FORMAT_VERSION} ` +
+        `(with the contraction hierarchy and the search indexes). Re-import it with detour import.`,
       { path: source },
     );
   }
   const end = src.size - 4;
   const sectionCount = view.getUint32(12, true);
-  const named = version === GRAPH_FORMAT_VERSION;
-  // Version 3 tells its optional sections by their count.
-  const withHierarchy = ARRAY_KEYS.length + HIERARCHY_METRICS.length * HIERARCHY_ARRAY_KEYS.length;
-  const withOrder = withHierarchy + 1;
-  const countOk = named
-    ? sectionCount >= ARRAY_KEYS.length && sectionCount * 16 <= end
-    : sectionCount === ARRAY_KEYS.length || sectionCount === withHierarchy || sectionCount === withOrder;
-  if ((version !== GRAPH_FORMAT_VERSION && version !== POSITIONAL_VERSION) || !countOk) {
+  const countOk = sectionCount >= ARRAY_KEYS.length && sectionCount * 16 <= end;
+  if (version !== GRAPH_FORMAT_VERSION || !countOk) {
     throw corrupt(source, `${sectionCount} sections in a version ${version} file (checksum or header damaged)`);
   }
   const metaLength = view.getUint32(16, true);
   if (HEADER_BYTES + pad8(metaLength) > end) throw corrupt(source, 'metadata runs past the end of the file (truncated file?)');
   const metaBytes = new Uint8Array(pad8(metaLength));
   readExactly(metaBytes, 'metadata');
-  const positional = ARRAY_KEYS.map(String);
-  if (!named && sectionCount >= withHierarchy) {
-    for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) positional.push(`${metric}.${key}`);
-  }
-  if (!named && sectionCount === withOrder) positional.push(ORDER_SECTION);
   const known = new Set<string>([...ARRAY_KEYS, ORDER_SECTION, ...Object.values(INDEX_SECTIONS)]);
   for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) known.add(`${metric}.${key}`);
   const arrays: Record<string, AnyTyped> = {};
-  const sectionHead = new Uint8Array(named ? 16 : 8);
+  const sectionHead = new Uint8Array(16);
   const sectionView = new DataView(sectionHead.buffer);
   const padding = new Uint8Array(8);
   for (let i = 0; i < sectionCount; i++) {
-    let name = positional[i];
-    if (position + sectionHead.length > end) throw corrupt(source, `section ${name ?? i} is missing (truncated file?)`);
-    readExactly(sectionHead, `section ${name ?? i}`);
-    if (named) {
-      const nameLength = sectionView.getUint32(8, true);
-      if (nameLength === 0 || nameLength > MAX_NAME_BYTES || position + pad8(nameLength) > end) throw corrupt(source, `section ${i} has a damaged name`);
-      const nameBytes = new Uint8Array(pad8(nameLength));
-      readExactly(nameBytes, `section ${i}`);
-      name = String.fromCharCode(...nameBytes.subarray(0, nameLength));
-      if (Object.hasOwn(arrays, name)) throw corrupt(source, `section ${name} appears twice`);
-    }
+    if (position + sectionHead.length > end) throw corrupt(source, `section ${i} is missing (truncated file?)`);
+    readExactly(sectionHead, `section ${i}`);
+    const nameLength = sectionView.getUint32(8, true);
+    if (nameLength === 0 || nameLength > MAX_NAME_BYTES || position + pad8(nameLength) > end) throw corrupt(source, `section ${i} has a damaged name`);
+    const nameBytes = new Uint8Array(pad8(nameLength));
+    readExactly(nameBytes, `section ${i}`);
+    const name = String.fromCharCode(...nameBytes.subarray(0, nameLength));
+    if (Object.hasOwn(arrays, name)) throw corrupt(source, `section ${name} appears twice`);
     const T = TYPES[sectionView.getUint32(0, true)];
     const length = sectionView.getUint32(4, true);
     if (!T) throw corrupt(source, `section ${name} has an unknown element type`);
@@ -298,24 +282,25 @@ function checkShape(a: RoadGraphArrays, source: string): void {
   };
   same('nodeLon', a.nodeLon.length, n);
   same('firstOut', a.firstOut.length, n + 1);
-  same('firstIn', a.firstIn.length, n + 1);
-  for (const k of ['edgeTail', 'edgeRoad', 'edgeReversed', 'edgeDistance', 'edgeDuration', 'inEdge'] as const) {
+  for (const k of ['edgeRoad', 'edgeReversed', 'edgeDistance', 'edgeDuration'] as const) {
     same(k, a[k].length, m);
   }
   for (const k of ['roadTo', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass'] as const) same(k, a[k].length, r);
   same('roadShapeStart', a.roadShapeStart.length, r + 1);
   same('shapeLon', a.shapeLon.length, s);
-  if (a.firstOut[n] !== m || a.firstIn[n] !== m || a.roadShapeStart[r] !== s) {
+  if (a.firstOut[0] !== 0 || a.firstOut[n] !== m || a.roadShapeStart[r] !== s) {
     throw corrupt(source, 'adjacency offsets do not match the edge count');
   }
+  for (let v = 0; v < n; v++) {
+    if (a.firstOut[v] > a.firstOut[v + 1]) throw corrupt(source, `the out-edge offsets of node ${v} are out of order`);
+  }
   for (let e = 0; e < m; e++) {
-    if (a.edgeHead[e] >= n || a.edgeTail[e] >= n || a.edgeRoad[e] >= r || a.inEdge[e] >= m) {
+    if (a.edgeHead[e] >= n || a.edgeRoad[e] >= r) {
       throw corrupt(source, `edge ${e} refers past the end of the graph`);
     }
   }
 }
 
-/** The same for a hierarchy: sizes agree with the graph and every reference is in range. */
 /** The name of the nested dissection order's section. */
 const ORDER_SECTION = 'order';
 
@@ -332,28 +317,37 @@ function checkOrder(array: AnyTyped, g: RoadGraphArrays, source: string): Uint32
   return array;
 }
 
+/**
+ * Sizes agree with the graph, references are in range, each node's arcs are sorted by their other
+ * end, and a shortcut's middle node ranks below both its ends (so unpacking ends: every half has a
+ * lower middle, or is an edge).
+ */
 function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
   const n = g.nodeLat.length;
   const m = g.edgeHead.length;
   const arcs = ch.arcNode.length;
   const what = `${ch.metric} hierarchy`;
-  if (ch.rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || ch.upFirst.length !== n + 1 || ch.downFirst.length !== n + 1) {
+  const { rank, upFirst, downFirst, arcNode, arcMiddle } = ch;
+  if (rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || upFirst.length !== n + 1 || downFirst.length !== n + 1) {
     throw corrupt(source, `${what} does not match the node count`);
   }
-  if (ch.upFirst[0] !== 0 || ch.upFirst[n] !== ch.downFirst[0] || ch.downFirst[n] !== arcs
-    || ch.arcWeight.length !== arcs || ch.arcFirst.length !== arcs || ch.arcSecond.length !== arcs) {
+  if (upFirst[0] !== 0 || upFirst[n] !== downFirst[0] || downFirst[n] !== arcs
+    || ch.arcWeight.length !== arcs || arcMiddle.length !== arcs) {
     throw corrupt(source, `${what} arc offsets do not match the arc count`);
   }
   for (let v = 0; v < n; v++) {
-    if (ch.upFirst[v] > ch.upFirst[v + 1] || ch.downFirst[v] > ch.downFirst[v + 1] || ch.rank[v] >= n) {
+    if (upFirst[v] > upFirst[v + 1] || downFirst[v] > downFirst[v + 1] || rank[v] >= n) {
       throw corrupt(source, `${what} offsets of node ${v} are out of order`);
     }
   }
-  for (let a = 0; a < arcs; a++) {
-    const second = ch.arcSecond[a];
-    const bad = ch.arcNode[a] >= n
-      || (second < 0 ? ch.arcFirst[a] < 0 || ch.arcFirst[a] >= m : second >= arcs || ch.arcFirst[a] < 0 || ch.arcFirst[a] >= arcs);
-    if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph`);
+  for (let v = 0; v < n; v++) {
+    for (const first of [upFirst, downFirst]) {
+      for (let a = first[v]; a < first[v + 1]; a++) {
+        const x = arcNode[a], middle = arcMiddle[a];
+        const bad = x >= n || (a > first[v] && arcNode[a - 1] >= x)
+          || (middle < 0 ? ~middle >= m : middle >= n || rank[middle] >= rank[v] || rank[middle] >= rank[x]);
+        if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph or out of order`);
+      }
+    }
   }
 }
-

@@ -1,4 +1,5 @@
 import type { Metric } from '../graph/RoadGraph.js';
+import { csrRow } from '../graph/csr.js';
 
 /**
  * A contraction hierarchy (Geisberger et al.) of one metric over a RoadGraph, as plain typed
@@ -7,9 +8,12 @@ import type { Metric } from '../graph/RoadGraph.js';
  * Arcs are numbered: the upward arcs 0 .. U-1 (CSR by tail: arcs leaving u towards higher-ranked
  * nodes are upFirst[u] .. upFirst[u+1]-1), then the downward arcs U .. U+D-1 stored at their LOWER
  * end (CSR by head: the arcs x -> v with rank[x] > rank[v] are downFirst[v] .. downFirst[v+1]-1,
- * offsets already include U). `arcNode[a]` is the other (higher, or core) end, `arcWeight[a]` the cost.
- * An arc is an original edge (arcSecond = -1, arcFirst = the edge id) or a shortcut of two arcs
- * (arcFirst then arcSecond, in driving order), so every path unpacks to original edge ids.
+ * offsets already include U). `arcNode[a]` is the other (higher, or core) end, `arcWeight[a]` the cost;
+ * within each node's upward and downward range, arcs are sorted by arcNode.
+ * An arc is an original edge (`arcMiddle[a]` = ~edge id, negative) or a shortcut u -> x through
+ * the node m contracted below both (`arcMiddle[a]` = m): its halves are the downward arc u -> m
+ * and the upward arc m -> x, both stored at m and found there by their other end (shortcutHalves),
+ * so every path unpacks to original edge ids. One Int32 per arc where two child arc ids took two.
  */
 export interface ContractionHierarchy {
   metric: Metric;
@@ -29,10 +33,8 @@ export interface ContractionHierarchy {
   arcNode: Uint32Array;
   /** Per arc: cost in metres (distance) or seconds (duration). */
   arcWeight: Float64Array;
-  /** Per arc: original edge id, or the first child arc of a shortcut. */
-  arcFirst: Int32Array;
-  /** Per arc: -1 for an original edge, else the second child arc. */
-  arcSecond: Int32Array;
+  /** Per arc: ~(original edge id) (negative), or the middle node of a shortcut. */
+  arcMiddle: Int32Array;
 }
 
 /** Both metrics' hierarchies of one graph. */
@@ -49,7 +51,7 @@ export interface GraphHierarchy {
 
 /** The array members of a ContractionHierarchy, in file order. */
 export const HIERARCHY_ARRAY_KEYS = [
-  'rank', 'coreRank', 'upFirst', 'downFirst', 'arcNode', 'arcWeight', 'arcFirst', 'arcSecond',
+  'rank', 'coreRank', 'upFirst', 'downFirst', 'arcNode', 'arcWeight', 'arcMiddle',
 ] as const satisfies readonly (keyof ContractionHierarchy)[];
 
 /** Bytes held by a hierarchy's arrays. */
@@ -59,19 +61,64 @@ export function hierarchyByteSize(ch: ContractionHierarchy): number {
   return bytes;
 }
 
-/** Appends the original edge ids of arc `a` (in driving order) to `out`; iterative, no recursion. */
-export function unpackArc(ch: ContractionHierarchy, a: number, out: number[], stack: number[] = []): void {
-  const { arcFirst, arcSecond } = ch;
+/** The arc of `ch` in the sorted range [lo, hi) whose other end is `node`, or -1. */
+function arcTo(arcNode: Uint32Array, lo: number, hi: number, node: number): number {
+  hi--;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = arcNode[mid];
+    if (x === node) return mid;
+    if (x < node) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The tail of arc a whose lower end (the node whose range holds it) is `low`. */
+export function arcTail(ch: ContractionHierarchy, a: number, low: number): number {
+  return a < ch.downFirst[0] ? low : ch.arcNode[a];
+}
+
+/** The head of arc a whose lower end is `low`. */
+export function arcHead(ch: ContractionHierarchy, a: number, low: number): number {
+  return a < ch.downFirst[0] ? ch.arcNode[a] : low;
+}
+
+/** The lower end of arc a: the node whose upward or downward range holds it (binary search). */
+export function arcLowerEnd(ch: ContractionHierarchy, a: number): number {
+  return a < ch.downFirst[0] ? csrRow(ch.upFirst, a) : csrRow(ch.downFirst, a);
+}
+
+/**
+ * The two halves of shortcut tail -> head through `middle`, in driving order, into out[0], out[1]:
+ * the downward arc tail -> middle and the upward arc middle -> head (both with lower end `middle`).
+ */
+export function shortcutHalves(ch: ContractionHierarchy, tail: number, head: number, middle: number, out: Int32Array | number[]): void {
+  const { arcNode, upFirst, downFirst } = ch;
+  const first = arcTo(arcNode, downFirst[middle], downFirst[middle + 1], tail);
+  const second = arcTo(arcNode, upFirst[middle], upFirst[middle + 1], head);
+  if (first < 0 || second < 0) throw new Error(`${ch.metric} hierarchy: shortcut ${tail} -> ${head} has no halves at node ${middle}`);
+  out[0] = first;
+  out[1] = second;
+}
+
+/**
+ * Appends the original edge ids of arc `a` (in driving order) to `out`; iterative, no recursion.
+ * `low` is a's lower end when the caller knows it (else it is looked up).
+ */
+export function unpackArc(ch: ContractionHierarchy, a: number, out: number[], stack: number[] = [], low = arcLowerEnd(ch, a)): void {
+  const { arcMiddle } = ch;
+  const halves = [0, 0];
   stack.length = 0;
-  stack.push(a);
+  stack.push(a, low);
   while (stack.length > 0) {
+    const lowEnd = stack.pop()!;
     const x = stack.pop()!;
-    const second = arcSecond[x];
-    if (second < 0) {
-      out.push(arcFirst[x]);
+    const m = arcMiddle[x];
+    if (m < 0) {
+      out.push(~m);
     } else {
-      stack.push(second);
-      stack.push(arcFirst[x]);
+      shortcutHalves(ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), m, halves);
+      stack.push(halves[1], m, halves[0], m);
     }
   }
 }

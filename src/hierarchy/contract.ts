@@ -130,18 +130,16 @@ export function contractGraph(graph: ContractionInput, metric: Metric, options: 
     (v) => graph.firstIn[v + 1] - graph.firstIn[v],
   );
 
-  // Every arc ever created: an original edge (first = edge, second = -1) or a shortcut of two arcs.
-  const arcFirst = new Growable(Int32Array, Math.max(1024, graph.edgeCount * 2));
-  const arcSecond = new Growable(Int32Array, Math.max(1024, graph.edgeCount * 2));
+  // Every arc ever created: an original edge (~edge id) or a shortcut (the node contracted to make it).
+  const arcMiddle = new Growable(Int32Array, Math.max(1024, graph.edgeCount * 2));
   const arcHops = new Growable(Uint32Array, Math.max(1024, graph.edgeCount * 2));
 
   /** Adds arc u -> x of weight w unless a parallel one is as cheap; replaces a dearer one. */
-  const setArc = (u: number, x: number, w: number, first: number, second: number, hops: number): void => {
+  const setArc = (u: number, x: number, w: number, middle: number, hops: number): void => {
     const i = dyn.find(2 * u, x);
     if (i >= 0 && dyn.weight[i] <= w) return;
-    const a = arcFirst.length;
-    arcFirst.push(first);
-    arcSecond.push(second);
+    const a = arcMiddle.length;
+    arcMiddle.push(middle);
     arcHops.push(hops);
     if (i >= 0) {
       dyn.weight[i] = w;
@@ -157,7 +155,7 @@ export function contractGraph(graph: ContractionInput, metric: Metric, options: 
   };
   for (let e = 0; e < graph.edgeCount; e++) {
     const u = graph.edgeTail[e], x = graph.edgeHead[e];
-    if (u !== x) setArc(u, x, weightOf[e], e, -1, 1);
+    if (u !== x) setArc(u, x, weightOf[e], ~e, 1);
   }
 
   // Witness search state, stamped so each search starts in O(1).
@@ -236,7 +234,7 @@ export function contractGraph(graph: ContractionInput, metric: Metric, options: 
         const a2 = dyn.arc[j];
         const hops = arcHops.get(a1) + arcHops.get(a2);
         addedHops += hops;
-        if (apply) setArc(u, x, c, a1, a2, hops);
+        if (apply) setArc(u, x, c, v, hops);
       }
     }
     return added;
@@ -340,15 +338,18 @@ export function contractGraph(graph: ContractionInput, metric: Metric, options: 
     }
   }
   options.onProgress?.(n, n);
-  return assemble(n, rank, coreRank, recLow, recHigh, recWeight, recArc, recUp, arcFirst, arcSecond, metric);
+  return assemble(n, rank, coreRank, recLow, recHigh, recWeight, recArc, recUp, arcMiddle, metric);
 }
 
-/** Lays the recorded final arcs out as the upward and downward CSR, renumbering shortcut children. */
+/**
+ * Lays the recorded final arcs out as the upward and downward CSR, each node's ranges sorted by
+ * their other end (so a shortcut's halves are found at its middle node by binary search).
+ */
 function assemble(
   n: number, rank: Uint32Array, coreRank: number,
   recLow: Growable<Uint32Array>, recHigh: Growable<Uint32Array>, recWeight: Growable<Float64Array>,
   recArc: Growable<Uint32Array>, recUp: Growable<Uint8Array>,
-  arcFirstAll: Growable<Int32Array>, arcSecondAll: Growable<Int32Array>, metric: Metric,
+  arcMiddleAll: Growable<Int32Array>, metric: Metric,
 ): ContractionHierarchy {
   const total = recLow.length;
   const upFirst = new Uint32Array(n + 1);
@@ -366,32 +367,34 @@ function assemble(
   const downNext = downFirst.slice(0, n);
   const arcNode = new Uint32Array(total);
   const arcWeight = new Float64Array(total);
-  // A core arc is recorded twice (up at its tail, down at its head): both copies are filled in,
-  // and shortcut children may point at either.
-  const newIndex = new Int32Array(arcFirstAll.length).fill(-1);
-  const position = new Uint32Array(total);
+  const arcMiddle = new Int32Array(total);
   for (let k = 0; k < total; k++) {
     const low = recLow.get(k);
     const p = recUp.get(k) ? upNext[low]++ : downNext[low]++;
     arcNode[p] = recHigh.get(k);
     arcWeight[p] = recWeight.get(k);
-    newIndex[recArc.get(k)] = p;
-    position[k] = p;
+    arcMiddle[p] = arcMiddleAll.get(recArc.get(k));
   }
-  const arcFirst = new Int32Array(total);
-  const arcSecond = new Int32Array(total);
-  for (let k = 0; k < total; k++) {
-    const old = recArc.get(k);
-    const p = position[k];
-    const second = arcSecondAll.get(old);
-    if (second < 0) {
-      arcFirst[p] = arcFirstAll.get(old);
-      arcSecond[p] = -1;
-    } else {
-      arcFirst[p] = newIndex[arcFirstAll.get(old)];
-      arcSecond[p] = newIndex[second];
-      if (arcFirst[p] < 0 || arcSecond[p] < 0) throw new Error('contraction: a shortcut refers to an arc that is not in the hierarchy');
+  sortRanges(upFirst, arcNode, arcWeight, arcMiddle);
+  sortRanges(downFirst, arcNode, arcWeight, arcMiddle);
+  return { metric, rank, coreRank: Uint32Array.of(coreRank), upFirst, downFirst, arcNode, arcWeight, arcMiddle };
+}
+
+/** Sorts every range first[v] .. first[v+1]-1 of the three per-arc arrays by arcNode. */
+function sortRanges(first: Uint32Array, arcNode: Uint32Array, arcWeight: Float64Array, arcMiddle: Int32Array): void {
+  const order: number[] = [];
+  const node: number[] = [], weight: number[] = [], middle: number[] = [];
+  for (let v = 0; v + 1 < first.length; v++) {
+    const lo = first[v], hi = first[v + 1];
+    let sorted = true;
+    for (let a = lo + 1; a < hi; a++) if (arcNode[a - 1] > arcNode[a]) { sorted = false; break; }
+    if (sorted) continue;
+    order.length = 0; node.length = 0; weight.length = 0; middle.length = 0;
+    for (let a = lo; a < hi; a++) { order.push(a); node.push(arcNode[a]); weight.push(arcWeight[a]); middle.push(arcMiddle[a]); }
+    order.sort((x, y) => arcNode[x] - arcNode[y]);
+    for (let i = 0; i < order.length; i++) {
+      const from = order[i] - lo;
+      arcNode[lo + i] = node[from]; arcWeight[lo + i] = weight[from]; arcMiddle[lo + i] = middle[from];
     }
   }
-  return { metric, rank, coreRank: Uint32Array.of(coreRank), upFirst, downFirst, arcNode, arcWeight, arcFirst, arcSecond };
 }

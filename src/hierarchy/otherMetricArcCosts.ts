@@ -1,5 +1,5 @@
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import type { ContractionHierarchy } from './ContractionHierarchy.js';
+import { arcHead, arcTail, shortcutHalves, type ContractionHierarchy } from './ContractionHierarchy.js';
 
 const cache = new WeakMap<ContractionHierarchy, Float64Array>();
 
@@ -17,31 +17,37 @@ export function otherMetric(metric: Metric): Metric {
 export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy): Float64Array {
   const known = cache.get(ch);
   if (known) return known;
-  const { arcFirst, arcSecond } = ch;
+  const { arcMiddle, upFirst, downFirst } = ch;
   const edgeCost = graph.edgeCost(otherMetric(ch.metric));
-  const arcs = arcFirst.length;
+  const arcs = arcMiddle.length;
   const out = new Float64Array(arcs);
   const done = new Uint8Array(arcs);
   const stack: number[] = [];
-  for (let a = 0; a < arcs; a++) {
-    if (done[a]) continue;
-    // Children before parents: a shortcut's children may have any arc id.
-    stack.push(a);
-    while (stack.length > 0) {
-      const x = stack[stack.length - 1];
-      const second = arcSecond[x];
-      if (second < 0) {
-        out[x] = edgeCost[arcFirst[x]];
-        done[x] = 1;
-        stack.pop();
-        continue;
+  const halves = new Int32Array(2);
+  for (let low = 0; low < ch.rank.length; low++) {
+    for (const first of [upFirst, downFirst]) {
+      for (let a = first[low]; a < first[low + 1]; a++) {
+        if (done[a]) continue;
+        // Children before parents; a shortcut's halves lie at its middle node (their lower end).
+        stack.push(a, low);
+        while (stack.length > 0) {
+          const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
+          const m = arcMiddle[x];
+          if (m < 0) {
+            out[x] = edgeCost[~m];
+            done[x] = 1;
+            stack.length -= 2;
+            continue;
+          }
+          shortcutHalves(ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), m, halves);
+          const h0 = halves[0], h1 = halves[1];
+          if (!done[h0]) { stack.push(h0, m); continue; }
+          if (!done[h1]) { stack.push(h1, m); continue; }
+          out[x] = out[h0] + out[h1];
+          done[x] = 1;
+          stack.length -= 2;
+        }
       }
-      const first = arcFirst[x];
-      if (!done[first]) { stack.push(first); continue; }
-      if (!done[second]) { stack.push(second); continue; }
-      out[x] = out[first] + out[second];
-      done[x] = 1;
-      stack.pop();
     }
   }
   cache.set(ch, out);

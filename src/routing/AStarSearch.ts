@@ -208,7 +208,7 @@ export class AStarSearch implements PathSearch {
     while (parentEdge[node] !== -1) {
       const e = parentEdge[node];
       edges.push(e);
-      node = g.edgeTail[e];
+      node = g.edgeTailOf(e);
     }
     edges.reverse();
     const source = query.sources.findIndex((s) => s.node === node && s.cost === cost[node]);

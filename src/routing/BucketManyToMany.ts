@@ -1,5 +1,5 @@
 import type { RoadGraph } from '../graph/RoadGraph.js';
-import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { arcHead, arcTail, shortcutHalves, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
 
@@ -37,6 +37,7 @@ export class BucketManyToMany {
   private arcTaintSeen = new Uint32Array(0);
   private arcStamp = 0;
   private readonly arcStack: number[] = [];
+  private readonly halves = new Int32Array(2);
   /** Nodes settled by the last run, all searches together. */
   settledCount = 0;
 
@@ -148,7 +149,7 @@ export class BucketManyToMany {
           seen[x] = stamp;
           cost[x] = c;
           second[x] = s2 + secondArc[a];
-          tainted[x] = blocked ? t2 | this.taintOf(ch, a, blocked) : 0;
+          tainted[x] = blocked ? t2 | this.taintOf(ch, a, u, blocked) : 0;
           heap.push(c, x);
         }
       }
@@ -157,7 +158,7 @@ export class BucketManyToMany {
 
   /** Starts a run's arc taint memo (arrays sized to the hierarchy, stamped per run). */
   private startTaint(ch: ContractionHierarchy): void {
-    const arcs = ch.arcFirst.length;
+    const arcs = ch.arcMiddle.length;
     if (this.arcTaintSeen.length !== arcs) {
       this.arcTaint = new Uint8Array(arcs);
       this.arcTaintSeen = new Uint32Array(arcs);
@@ -166,30 +167,31 @@ export class BucketManyToMany {
     if (++this.arcStamp === 0xffffffff) { this.arcTaintSeen.fill(0); this.arcStamp = 1; }
   }
 
-  /** 1 when arc a unpacks to an edge of a blocked road; memoised per run, children first. */
-  private taintOf(ch: ContractionHierarchy, a: number, blocked: Uint8Array): number {
-    const { arcTaint, arcTaintSeen, arcStack: stack } = this;
+  /** 1 when arc a (lower end `low`) unpacks to an edge of a blocked road; memoised per run, halves first. */
+  private taintOf(ch: ContractionHierarchy, a: number, low: number, blocked: Uint8Array): number {
+    const { arcTaint, arcTaintSeen, arcStack: stack, halves } = this;
     const stamp = this.arcStamp;
     if (arcTaintSeen[a] === stamp) return arcTaint[a];
-    const { arcFirst, arcSecond } = ch;
+    const arcMiddle = ch.arcMiddle;
     const edgeRoad = this.graph.edgeRoad;
     stack.length = 0;
-    stack.push(a);
+    stack.push(a, low);
     while (stack.length > 0) {
-      const x = stack[stack.length - 1];
-      const second = arcSecond[x];
-      if (second < 0) {
-        arcTaint[x] = blocked[edgeRoad[arcFirst[x]]] !== 0 ? 1 : 0;
+      const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
+      const m = arcMiddle[x];
+      if (m < 0) {
+        arcTaint[x] = blocked[edgeRoad[~m]] !== 0 ? 1 : 0;
         arcTaintSeen[x] = stamp;
-        stack.pop();
+        stack.length -= 2;
         continue;
       }
-      const first = arcFirst[x];
-      if (arcTaintSeen[first] !== stamp) { stack.push(first); continue; }
-      if (arcTaint[first] === 0 && arcTaintSeen[second] !== stamp) { stack.push(second); continue; }
+      shortcutHalves(ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), m, halves);
+      const first = halves[0], second = halves[1];
+      if (arcTaintSeen[first] !== stamp) { stack.push(first, m); continue; }
+      if (arcTaint[first] === 0 && arcTaintSeen[second] !== stamp) { stack.push(second, m); continue; }
       arcTaint[x] = arcTaint[first] | (arcTaint[first] === 0 ? arcTaint[second] : 0);
       arcTaintSeen[x] = stamp;
-      stack.pop();
+      stack.length -= 2;
     }
     return arcTaint[a];
   }

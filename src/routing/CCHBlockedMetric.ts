@@ -1,6 +1,7 @@
 import type { CCHMetric, CCHTopology } from '../hierarchy/CustomizableHierarchy.js';
 import { NO_ARC, customizeInto, findArc } from '../hierarchy/CustomizableHierarchy.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
+import { csrRow } from '../graph/csr.js';
 import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
 import { MinHeap } from './MinHeap.js';
 import type { Penalty } from './PathSearch.js';
@@ -79,7 +80,7 @@ export class CCHBlockedMetric {
         const a = edgeArc[roadEdge[k]];
         if (a === NO_ARC || this.queuedStamp[a] === stamp) continue;
         this.queuedStamp[a] = stamp;
-        heap.push(this.tailOf(a), a);
+        heap.push(csrRow(this.topology.upFirst, a), a); // the arc's tail rank
       }
     }
     // Recomputing one arc costs about 8 times an arc's share of a full customization (measured
@@ -150,17 +151,6 @@ export class CCHBlockedMetric {
     return this.changedStamp[a] === this.stamp ? this.oDownPlain[this.slot[a]] : this.base.down[a];
   }
 
-
-  /** The tail rank of arc a (binary search over the rank offsets). */
-  private tailOf(a: number): number {
-    const upFirst = this.topology.upFirst;
-    let lo = 0, hi = this.topology.nodeCount - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (upFirst[mid] <= a) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-  }
 
   /** Recomputes arc a (tail p, head q) from its open edges and its lower triangles. */
   private recompute(a: number, p: number, q: number): void {

@@ -104,7 +104,7 @@ export class CHPotentialSearch implements PathSearch {
     while (words[4 * node + 3] !== -1) {
       const e = words[4 * node + 3];
       edges.push(e);
-      node = g.edgeTail[e];
+      node = g.edgeTailOf(e);
     }
     edges.reverse();
     const source = query.sources.findIndex((s) => s.node === node && s.cost === state[2 * node]);

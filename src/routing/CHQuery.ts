@@ -1,4 +1,5 @@
 import type { RoadGraph, Metric } from '../graph/RoadGraph.js';
+import { csrRow } from '../graph/csr.js';
 import { unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
@@ -108,17 +109,17 @@ export class CHQuery {
     let node = meet;
     while (f.words[4 * node + 3] !== -1) {
       const a = f.words[4 * node + 3];
-      up.push(a);
-      node = tailOfUpArc(ch, a);
+      node = csrRow(ch.upFirst, a); // the arc's tail: the node whose upward range holds it
+      up.push(a, node);
     }
     const sourceNode = node;
     const edges: number[] = [];
-    for (let i = up.length - 1; i >= 0; i--) unpackArc(ch, up[i], edges, this.stack);
+    for (let i = up.length - 2; i >= 0; i -= 2) unpackArc(ch, up[i], edges, this.stack, up[i + 1]);
     node = meet;
     while (b.words[4 * node + 3] !== -1) {
       const a = b.words[4 * node + 3];
-      unpackArc(ch, a, edges, this.stack);
-      node = headOfDownArc(ch, a);
+      node = csrRow(ch.downFirst, a); // its head
+      unpackArc(ch, a, edges, this.stack, node);
     }
     const targetNode = node;
     const source = sources.findIndex((s) => s.node === sourceNode && s.cost === f.cost[2 * sourceNode]);
@@ -138,24 +139,4 @@ function init(side: Side, endpoints: Endpoint[], stamp: number): void {
     side.words[4 * v + 3] = -1;
     side.heap.push(e.cost, v);
   }
-}
-
-/** The lower end (tail) of upward arc a: the node whose CSR range holds a (binary search). */
-export function tailOfUpArc(ch: ContractionHierarchy, a: number): number {
-  return ownerOf(ch.upFirst, a);
-}
-
-/** The lower end (head) of downward arc a. */
-export function headOfDownArc(ch: ContractionHierarchy, a: number): number {
-  return ownerOf(ch.downFirst, a);
-}
-
-/** The v with first[v] <= a < first[v + 1]. */
-function ownerOf(first: Uint32Array, a: number): number {
-  let lo = 0, hi = first.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (first[mid] <= a) lo = mid; else hi = mid - 1;
-  }
-  return lo;
 }

@@ -1,0 +1,13 @@
+/**
+ * The row of a CSR layout that holds entry `index`: the v with first[v] <= index < first[v + 1]
+ * (binary search; `first` has one more element than there are rows). With empty rows, the last
+ * of the rows that start at or before `index` (the one that holds it).
+ */
+export function csrRow(first: Uint32Array, index: number): number {
+  let lo = 0, hi = first.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (first[mid] <= index) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
