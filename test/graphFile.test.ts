@@ -195,14 +195,14 @@ test('a snap (candidates from the stored float32 road tree) is the nearest segme
   }
 });
 
-test('a version 3 or 4 file gets GRAPH_VERSION saying to re-import (version 5 stores no edge tails or reverse adjacency)', () => {
+test('a version 3 or 4 file gets GRAPH_VERSION saying to re-import (version 5 stores no edge tails, reverse adjacency or edge costs)', () => {
   const { meta, sections } = split(encodeGraph(graph));
   for (const version of [3, 4]) rejects(joinFile(version, meta, sections), 'GRAPH_VERSION', new RegExp(`version ${version}\\b.*reads version 5.*detour import`));
   const names = sections.map((s) => s.name);
-  for (const derived of ['edgeTail', 'firstIn', 'inEdge']) assert.ok(!names.includes(derived), `${derived} is derived, not stored`);
+  for (const derived of ['edgeTail', 'firstIn', 'inEdge', 'edgeDistance', 'edgeDuration']) assert.ok(!names.includes(derived), `${derived} is derived, not stored`);
 });
 
-test('derived edge tails and reverse adjacency equal a scan of the forward CSR', () => {
+test('derived edge tails, reverse adjacency and edge costs equal a scan of the forward CSR and the roads', () => {
   const loaded = decodeGraph(encodeGraph(graph));
   const tails: number[] = [], inLists: number[][] = Array.from({ length: loaded.nodeCount }, () => []);
   for (let v = 0; v < loaded.nodeCount; v++) {
@@ -218,6 +218,13 @@ test('derived edge tails and reverse adjacency equal a scan of the forward CSR',
     assert.deepEqual([...loaded.inEdge.subarray(loaded.firstIn[v], loaded.firstIn[v + 1])], inLists[v], `in-edges of ${v}`);
   }
   assert.equal(loaded.firstIn[loaded.nodeCount], loaded.edgeCount);
+  // An edge costs its road's length, and its time at the road's speed, in both directions.
+  for (let e = 0; e < loaded.edgeCount; e++) {
+    const r = loaded.edgeRoad[e];
+    assert.equal(loaded.edgeDistance[e], loaded.roadLength[r]);
+    assert.equal(loaded.edgeDuration[e], loaded.roadLength[r] / (loaded.roadSpeedKmh[r] / 3.6));
+    assert.equal(loaded.roadCost('duration')[r], loaded.edgeDuration[e]);
+  }
 });
 
 test('a section a later detour added is skipped; a repeated, missing or mismatched section is GRAPH_CORRUPT', () => {

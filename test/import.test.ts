@@ -8,7 +8,7 @@ import createGraph from 'ngraph.graph';
 import {
   detectFormat, fromNgraph, haversineMetres, importGeoJson, openGraph, Router, DetourError, RoadFlag,
 } from '../src/index.js';
-import { sharedExtract } from './support/helpers.js';
+import { GOTHENBURG_GEOJSON, sharedExtract } from './support/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detour-import-'));
 const write = (name: string, data: string | Uint8Array) => {
@@ -153,4 +153,27 @@ test('a truncated PBF is INVALID_INPUT, not a crash or a hang', { skip: monaco.s
   assert.equal(detectFormat(monaco.path), 'pbf');
   const cut = write('cut.osm.pbf', bytes.subarray(0, Math.floor(bytes.length / 2)));
   await assert.rejects(openGraph(cut), (e: DetourError) => e.code === 'INVALID_INPUT' && /not a valid OSM PBF/.test(e.message));
+});
+
+test('roads are numbered in the order of their lower end node (spatial like the nodes), and every road still joins its ends', () => {
+  const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+  let previous = -1;
+  for (let r = 0; r < graph.roadCount; r++) {
+    const low = Math.min(graph.roadFrom[r], graph.roadTo[r]);
+    assert.ok(low >= previous, `road ${r} starts at node ${low}, before road ${r - 1}'s ${previous}`);
+    previous = low;
+    // Its end points are its end nodes' positions, and its length follows its polyline.
+    let length = 0;
+    for (let k = 1; k < graph.roadPointCount(r); k++) {
+      length += haversineMetres(graph.roadPointLat(r, k - 1), graph.roadPointLon(r, k - 1), graph.roadPointLat(r, k), graph.roadPointLon(r, k));
+    }
+    assert.ok(Math.abs(length - graph.roadLength[r]) <= 1e-6 * Math.max(1, length), `road ${r} length`);
+  }
+  // Each edge drives its road between the road's ends.
+  for (let e = 0; e < graph.edgeCount; e++) {
+    const r = graph.edgeRoad[e];
+    const [from, to] = graph.edgeReversed[e] ? [graph.roadTo[r], graph.roadFrom[r]] : [graph.roadFrom[r], graph.roadTo[r]];
+    assert.equal(graph.nodeLat[graph.edgeTail[e]], graph.nodeLat[from]);
+    assert.equal(graph.nodeLat[graph.edgeHead[e]], graph.nodeLat[to]);
+  }
 });

@@ -359,6 +359,20 @@ function assemble(
   ordered.forEach((p, i) => {
     nodeOfPoint[p] = i;
   });
+  // Roads in the order of their lower end node, so they are spatial like the nodes: the per-road
+  // values a search reads beside each edge (its cost, whether it is blocked) then sit near in
+  // memory for nearby edges too. Keys pack (lower end, road) into one exact double.
+  const roadKeys = new Float64Array(roadCount);
+  for (let r = 0; r < roadCount; r++) {
+    roadKeys[r] = Math.min(nodeOfPoint[pts[roads.start[r]]], nodeOfPoint[pts[roads.start[r + 1] - 1]]) * roadCount + r;
+  }
+  roadKeys.sort();
+  const roadOrder = new Uint32Array(roadCount); // new road id -> builder road
+  const newRoad = new Uint32Array(roadCount);
+  for (let r = 0; r < roadCount; r++) {
+    roadOrder[r] = roadKeys[r] % roadCount;
+    newRoad[roadOrder[r]] = r;
+  }
 
   const roadFrom = new Uint32Array(roadCount);
   const roadTo = new Uint32Array(roadCount);
@@ -374,8 +388,9 @@ function assemble(
   let baseEdgeCount = 0;
   const roadEnds = new Uint32Array(baseNodeCount);
   for (let r = 0; r < roadCount; r++) {
-    const a = roads.start[r];
-    const b = roads.start[r + 1];
+    const built = roadOrder[r];
+    const a = roads.start[built];
+    const b = roads.start[built + 1];
     roadShapeStart[r] = shapeCount;
     let length = 0;
     for (let i = a + 1; i < b; i++) {
@@ -388,7 +403,7 @@ function assemble(
         shapeCount++;
       }
     }
-    const attrs = roads.attrs[r];
+    const attrs = roads.attrs[built];
     roadFrom[r] = nodeOfPoint[pts[a]];
     roadTo[r] = nodeOfPoint[pts[b - 1]];
     roadEnds[roadFrom[r]]++;
@@ -424,7 +439,9 @@ function assemble(
   const stats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
   let baseOf: Uint32Array | undefined;
   let copyOf: Uint32Array = new Uint32Array(0);
-  const forbidden = forbiddenSequences(rules, edgeOfDirected, tails, heads, baseNodeCount);
+  // Rules name directed builder roads (2 * road + against): renumbered like the roads.
+  const renumbered = rules.map((rule) => ({ ...rule, roads: rule.roads.map((d) => 2 * newRoad[d >> 1] + (d & 1)) }));
+  const forbidden = forbiddenSequences(renumbered, edgeOfDirected, tails, heads, baseNodeCount);
   if (forbidden.length > 0) {
     const reverse = new Int32Array(baseEdgeCount);
     for (let e = 0; e < baseEdgeCount; e++) reverse[e] = edgeOfDirected[2 * baseRoad[e] + (baseRev[e] ^ 1)];
@@ -472,8 +489,6 @@ function assemble(
   const edgeHead = new Uint32Array(edgeCount);
   const edgeRoad = new Uint32Array(edgeCount);
   const edgeReversed = new Uint8Array(edgeCount);
-  const edgeDistance = new Float64Array(edgeCount);
-  const edgeDuration = new Float64Array(edgeCount);
   for (let e = 0; e < edgeCount; e++) {
     const tail = newId[tails[e]];
     const slot = fill[tail]++;
@@ -482,13 +497,11 @@ function assemble(
     edgeHead[slot] = newId[heads[e]];
     edgeRoad[slot] = r;
     edgeReversed[slot] = baseRev[b];
-    edgeDistance[slot] = roadLength[r];
-    edgeDuration[slot] = roadLength[r] / (roadSpeedKmh[r] / 3.6);
   }
 
   const graph = new RoadGraph(
     {
-      nodeLat, nodeLon, firstOut, edgeHead, edgeRoad, edgeReversed, edgeDistance, edgeDuration, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
+      nodeLat, nodeLon, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
       roadFlags, roadClass,
     },
     meta,

@@ -29,9 +29,6 @@ export interface RoadGraphArrays {
   edgeHead: Uint32Array;
   edgeRoad: Uint32Array;
   edgeReversed: Uint8Array;
-  /** Per edge: length in metres and travel time in seconds. */
-  edgeDistance: Float64Array;
-  edgeDuration: Float64Array;
   /** Per road: end nodes (shape runs from roadFrom to roadTo) and shape points. */
   roadFrom: Uint32Array;
   roadTo: Uint32Array;
@@ -42,7 +39,10 @@ export interface RoadGraphArrays {
   roadShapeStart: Uint32Array;
   shapeLat: Float64Array;
   shapeLon: Float64Array;
-  /** Per road: length in metres, speed in km/h, RoadFlag bits, highway class index. */
+  /**
+   * Per road: length in metres, speed in km/h, RoadFlag bits, highway class index. Both directions
+   * of a road cost the same, so an edge's cost is its road's (RoadGraph.roadCost, edgeCost).
+   */
   roadLength: Float64Array;
   roadSpeedKmh: Float32Array;
   roadFlags: Uint16Array;
@@ -77,8 +77,6 @@ export class RoadGraph implements RoadGraphArrays {
   readonly edgeHead!: Uint32Array;
   readonly edgeRoad!: Uint32Array;
   readonly edgeReversed!: Uint8Array;
-  readonly edgeDistance!: Float64Array;
-  readonly edgeDuration!: Float64Array;
   readonly roadFrom!: Uint32Array;
   readonly roadTo!: Uint32Array;
   readonly roadShapeStart!: Uint32Array;
@@ -95,8 +93,11 @@ export class RoadGraph implements RoadGraphArrays {
   /** See edgeTail, firstIn, inEdge: derived from the forward CSR on first use. */
   private tails?: Uint32Array;
   private reverse?: { firstIn: Uint32Array; inEdge: Uint32Array };
-  /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
-  readonly maxSpeedMps: number;
+  /** Per road, travel time in seconds (see roadDuration). */
+  private durations?: Float64Array;
+  private fastest?: number;
+  /** See edgeDistance, edgeDuration: per-edge copies of the road costs, made on first use. */
+  private perEdge?: Partial<Record<Metric, Float64Array>>;
   /**
    * Contraction hierarchies of both metrics (built by `detour import`, stored in the graph file);
    * absent on a freshly imported graph until buildHierarchy attaches them.
@@ -110,12 +111,6 @@ export class RoadGraph implements RoadGraphArrays {
     this.meta = meta;
     this.hierarchy = hierarchy;
     this.indexes = indexes;
-    let maxSpeed = 0;
-    for (let e = 0; e < this.edgeDistance.length; e++) {
-      const t = this.edgeDuration[e];
-      if (t > 0) maxSpeed = Math.max(maxSpeed, this.edgeDistance[e] / t);
-    }
-    this.maxSpeedMps = maxSpeed > 0 ? maxSpeed : 1;
   }
 
   /**
@@ -205,9 +200,63 @@ export class RoadGraph implements RoadGraphArrays {
     return i < this.roadShapeStart[r + 1] ? this.shapeLon[i] : this.nodeLon[this.roadTo[r]];
   }
 
-  /** The per-edge cost array for a metric: metres for distance, seconds for duration. */
+  /** Per road, travel time in seconds at its speed (made on first use: routes read it, zone workers do not). */
+  get roadDuration(): Float64Array {
+    if (!this.durations) {
+      const { roadLength, roadSpeedKmh } = this;
+      const durations = new Float64Array(roadLength.length);
+      for (let r = 0; r < roadLength.length; r++) durations[r] = roadLength[r] / (roadSpeedKmh[r] / 3.6);
+      this.durations = durations;
+    }
+    return this.durations;
+  }
+
+  /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
+  get maxSpeedMps(): number {
+    if (this.fastest === undefined) {
+      const { roadLength, edgeRoad } = this;
+      const durations = this.roadDuration;
+      let maxSpeed = 0;
+      for (let e = 0; e < edgeRoad.length; e++) {
+        const r = edgeRoad[e];
+        const t = durations[r];
+        if (t > 0) maxSpeed = Math.max(maxSpeed, roadLength[r] / t);
+      }
+      this.fastest = maxSpeed > 0 ? maxSpeed : 1;
+    }
+    return this.fastest;
+  }
+
+  /** The per-road cost array for a metric (metres for distance, seconds for duration): edge e costs roadCost[edgeRoad[e]]. */
+  roadCost(metric: Metric): Float64Array {
+    return metric === 'distance' ? this.roadLength : this.roadDuration;
+  }
+
+  /**
+   * The per-edge cost array for a metric, made on first use (8 B per directed edge): for
+   * preprocessing and the comparison engines, which scan edges in bulk. Routes and matrices read
+   * roadCost through edgeRoad instead, so a service need not hold it.
+   */
   edgeCost(metric: Metric): Float64Array {
-    return metric === 'distance' ? this.edgeDistance : this.edgeDuration;
+    const made = (this.perEdge ??= {});
+    let costs = made[metric];
+    if (!costs) {
+      const perRoad = this.roadCost(metric), edgeRoad = this.edgeRoad;
+      costs = new Float64Array(edgeRoad.length);
+      for (let e = 0; e < edgeRoad.length; e++) costs[e] = perRoad[edgeRoad[e]];
+      made[metric] = costs;
+    }
+    return costs;
+  }
+
+  /** Per edge, length in metres (edgeCost('distance')). */
+  get edgeDistance(): Float64Array {
+    return this.edgeCost('distance');
+  }
+
+  /** Per edge, travel time in seconds (edgeCost('duration')). */
+  get edgeDuration(): Float64Array {
+    return this.edgeCost('duration');
   }
 
   /** Total length of all roads in metres (each road counted once, whatever its directions). */
@@ -219,7 +268,8 @@ export class RoadGraph implements RoadGraphArrays {
 
   /** Bytes held by the graph's typed arrays (the derived ones once made). */
   byteSize(): number {
-    let bytes = (this.unitXYZ?.byteLength ?? 0) + (this.tails?.byteLength ?? 0);
+    let bytes = (this.unitXYZ?.byteLength ?? 0) + (this.tails?.byteLength ?? 0) + (this.durations?.byteLength ?? 0);
+    for (const costs of Object.values(this.perEdge ?? {})) bytes += costs.byteLength;
     if (this.reverse) bytes += this.reverse.firstIn.byteLength + this.reverse.inEdge.byteLength;
     for (const key of ARRAY_KEYS) bytes += (this[key] as ArrayBufferView).byteLength;
     return bytes;
@@ -235,7 +285,6 @@ export class RoadGraph implements RoadGraphArrays {
 
 /** The array members of RoadGraphArrays, in file order. */
 export const ARRAY_KEYS = [
-  'nodeLat', 'nodeLon', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed',
-  'edgeDistance', 'edgeDuration', 'roadFrom', 'roadTo', 'roadShapeStart',
+  'nodeLat', 'nodeLon', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed', 'roadFrom', 'roadTo', 'roadShapeStart',
   'shapeLat', 'shapeLon', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass',
 ] as const satisfies readonly (keyof RoadGraphArrays)[];

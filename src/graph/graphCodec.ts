@@ -21,7 +21,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * written before snapping used the road tree also carry `snap.tree`, now skipped). Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
- * (version 5 left out what the graph derives on first use, edge tails and the reverse adjacency,
+ * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs,
  * and stores a shortcut as its middle node instead of its two child arcs). graphFile.ts writes and reads files section by section (no
  * whole-file buffer, so files over 2 GiB work); loaded arrays live on SharedArrayBuffers where
  * the platform has them, so a worker thread can use them without a copy. No node: import: this
@@ -282,7 +282,7 @@ function checkShape(a: RoadGraphArrays, source: string): void {
   };
   same('nodeLon', a.nodeLon.length, n);
   same('firstOut', a.firstOut.length, n + 1);
-  for (const k of ['edgeRoad', 'edgeReversed', 'edgeDistance', 'edgeDuration'] as const) {
+  for (const k of ['edgeRoad', 'edgeReversed'] as const) {
     same(k, a[k].length, m);
   }
   for (const k of ['roadTo', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass'] as const) same(k, a[k].length, r);

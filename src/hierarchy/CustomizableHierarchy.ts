@@ -189,16 +189,17 @@ export function customizeInto(
   const upPlain = plain?.up ?? up, downPlain = plain?.down ?? down;
   up.fill(Infinity, 0, M); down.fill(Infinity, 0, M); upSecond.fill(Infinity, 0, M); downSecond.fill(Infinity, 0, M);
   upPlain.fill(Infinity, 0, M); downPlain.fill(Infinity, 0, M);
-  const weight = graph.edgeCost(out.metric), other = graph.edgeCost(otherMetric(out.metric));
+  // Per road: an edge costs its road's.
+  const weight = graph.roadCost(out.metric), other = graph.roadCost(otherMetric(out.metric));
   const { edgeArc, edgeUp, upFirst, upHead } = t;
-  const { edgeRoad, edgeDistance } = graph;
+  const { edgeRoad, roadLength } = graph;
   const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
   for (let e = 0; e < edgeArc.length; e++) {
     const a = edgeArc[e];
     const road = edgeRoad[e];
     if (a === NO_ARC || (closed && closed[road])) continue;
-    const p = weight[e], c2 = other[e];
-    const c = penalised && penalised[road] ? p + perMetre![penalised[road]] * edgeDistance[e] : p;
+    const p = weight[road], c2 = other[road];
+    const c = penalised && penalised[road] ? p + perMetre![penalised[road]] * roadLength[road] : p;
     if (edgeUp[e]) {
       if (c < up[a] || (c === up[a] && c2 < upSecond[a])) { up[a] = c; upSecond[a] = c2; upPlain[a] = p; }
     } else if (c < down[a] || (c === down[a] && c2 < downSecond[a])) { down[a] = c; downSecond[a] = c2; downPlain[a] = p; }

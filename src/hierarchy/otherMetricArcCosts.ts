@@ -18,7 +18,7 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
   const known = cache.get(ch);
   if (known) return known;
   const { arcMiddle, upFirst, downFirst } = ch;
-  const edgeCost = graph.edgeCost(otherMetric(ch.metric));
+  const roadCost = graph.roadCost(otherMetric(ch.metric)), edgeRoad = graph.edgeRoad;
   const arcs = arcMiddle.length;
   const out = new Float64Array(arcs);
   const done = new Uint8Array(arcs);
@@ -34,7 +34,7 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
           const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
           const m = arcMiddle[x];
           if (m < 0) {
-            out[x] = edgeCost[~m];
+            out[x] = roadCost[edgeRoad[~m]];
             done[x] = 1;
             stack.length -= 2;
             continue;

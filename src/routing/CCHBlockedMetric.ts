@@ -51,9 +51,10 @@ export class CCHBlockedMetric {
 
   constructor(readonly topology: CCHTopology, readonly base: CCHMetric, private readonly graph: RoadGraph) {
     this.edgeRoad = graph.edgeRoad;
-    this.weight = graph.edgeCost(base.metric);
-    this.other = graph.edgeCost(otherMetric(base.metric));
-    this.metres = graph.edgeDistance;
+    // Per road: an edge costs its road's.
+    this.weight = graph.roadCost(base.metric);
+    this.other = graph.roadCost(otherMetric(base.metric));
+    this.metres = graph.roadLength;
     const M = topology.upHead.length;
     this.changedStamp = new Uint32Array(M);
     this.slot = new Uint32Array(M);
@@ -163,8 +164,8 @@ export class CCHBlockedMetric {
       const e = t.arcEdge[k];
       const road = edgeRoad[e];
       if (blocked[road]) continue;
-      const plain = weight[e], c2 = other[e];
-      const c = penalised && penalised[road] ? plain + perMetre![penalised[road]] * metres[e] : plain;
+      const plain = weight[road], c2 = other[road];
+      const c = penalised && penalised[road] ? plain + perMetre![penalised[road]] * metres[road] : plain;
       if (t.edgeUp[e]) {
         if (c < up || (c === up && c2 < upSecond)) { up = c; upSecond = c2; upPlain = plain; }
       } else if (c < down || (c === down && c2 < downSecond)) { down = c; downSecond = c2; downPlain = plain; }

@@ -44,8 +44,8 @@ export class CHPotentialSearch implements PathSearch {
 
   find(query: PathQuery): PathResult | null {
     const g = this.graph;
-    const { firstOut, edgeHead, edgeRoad, edgeDistance } = g;
-    const weight = g.edgeCost(query.metric);
+    const { firstOut, edgeHead, edgeRoad, roadLength } = g;
+    const weight = g.roadCost(query.metric); // per road: an edge costs its road's
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre;
@@ -85,10 +85,11 @@ export class CHPotentialSearch implements PathSearch {
         }
       }
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
-        if (blocked !== undefined && blocked[edgeRoad[e]] !== 0) continue;
+        const road = edgeRoad[e];
+        if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        let cv = cu + weight[e];
-        if (penalised !== undefined) cv += perMetre![penalised[edgeRoad[e]]] * edgeDistance[e];
+        let cv = cu + weight[road];
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
         if (words[4 * v + 2] === stamp && cv >= state[2 * v]) continue;
         words[4 * v + 2] = stamp;
         state[2 * v] = cv;

@@ -95,9 +95,10 @@ export class OneToManyPotentialSearch {
     outCost: Float64Array, outSecond: Float64Array, offset: number,
   ): void {
     const g = this.graph;
-    const { firstOut, edgeHead, edgeRoad, edgeDistance } = g;
-    const weight = g.edgeCost(this.metric);
-    const otherWeight = g.edgeCost(otherMetric(this.metric));
+    const { firstOut, edgeHead, edgeRoad, roadLength } = g;
+    // Per road: an edge costs its road's.
+    const weight = g.roadCost(this.metric);
+    const otherWeight = g.roadCost(otherMetric(this.metric));
     const penalised = penalty?.roads;
     const perMetre = penalty?.costPerMetre;
     const { cost, second, plain, seen, heap, toTargets, targetSlot, targetSeen, slotFirst, slotTarget, slotCost, slotSecond, slotPlain, targetKey } = this;
@@ -157,13 +158,13 @@ export class OneToManyPotentialSearch {
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        let cv = cu + weight[e];
-        if (penalised !== undefined) cv += perMetre![penalised[road]] * edgeDistance[e];
+        let cv = cu + weight[road];
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
         if (seen[v] === stamp && cv >= cost[v]) continue;
         seen[v] = stamp;
         cost[v] = cv;
-        plain[v] = pu + weight[e];
-        second[v] = su + otherWeight[e];
+        plain[v] = pu + weight[road];
+        second[v] = su + otherWeight[road];
         const h = toTargets.pi(v);
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }

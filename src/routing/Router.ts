@@ -135,6 +135,7 @@ export class Router {
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
     this.line = new LegLine(graph);
+    void graph.roadDuration; // derived per road once, here rather than inside the first route
   }
 
   /** Snaps a point; `label` names it in errors. */
@@ -423,12 +424,12 @@ export class Router {
     // Start: from the snapped point to the end of its road in the direction of travel.
     if (source.reversed) line.pushBackward(from.road, from.segment, 0);
     else line.pushForward(from.road, from.segment + 1, g.roadPointCount(from.road) - 1);
-    const { edgeDistance, edgeDuration, edgeRoad, edgeReversed } = g;
+    const { roadLength, roadDuration, edgeRoad, edgeReversed } = g;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i];
-      distance += edgeDistance[e];
-      duration += edgeDuration[e];
       const r = edgeRoad[e];
+      distance += roadLength[r];
+      duration += roadDuration[r];
       const last = g.roadPointCount(r) - 1;
       if (edgeReversed[e]) line.pushBackward(r, last, 0);
       else line.pushForward(r, 0, last);
