@@ -340,14 +340,17 @@ function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: st
       throw corrupt(source, `${what} offsets of node ${v} are out of order`);
     }
   }
-  for (let v = 0; v < n; v++) {
-    for (const first of [upFirst, downFirst]) {
-      for (let a = first[v]; a < first[v + 1]; a++) {
-        const x = arcNode[a], middle = arcMiddle[a];
-        const bad = x >= n || (a > first[v] && arcNode[a - 1] >= x)
-          || (middle < 0 ? ~middle >= m : middle >= n || rank[middle] >= rank[v] || rank[middle] >= rank[x]);
-        if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph or out of order`);
-      }
+  const checkRange = (v: number, lo: number, hi: number) => {
+    const rv = rank[v];
+    for (let a = lo; a < hi; a++) {
+      const x = arcNode[a], middle = arcMiddle[a];
+      const bad = x >= n || (a > lo && arcNode[a - 1] >= x)
+        || (middle < 0 ? ~middle >= m : middle >= n || rank[middle] >= rv || rank[middle] >= rank[x]);
+      if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph or out of order`);
     }
+  };
+  for (let v = 0; v < n; v++) {
+    checkRange(v, upFirst[v], upFirst[v + 1]);
+    checkRange(v, downFirst[v], downFirst[v + 1]);
   }
 }

@@ -61,8 +61,13 @@ export function hierarchyByteSize(ch: ContractionHierarchy): number {
   return bytes;
 }
 
-/** The arc of `ch` in the sorted range [lo, hi) whose other end is `node`, or -1. */
+/** The arc in the range [lo, hi) (sorted by arcNode) whose other end is `node`, or -1. */
 function arcTo(arcNode: Uint32Array, lo: number, hi: number, node: number): number {
+  // Most ranges are short: a scan beats a binary search there.
+  if (hi - lo <= 8) {
+    for (let a = lo; a < hi; a++) if (arcNode[a] === node) return a;
+    return -1;
+  }
   hi--;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
@@ -106,19 +111,26 @@ export function shortcutHalves(ch: ContractionHierarchy, tail: number, head: num
  * `low` is a's lower end when the caller knows it (else it is looked up).
  */
 export function unpackArc(ch: ContractionHierarchy, a: number, out: number[], stack: number[] = [], low = arcLowerEnd(ch, a)): void {
-  const { arcMiddle } = ch;
-  const halves = [0, 0];
+  const { arcMiddle, arcNode, upFirst, downFirst } = ch;
+  const upCount = downFirst[0];
   stack.length = 0;
-  stack.push(a, low);
-  while (stack.length > 0) {
-    const lowEnd = stack.pop()!;
-    const x = stack.pop()!;
+  // Walks down first halves, keeping each second half (arc, its lower end) for later.
+  let x = a, lowEnd = low;
+  for (;;) {
     const m = arcMiddle[x];
     if (m < 0) {
       out.push(~m);
-    } else {
-      shortcutHalves(ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), m, halves);
-      stack.push(halves[1], m, halves[0], m);
+      if (stack.length === 0) return;
+      lowEnd = stack.pop()!;
+      x = stack.pop()!;
+      continue;
     }
+    const up = x < upCount;
+    const first = arcTo(arcNode, downFirst[m], downFirst[m + 1], up ? lowEnd : arcNode[x]);
+    const second = arcTo(arcNode, upFirst[m], upFirst[m + 1], up ? arcNode[x] : lowEnd);
+    if (first < 0 || second < 0) throw new Error(`${ch.metric} hierarchy: arc ${x} has no halves at node ${m}`);
+    stack.push(second, m);
+    x = first;
+    lowEnd = m;
   }
 }
