@@ -21,11 +21,11 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * written before snapping used the road tree also carry `snap.tree`, now skipped). Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
- * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs,
- * and stores a shortcut as its middle node instead of its two child arcs). graphFile.ts writes and reads files section by section (no
- * whole-file buffer, so files over 2 GiB work); loaded arrays live on SharedArrayBuffers where
- * the platform has them, so a worker thread can use them without a copy. No node: import: this
- * module runs in a browser too.
+ * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
+ * and it stores a shortcut as its middle node instead of its two child arcs). graphFile.ts
+ * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
+ * loaded arrays live on SharedArrayBuffers where the platform has them, so a worker thread can
+ * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
 export const GRAPH_FORMAT_VERSION = 5;
