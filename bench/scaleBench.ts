@@ -170,9 +170,9 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   const freeCost = new Map<string, number>(); // `${mode}/${pair}/${engine}`
   const failed = new Set<number>();
   let engineMismatches = 0, compared = 0;
-  // Free paths kept for placing the zones, as flat lat/lon arrays: keeping 300 routes' LatLon
-  // objects made every later route's garbage collections copy them (THE_FASTEST free p95 4.5 ms
-  // against 1.4 ms for THE_SHORTEST, whose paths were not kept), a cost of this harness, not of routing.
+  // Free paths kept for placing the zones, as the legs' flat lat/lon arrays: keeping 300 routes'
+  // LatLon objects made every later route's garbage collections copy them (THE_FASTEST free p95
+  // 4.5 ms against 1.4 ms for THE_SHORTEST, whose paths were not kept), a cost of this harness.
   const freePath: Float64Array[] = [];
   for (const e of engines) {
     for (const mode of MODES) {
@@ -188,7 +188,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
         }
         timings[mode].free[e.label].push(performance.now() - t0);
         freeCost.set(`${mode}/${p}/${e.label}`, costOf(route, mode));
-        if (mode === 'THE_FASTEST' && e === engines[0]) freePath[p] = Float64Array.from(route.legs[0].points.flatMap((q) => [q.latitude, q.longitude]));
+        if (mode === 'THE_FASTEST' && e === engines[0]) freePath[p] = route.legs[0].coordinates;
       }
     }
     log(`${size.key}: free routes, ${e.label} done`);

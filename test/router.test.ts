@@ -71,6 +71,9 @@ test("a leg's points are its roads' polylines point by point, in the direction d
       }
     }
     const got = leg.points.map((p) => ({ latitude: p.latitude, longitude: p.longitude }));
+    assert.deepEqual(Array.from(leg.coordinates), got.flatMap((p) => [p.latitude, p.longitude]), `route ${i}: points are not the coordinates`);
+    const json = JSON.parse(JSON.stringify(leg));
+    assert.deepEqual([json.points, json.coordinates, json.distance, json.edges], [got, undefined, leg.distance, leg.edges], `route ${i}: JSON of the leg`);
     assert.ok(candidates.some((c) => JSON.stringify(c.map((p) => [p.latitude, p.longitude])) === JSON.stringify(got.map((p) => [p.latitude, p.longitude]))),
       `route ${i}: ${got.length} points match none of the reference polylines (${candidates.map((c) => c.length).join(', ')} points)`);
     checked++;

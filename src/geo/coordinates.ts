@@ -6,6 +6,14 @@ export interface LatLon {
   longitude: number;
 }
 
+/** LatLon objects from interleaved latitude, longitude pairs (a route leg's `coordinates`). */
+export function latLonPoints(coordinates: Float64Array): LatLon[] {
+  const n = coordinates.length >> 1;
+  const out = new Array<LatLon>(n);
+  for (let i = 0; i < n; i++) out[i] = { latitude: coordinates[2 * i], longitude: coordinates[2 * i + 1] };
+  return out;
+}
+
 /**
  * Checks that a point is a finite latitude in [-90, 90] and longitude in [-180, 180].
  * `label` names the point in the error (e.g. "points[2]" or "--from").

@@ -12,18 +12,27 @@ export const GEOHASH_PRECISION = 9;
 export type EncodedPoints = string | LatLon[] | Array<[number, number]> | string[];
 
 /**
- * Encodes points: `polyline` is Google's encoded polyline (precision 1e5, latitude first),
+ * Encodes points (LatLon objects, or latitude, longitude interleaved as in a route leg's
+ * `coordinates`): `polyline` is Google's encoded polyline (precision 1e5, latitude first),
  * `object` {latitude, longitude}, `array` [latitude, longitude], `geohash` 9-character cells.
  */
-export function encodePoints(points: LatLon[], mode: PointsMode): EncodedPoints {
+export function encodePoints(points: LatLon[] | Float64Array, mode: PointsMode): EncodedPoints {
+  const pairs = asPairs(points);
   switch (mode) {
     case 'polyline':
-      return polyline.encode(points.map((p) => [p.latitude, p.longitude]));
+      return polyline.encode(pairs);
     case 'object':
-      return points.map((p) => ({ latitude: p.latitude, longitude: p.longitude }));
+      return pairs.map(([latitude, longitude]) => ({ latitude, longitude }));
     case 'array':
-      return points.map((p): [number, number] => [p.latitude, p.longitude]);
+      return pairs;
     case 'geohash':
-      return points.map((p) => ngeohash.encode(p.latitude, p.longitude, GEOHASH_PRECISION));
+      return pairs.map(([latitude, longitude]) => ngeohash.encode(latitude, longitude, GEOHASH_PRECISION));
   }
+}
+
+function asPairs(points: LatLon[] | Float64Array): Array<[number, number]> {
+  if (!(points instanceof Float64Array)) return points.map((p): [number, number] => [p.latitude, p.longitude]);
+  const pairs = new Array<[number, number]>(points.length >> 1);
+  for (let i = 0; i < pairs.length; i++) pairs[i] = [points[2 * i], points[2 * i + 1]];
+  return pairs;
 }

@@ -1,18 +1,19 @@
-import type { LatLon } from '../geo/coordinates.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 
 /**
  * A leg's polyline while it is assembled: interleaved latitude, longitude in one reused
  * Float64Array, read straight from the graph's node and shape arrays, a point that repeats the
- * last one (joins between roads, a snap on a vertex) left out. The LatLon objects of the result
- * are made once at the end, at their final count: a country-long leg has thousands of points,
- * and building them one push and one comparison of objects at a time was over half of a free
- * route's time on the 5M-node country. Not re-entrant: one per Router.
+ * last one (joins between roads, a snap on a vertex) left out. The result is a copy at its final
+ * size, still flat: a country-long leg has thousands of points, and one object per point was
+ * over a third of a free route's time on the 5M-node country. Not re-entrant: one per Router.
  */
 export class LegLine {
   private xy = new Float64Array(8192);
   /** Points appended since the last reset. */
   count = 0;
+  /** What pushEdges adds its roads' lengths and durations to (set them before). */
+  metres = 0;
+  seconds = 0;
 
   constructor(private readonly graph: RoadGraph) {}
 
@@ -24,13 +25,9 @@ export class LegLine {
   /** Appends a point unless it equals the last one. */
   push(lat: number, lon: number): void {
     const n = this.count;
-    let xy = this.xy;
+    if (2 * n + 2 > this.xy.length) this.reserve(1);
+    const xy = this.xy;
     if (n > 0 && xy[2 * n - 2] === lat && xy[2 * n - 1] === lon) return;
-    if (2 * n + 2 > xy.length) {
-      const grown = new Float64Array(xy.length * 2);
-      grown.set(xy);
-      this.xy = xy = grown;
-    }
     xy[2 * n] = lat;
     xy[2 * n + 1] = lon;
     this.count = n + 1;
@@ -59,11 +56,49 @@ export class LegLine {
     if (last === 0) this.push(g.nodeLat[g.roadFrom[r]], g.nodeLon[g.roadFrom[r]]);
   }
 
-  /** The points appended, as LatLon objects. */
-  points(): LatLon[] {
-    const n = this.count, xy = this.xy;
-    const out: LatLon[] = new Array<LatLon>(n);
-    for (let i = 0; i < n; i++) out[i] = { latitude: xy[2 * i], longitude: xy[2 * i + 1] };
-    return out;
+  /**
+   * Appends the whole polylines of consecutive edges, each from its tail to its head, and adds
+   * their roads' lengths and durations to `metres` and `seconds`, in order. A tail is the point
+   * appended last (the previous edge's head, or the end of the start road), so only an edge's
+   * shape and head are read: the reads, not the copying, are what a long leg costs (its roads lie
+   * all over memory), and reading each road's fields in one pass lets their misses overlap.
+   */
+  pushEdges(edges: readonly number[]): void {
+    const g = this.graph;
+    const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLat, shapeLon, nodeLat, nodeLon, roadLength } = g;
+    const roadDuration = g.roadDuration;
+    let metres = this.metres, seconds = this.seconds;
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i], r = edgeRoad[e];
+      metres += roadLength[r];
+      seconds += roadDuration[r];
+      const first = roadShapeStart[r], end = roadShapeStart[r + 1];
+      this.reserve(end - first + 1);
+      let head: number;
+      if (edgeReversed[e] === 0) {
+        for (let k = first; k < end; k++) this.push(shapeLat[k], shapeLon[k]);
+        head = roadTo[r];
+      } else {
+        for (let k = end - 1; k >= first; k--) this.push(shapeLat[k], shapeLon[k]);
+        head = roadFrom[r];
+      }
+      this.push(nodeLat[head], nodeLon[head]);
+    }
+    this.metres = metres;
+    this.seconds = seconds;
+  }
+
+  /** Room for `points` more points. */
+  private reserve(points: number): void {
+    const need = 2 * (this.count + points);
+    if (need <= this.xy.length) return;
+    const grown = new Float64Array(Math.max(need, 2 * this.xy.length));
+    grown.set(this.xy);
+    this.xy = grown;
+  }
+
+  /** The points appended: latitude, longitude interleaved, in an array of their own. */
+  coordinates(): Float64Array {
+    return this.xy.slice(0, 2 * this.count);
   }
 }

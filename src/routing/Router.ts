@@ -1,5 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import type { LatLon } from '../geo/coordinates.js';
+import { latLonPoints, type LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
@@ -65,8 +65,13 @@ export interface RouteLeg {
   duration: number;
   /** km/h (0 for a zero-length leg). */
   averageSpeed: number;
-  /** Road geometry from the snapped start to the snapped end. */
-  points: LatLon[];
+  /**
+   * Road geometry from the snapped start to the snapped end: latitude, longitude interleaved
+   * (point i at 2i, 2i + 1), as it crosses threads and feeds the encodings without boxing.
+   */
+  coordinates: Float64Array;
+  /** The same points as LatLon objects, made on first read (a country-long leg has thousands). */
+  readonly points: LatLon[];
   /** Directed edge ids driven in full, in order. */
   edges: number[];
   from: Snap;
@@ -362,14 +367,16 @@ export class Router {
   }
 
   private zonesEntered(leg: RouteLeg, zones: CalculatedZone[]): ZoneEntered[] {
-    const line = new Float64Array(leg.points.length * 2);
+    const latLon = leg.coordinates;
+    const line = new Float64Array(latLon.length); // longitude first, as lengthInside reads it
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    leg.points.forEach((p, i) => {
-      line[2 * i] = p.longitude;
-      line[2 * i + 1] = p.latitude;
-      minX = Math.min(minX, p.longitude); maxX = Math.max(maxX, p.longitude);
-      minY = Math.min(minY, p.latitude); maxY = Math.max(maxY, p.latitude);
-    });
+    for (let i = 0; i < latLon.length; i += 2) {
+      const lat = latLon[i], lon = latLon[i + 1];
+      line[i] = lon;
+      line[i + 1] = lat;
+      minX = Math.min(minX, lon); maxX = Math.max(maxX, lon);
+      minY = Math.min(minY, lat); maxY = Math.max(maxY, lat);
+    }
     // Only zones whose polygons' boxes meet the leg's box can have been entered.
     const near = new Set(new ZoneIndex(zones).zonesInBox(minX, minY, maxX, maxY));
     const out: ZoneEntered[] = [];
@@ -400,8 +407,7 @@ export class Router {
       if (!direct.reversed) line.pushForward(from.road, from.segment + 1, to.segment);
       else line.pushBackward(from.road, from.segment, to.segment + 1);
       line.push(to.latitude, to.longitude);
-      const points = line.points();
-      const leg: RouteLeg = { distance: metres, duration, averageSpeed: speedKmh(metres, duration), points, edges: [], from, to };
+      const leg = new Leg(metres, duration, line.coordinates(), [], from, to);
       if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, [], from, to, true, 0, 0));
       return leg;
     }
@@ -424,23 +430,43 @@ export class Router {
     // Start: from the snapped point to the end of its road in the direction of travel.
     if (source.reversed) line.pushBackward(from.road, from.segment, 0);
     else line.pushForward(from.road, from.segment + 1, g.roadPointCount(from.road) - 1);
-    const { roadLength, roadDuration, edgeRoad, edgeReversed } = g;
-    for (let i = 0; i < edges.length; i++) {
-      const e = edges[i];
-      const r = edgeRoad[e];
-      distance += roadLength[r];
-      duration += roadDuration[r];
-      const last = g.roadPointCount(r) - 1;
-      if (edgeReversed[e]) line.pushBackward(r, last, 0);
-      else line.pushForward(r, 0, last);
-    }
+    line.metres = distance;
+    line.seconds = duration;
+    line.pushEdges(edges);
+    distance = line.metres;
+    duration = line.seconds;
     // End: from the road's end node to the snapped point.
     if (target.reversed) line.pushBackward(to.road, g.roadPointCount(to.road) - 1, to.segment + 1);
     else line.pushForward(to.road, 0, to.segment);
     line.push(to.latitude, to.longitude);
-    return { distance, duration, averageSpeed: speedKmh(distance, duration), points: line.points(), edges, from, to };
+    return new Leg(distance, duration, line.coordinates(), edges, from, to);
   }
 
+}
+
+/** A RouteLeg whose LatLon points are made from its coordinates when first read. */
+class Leg implements RouteLeg {
+  readonly averageSpeed: number;
+  declare zonesEntered?: ZoneEntered[];
+  declare avoidedTypesDriven?: AvoidedTypeDriven[];
+  #points?: LatLon[];
+
+  constructor(
+    readonly distance: number, readonly duration: number, readonly coordinates: Float64Array,
+    readonly edges: number[], readonly from: Snap, readonly to: Snap,
+  ) {
+    this.averageSpeed = speedKmh(distance, duration);
+  }
+
+  get points(): LatLon[] {
+    return (this.#points ??= latLonPoints(this.coordinates));
+  }
+
+  /** JSON has the points as objects (a typed array would print as an object of indices). */
+  toJSON(): Omit<RouteLeg, 'coordinates'> {
+    const { coordinates: _, ...fields } = this;
+    return { ...fields, points: this.points };
+  }
 }
 
 /** The scratch masks of one request with avoidance types (Router.avoidanceMasks). */

@@ -102,7 +102,7 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
       averageSpeed: round1(leg.averageSpeed),
       departureSnapDistance: round1(leg.from.distance),
       arrivalSnapDistance: round1(leg.to.distance),
-      points: encodePoints(leg.points, pointsMode),
+      points: encodePoints(leg.coordinates, pointsMode),
       ...(leg.zonesEntered && {
         restrictionZonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, distanceInside: Math.round(z.metresInside) })),
       }),
