@@ -60,7 +60,7 @@ for (const metric of METRICS) {
   let settledCh = 0, settledPot = 0, settledAlt = 0, mismatches = 0, n = 0;
   while (n < PAIRS) {
     const s = Math.floor(rand() * graph.nodeCount), t = Math.floor(rand() * graph.nodeCount);
-    const q = { sources: [{ node: s, cost: 0, reversed: false }], targets: [{ node: t, cost: 0, reversed: false }], metric, targetLatitude: graph.nodeLat[t], targetLongitude: graph.nodeLon[t] };
+    const q = { sources: [{ node: s, cost: 0, reversed: false }], targets: [{ node: t, cost: 0, reversed: false }], metric, targetLatitude: graph.nodeLatitude(t), targetLongitude: graph.nodeLongitude(t) };
     let a = performance.now();
     const c = query.find(q.sources, q.targets, metric);
     times.ch.push(performance.now() - a);

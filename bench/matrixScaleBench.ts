@@ -64,7 +64,7 @@ log(`CCH: ${fmt(prepared.ms)}, ${arcs} arcs`);
 const rand = seededRandom(size.seed * 13 + 1);
 const randomPoint = (): LatLon => {
   const n = Math.floor(rand() * graph.nodeCount);
-  return { latitude: graph.nodeLat[n] + (rand() - 0.5) * 5e-4, longitude: graph.nodeLon[n] + (rand() - 0.5) * 5e-4 };
+  return { latitude: graph.nodeLatitude(n) + (rand() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (rand() - 0.5) * 5e-4 };
 };
 const origins = Array.from({ length: 100 }, randomPoint), destinations = Array.from({ length: 100 }, randomPoint);
 // Ten zones of 1-5 km around random nodes, none within 300 m of a stop (stops inside zones are

@@ -124,7 +124,7 @@ export async function restrictionsBench(): Promise<string> {
     const pairs: [number, number, number, number][] = [];
     for (let i = 0; i < PAIRS; i++) {
       const u = Math.floor(random() * g0.nodeCount), v = Math.floor(random() * g0.nodeCount);
-      pairs.push([g0.nodeLat[u], g0.nodeLon[u], g0.nodeLat[v], g0.nodeLon[v]]);
+      pairs.push([g0.nodeLatitude(u), g0.nodeLongitude(u), g0.nodeLatitude(v), g0.nodeLongitude(v)]);
     }
     // Alternating rounds; the median of the rounds' medians.
     const rounds = (g: RoadGraph, mode: 'THE_FASTEST' | 'THE_SHORTEST', other: RoadGraph) => {
@@ -154,7 +154,7 @@ export async function restrictionsBench(): Promise<string> {
   const pairs: [number, number, number, number][] = [];
   for (let i = 0; i < PAIRS; i++) {
     const u = Math.floor(random() * g0.nodeCount), v = Math.floor(random() * g0.nodeCount);
-    pairs.push([g0.nodeLat[u], g0.nodeLon[u], g0.nodeLat[v], g0.nodeLon[v]]);
+    pairs.push([g0.nodeLatitude(u), g0.nodeLongitude(u), g0.nodeLatitude(v), g0.nodeLongitude(v)]);
   }
   const pct = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
   const pair = (a: number, b: number, unit = '') => `${a.toFixed(0)}${unit} → ${b.toFixed(0)}${unit} (${pct(a, b)})`;

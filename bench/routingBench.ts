@@ -104,7 +104,7 @@ export async function routingBench(): Promise<string> {
     const ourQuery = (s: number, t: number) =>
       astar.find({
         sources: [{ node: s, cost: 0, reversed: false }], targets: [{ node: t, cost: 0, reversed: false }],
-        metric, targetLatitude: graph.nodeLat[t], targetLongitude: graph.nodeLon[t],
+        metric, targetLatitude: graph.nodeLatitude(t), targetLongitude: graph.nodeLongitude(t),
       });
     if (pairs.length === 0) {
       while (pairs.length < 1000) {
@@ -128,7 +128,7 @@ export async function routingBench(): Promise<string> {
     const chQuery = (s: number, t: number) =>
       ch.find({
         sources: [{ node: s, cost: 0, reversed: false }], targets: [{ node: t, cost: 0, reversed: false }],
-        metric, targetLatitude: graph.nodeLat[t], targetLongitude: graph.nodeLon[t],
+        metric, targetLatitude: graph.nodeLatitude(t), targetLongitude: graph.nodeLongitude(t),
       });
     let mismatches = 0;
     let chMismatches = 0;
@@ -196,15 +196,15 @@ export async function routingBench(): Promise<string> {
       const mask = new Uint8Array(graph.roadCount);
       for (let r = 0; r < graph.roadCount; r++) {
         const a = graph.roadFrom[r], b = graph.roadTo[r];
-        if (haversineMetres(graph.nodeLat[a], graph.nodeLon[a], graph.nodeLat[mid], graph.nodeLon[mid]) < 400
-          || haversineMetres(graph.nodeLat[b], graph.nodeLon[b], graph.nodeLat[mid], graph.nodeLon[mid]) < 400) mask[r] = 1;
+        if (haversineMetres(graph.nodeLatitude(a), graph.nodeLongitude(a), graph.nodeLatitude(mid), graph.nodeLongitude(mid)) < 400
+          || haversineMetres(graph.nodeLatitude(b), graph.nodeLongitude(b), graph.nodeLatitude(mid), graph.nodeLongitude(mid)) < 400) mask[r] = 1;
       }
       detours.push({ s, t, mask });
     }
     const blockedQuery = (engine: { find: typeof ch.find }, d: { s: number; t: number; mask: Uint8Array }) =>
       engine.find.call(engine, {
         sources: [{ node: d.s, cost: 0, reversed: false }], targets: [{ node: d.t, cost: 0, reversed: false }],
-        metric, targetLatitude: graph.nodeLat[d.t], targetLongitude: graph.nodeLon[d.t], blockedRoads: d.mask,
+        metric, targetLatitude: graph.nodeLatitude(d.t), targetLongitude: graph.nodeLongitude(d.t), blockedRoads: d.mask,
       });
     let detourMismatches = 0, potSettled = 0, altSettled = 0;
     for (const d of detours) {

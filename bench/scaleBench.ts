@@ -131,7 +131,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   const pairs: LatLon[][] = [];
   const randomPoint = (random = rand): LatLon => {
     const n = Math.floor(random() * graph.nodeCount);
-    return { latitude: graph.nodeLat[n] + (random() - 0.5) * 5e-4, longitude: graph.nodeLon[n] + (random() - 0.5) * 5e-4 };
+    return { latitude: graph.nodeLatitude(n) + (random() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (random() - 0.5) * 5e-4 };
   };
   for (let i = 0; i < PAIRS; i++) pairs.push([randomPoint(), randomPoint()]);
   // Warm-up routes on other pairs before each engine's timed ones (after its first route), so the
@@ -287,7 +287,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   let oneKmRoads = 0;
   for (let i = 0; i < ZONE_SAMPLES; i++) {
     const n = Math.floor(rand() * graph.nodeCount);
-    const zone = roundZone(`km${i}`, graph.nodeLat[n], graph.nodeLon[n], 1000, rand);
+    const zone = roundZone(`km${i}`, graph.nodeLatitude(n), graph.nodeLongitude(n), 1000, rand);
     const z = calculateZone(graph, zone);
     oneKm.push(z.millis);
     oneKmRoads += z.roads.length;

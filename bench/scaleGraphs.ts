@@ -18,6 +18,7 @@ import {
   DEFAULT_GRAPH_PATH, GraphBuilder, HIGHWAY_CLASSES, loadGraph, openGraph, RoadFlag, saveGraph,
   type RoadAttributes, type RoadGraph,
 } from '../src/index.js';
+import { fromE7 } from '../src/geo/coordinates.js';
 import { stronglyConnectedComponents } from '../src/graph/components.js';
 import { GRAPH_FORMAT_VERSION } from '../src/graph/graphFile.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
@@ -92,8 +93,8 @@ async function tileSources(): Promise<TileSource[]> {
     const graph = path.endsWith('.detour') ? loadGraph(path) : await openGraph(path);
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
     for (let i = 0; i < graph.nodeCount; i++) {
-      minX = Math.min(minX, graph.nodeLon[i]); maxX = Math.max(maxX, graph.nodeLon[i]);
-      minY = Math.min(minY, graph.nodeLat[i]); maxY = Math.max(maxY, graph.nodeLat[i]);
+      minX = Math.min(minX, graph.nodeLongitude(i)); maxX = Math.max(maxX, graph.nodeLongitude(i));
+      minY = Math.min(minY, graph.nodeLatitude(i)); maxY = Math.max(maxY, graph.nodeLatitude(i));
     }
     const lat0 = (minY + maxY) / 2, lon0 = (minX + maxX) / 2;
     const kx = METRES_PER_DEGREE * Math.cos((lat0 * Math.PI) / 180);
@@ -156,12 +157,12 @@ export async function buildCountry(size: ScaleSize, log: (s: string) => void = (
     const nodeBase = builder.pointCount;
     const placedNodeLat = new Float64Array(g.nodeCount), placedNodeLon = new Float64Array(g.nodeCount);
     for (let i = 0; i < g.nodeCount; i++) {
-      place(g.nodeLat[i], g.nodeLon[i]);
+      place(g.nodeLatitude(i), g.nodeLongitude(i));
       placedNodeLat[i] = placedLat;
       placedNodeLon[i] = placedLon;
     }
     const shapeBase = builder.pointCount;
-    for (let i = 0; i < g.shapeLat.length; i++) place(g.shapeLat[i], g.shapeLon[i]);
+    for (let i = 0; i < g.shapeLatE7.length; i++) place(fromE7(g.shapeLatE7[i]), fromE7(g.shapeLonE7[i]));
     for (let r = 0; r < g.roadCount; r++) {
       way.length = 0;
       way.push(nodeBase + g.roadFrom[r]);
@@ -177,7 +178,7 @@ export async function buildCountry(size: ScaleSize, log: (s: string) => void = (
       let best = -1, bestD = Infinity;
       for (let i = 0; i < g.nodeCount; i++) {
         if (!src.inMain[i]) continue;
-        const x = (g.nodeLon[i] - src.lon0) * src.kx - tx / 2, y = (g.nodeLat[i] - src.lat0) * METRES_PER_DEGREE - ty / 2;
+        const x = (g.nodeLongitude(i) - src.lon0) * src.kx - tx / 2, y = (g.nodeLatitude(i) - src.lat0) * METRES_PER_DEGREE - ty / 2;
         const d = x * x + y * y;
         if (d < bestD) { bestD = d; best = i; }
       }

@@ -38,7 +38,7 @@ async function prepare() {
   if (!graph.indexes.snapRoadBits || !graph.indexes.roadTree) throw new Error(`${path} carries no search indexes: remove it so scaleGraphs.ts makes it again`);
   const nodes = graph.nodeCount, edges = graph.edgeCount;
   // A stop pair for the trips: two nodes far apart in the node order (different tiles).
-  const stops = [Math.floor(nodes * 0.37), Math.floor(nodes * 0.61)].map((v) => ({ latitude: graph.nodeLat[v], longitude: graph.nodeLon[v] }));
+  const stops = [Math.floor(nodes * 0.37), Math.floor(nodes * 0.61)].map((v) => ({ latitude: graph.nodeLatitude(v), longitude: graph.nodeLongitude(v) }));
   const bare = `${path}.no-indexes.detour`;
   if (!existsSync(bare)) {
     log(`saving ${bare} (the same graph without its search indexes)`);

@@ -59,7 +59,7 @@ export async function serviceBench(): Promise<string> {
     const trips: Array<{ points: Array<{ latitude: number; longitude: number }> }> = [];
     while (trips.length < 300) {
       const a = Math.floor(rand() * graph.nodeCount), b = Math.floor(rand() * graph.nodeCount);
-      const points = [a, b].map((n) => ({ latitude: graph.nodeLat[n], longitude: graph.nodeLon[n] }));
+      const points = [a, b].map((n) => ({ latitude: graph.nodeLatitude(n), longitude: graph.nodeLongitude(n) }));
       try {
         router.route({ points, zones });
         trips.push({ points });

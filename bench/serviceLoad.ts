@@ -110,7 +110,7 @@ const router = new Router(graph);
 const tripBodies: string[] = [];
 while (tripBodies.length < 300) {
   const a = Math.floor(rand() * graph.nodeCount), b = Math.floor(rand() * graph.nodeCount);
-  const points = [a, b].map((n) => ({ latitude: graph.nodeLat[n], longitude: graph.nodeLon[n] }));
+  const points = [a, b].map((n) => ({ latitude: graph.nodeLatitude(n), longitude: graph.nodeLongitude(n) }));
   try {
     router.route({ points, zones });
     tripBodies.push(JSON.stringify({ points, restrictionZones: ['z0', 'z1'] }));

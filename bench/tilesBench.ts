@@ -20,8 +20,8 @@ export async function tilesBench(): Promise<string> {
   const graph = loadGraph(DEFAULT_GRAPH_PATH);
   let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
   for (let v = 0; v < graph.nodeCount; v++) {
-    w = Math.min(w, graph.nodeLon[v]); e = Math.max(e, graph.nodeLon[v]);
-    s = Math.min(s, graph.nodeLat[v]); n = Math.max(n, graph.nodeLat[v]);
+    w = Math.min(w, graph.nodeLongitude(v)); e = Math.max(e, graph.nodeLongitude(v));
+    s = Math.min(s, graph.nodeLatitude(v)); n = Math.max(n, graph.nodeLatitude(v));
   }
   const tileX = (lon: number, z: number) => Math.floor(((lon + 180) / 360) * 2 ** z);
   const tileY = (lat: number, z: number) => {

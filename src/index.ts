@@ -1,6 +1,6 @@
 export { DetourError, ErrorCode } from './errors.js';
 export { haversineMetres, EARTH_RADIUS_M } from './geo/haversine.js';
-export { assertValidLatLon, parseLatLon, type LatLon } from './geo/coordinates.js';
+export { assertValidLatLon, fromE7, parseLatLon, toE7, type LatLon } from './geo/coordinates.js';
 export { RoadGraph, type RoadGraphArrays, type GraphIndexes, type GraphMeta, type Metric } from './graph/RoadGraph.js';
 export { GraphBuilder } from './graph/GraphBuilder.js';
 export {

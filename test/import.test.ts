@@ -173,7 +173,7 @@ test('roads are numbered in the order of their lower end node (spatial like the 
   for (let e = 0; e < graph.edgeCount; e++) {
     const r = graph.edgeRoad[e];
     const [from, to] = graph.edgeReversed[e] ? [graph.roadTo[r], graph.roadFrom[r]] : [graph.roadFrom[r], graph.roadTo[r]];
-    assert.equal(graph.nodeLat[graph.edgeTail[e]], graph.nodeLat[from]);
-    assert.equal(graph.nodeLat[graph.edgeHead[e]], graph.nodeLat[to]);
+    assert.equal(graph.nodeLatitude(graph.edgeTail[e]), graph.nodeLatitude(from));
+    assert.equal(graph.nodeLatitude(graph.edgeHead[e]), graph.nodeLatitude(to));
   }
 });

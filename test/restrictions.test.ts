@@ -482,7 +482,7 @@ test('monaco.osm.pbf: with restriction zones too, random junction pairs equal th
   // Three squares of about 300 m around random junctions.
   const zones = [0, 1, 2].map((i) => {
     const v = Math.floor(random() * graph.nodeCount);
-    const lat = graph.nodeLat[v], lon = graph.nodeLon[v], d = 0.0014;
+    const lat = graph.nodeLatitude(v), lon = graph.nodeLongitude(v), d = 0.0014;
     return calculateZone(graph, validateZone({ name: `z${i}`, geometries: [{ name: 'square', vertices: [
       { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d },
       { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },

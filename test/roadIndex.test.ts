@@ -100,7 +100,7 @@ describe('sharedGraph: a graph on SharedArrayBuffers for worker threads', () => 
       assert.deepEqual(shared[key], graph[key], key);
     }
     // One copy per graph, however often asked; a shared graph is used as it is.
-    assert.equal(sharedGraphArrays(graph).nodeLat, sharedGraphArrays(graph).nodeLat);
+    assert.equal(sharedGraphArrays(graph).nodeLatE7, sharedGraphArrays(graph).nodeLatE7);
     assert.equal(sharedGraph(shared), shared);
     assert.equal(sharedGraphArrays(shared).edgeHead, shared.edgeHead);
   });

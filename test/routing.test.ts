@@ -1,4 +1,5 @@
 import { describe, test, before } from 'node:test';
+import { fromE7 } from '../src/geo/coordinates.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import TinyQueue from 'tinyqueue';
@@ -16,8 +17,8 @@ function randomPoints(graph: RoadGraph, count: number, seed: number) {
   const rand = seededRandom(seed);
   const out = [];
   for (let i = 0; i < count; i++) {
-    const k = Math.floor(rand() * graph.shapeLat.length);
-    out.push({ latitude: graph.shapeLat[k] + (rand() - 0.5) * 0.002, longitude: graph.shapeLon[k] + (rand() - 0.5) * 0.002 });
+    const k = Math.floor(rand() * graph.shapeLatE7.length);
+    out.push({ latitude: fromE7(graph.shapeLatE7[k]) + (rand() - 0.5) * 0.002, longitude: fromE7(graph.shapeLonE7[k]) + (rand() - 0.5) * 0.002 });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { fromE7 } from '../src/geo/coordinates.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { haversineMetres, importGeoJson, SnapIndex, DetourError } from '../src/index.js';
@@ -29,9 +30,9 @@ function bruteNearest(lat: number, lon: number): number {
 test('snaps to the nearest segment (projection, not nearest node), matching brute force', () => {
   const rand = seededRandom(3);
   for (let i = 0; i < 40; i++) {
-    const k = Math.floor(rand() * graph.shapeLat.length);
-    const lat = graph.shapeLat[k] + (rand() - 0.5) * 0.004;
-    const lon = graph.shapeLon[k] + (rand() - 0.5) * 0.008;
+    const k = Math.floor(rand() * graph.shapeLatE7.length);
+    const lat = fromE7(graph.shapeLatE7[k]) + (rand() - 0.5) * 0.004;
+    const lon = fromE7(graph.shapeLonE7[k]) + (rand() - 0.5) * 0.008;
     const snap = index.snap(lat, lon);
     const brute = bruteNearest(lat, lon);
     // Sampling overestimates by at most half a step (0.5 m); the projection may not be beaten.

@@ -6,6 +6,19 @@ export interface LatLon {
   longitude: number;
 }
 
+/**
+ * Graphs store coordinates as integers in units of 1e-7 degree (OSM's own precision, about 1 cm):
+ * half the bytes of float64 degrees. fromE7 divides (not multiplies by 1e-7), so a stored value
+ * reads back as the double nearest its decimal (57.70887, not 57.708870000000005).
+ */
+export function toE7(degrees: number): number {
+  return Math.round(degrees * 1e7);
+}
+
+export function fromE7(e7: number): number {
+  return e7 / 1e7;
+}
+
 /** LatLon objects from interleaved latitude, longitude pairs (a route leg's `coordinates`). */
 export function latLonPoints(coordinates: Float64Array): LatLon[] {
   const n = coordinates.length >> 1;

@@ -1,4 +1,5 @@
 import { haversineMetres } from '../geo/haversine.js';
+import { fromE7, toE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
@@ -16,8 +17,9 @@ const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
  * so the graph stays node-based (turnExpansion.ts).
  */
 export class GraphBuilder {
-  private readonly pointLat = new Growable(Float64Array);
-  private readonly pointLon = new Growable(Float64Array);
+  /** Points in 1e-7 degree, as the graph stores them (a NaN, an unused point, becomes 0). */
+  private readonly pointLat = new Growable(Int32Array);
+  private readonly pointLon = new Growable(Int32Array);
   private readonly wayPoints = new Growable(Uint32Array);
   private readonly wayStart: number[] = [0];
   private readonly wayAttrs: RoadAttributes[] = [];
@@ -26,10 +28,13 @@ export class GraphBuilder {
   /** What the last build did about turn restrictions. */
   turnStats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
 
-  /** Adds a point (degrees) and returns its index for addWay. Callers deduplicate shared points. */
+  /**
+   * Adds a point (degrees; kept to 1e-7 degree, about 1 cm) and returns its index for addWay.
+   * Callers deduplicate shared points.
+   */
   addPoint(lat: number, lon: number): number {
-    this.pointLat.push(lat);
-    this.pointLon.push(lon);
+    this.pointLat.push(toE7(lat));
+    this.pointLon.push(toE7(lon));
     return this.pointLat.length - 1;
   }
 
@@ -307,7 +312,7 @@ function joinChains(pieces: Pieces, pointCount: number, kept: Set<number>): Road
 }
 
 /** Spatial order (Morton / Z-order) of points, so neighbours in the graph sit near in memory. */
-function mortonOrder(lat: Float64Array, lon: Float64Array, ids: Uint32Array): Uint32Array {
+function mortonOrder(lat: Int32Array, lon: Int32Array, ids: Uint32Array): Uint32Array {
   let minLat = Infinity, maxLat = -Infinity, minLon = Infinity, maxLon = -Infinity;
   for (const i of ids) {
     minLat = Math.min(minLat, lat[i]); maxLat = Math.max(maxLat, lat[i]);
@@ -337,7 +342,7 @@ function mortonOrder(lat: Float64Array, lon: Float64Array, ids: Uint32Array): Ui
 
 /** Turns roads over builder points into the CSR arrays of a RoadGraph, splitting nodes for turn rules. */
 function assemble(
-  roads: Roads, pointLat: Float64Array, pointLon: Float64Array, meta: GraphMeta, rules: TurnRule[],
+  roads: Roads, pointLat: Int32Array, pointLon: Int32Array, meta: GraphMeta, rules: TurnRule[],
   pointFlags: ReadonlyMap<number, number>,
 ): { graph: RoadGraph; stats: TurnStats } {
   const roadCount = roads.attrs.length;
@@ -378,8 +383,8 @@ function assemble(
   const roadTo = new Uint32Array(roadCount);
   const roadShapeStart = new Uint32Array(roadCount + 1);
   // Interior points only: the ends are nodes already.
-  const shapeLat = new Float64Array(pts.length - 2 * roadCount);
-  const shapeLon = new Float64Array(pts.length - 2 * roadCount);
+  const shapeLatE7 = new Int32Array(pts.length - 2 * roadCount);
+  const shapeLonE7 = new Int32Array(pts.length - 2 * roadCount);
   let shapeCount = 0;
   const roadLength = new Float64Array(roadCount);
   const roadSpeedKmh = new Float32Array(roadCount);
@@ -396,10 +401,11 @@ function assemble(
     for (let i = a + 1; i < b; i++) {
       const p = pts[i - 1];
       const q = pts[i];
-      length += haversineMetres(pointLat[p], pointLon[p], pointLat[q], pointLon[q]);
+      // The length of the geometry as stored (to 1e-7 degree), so a route's polyline measures its distance.
+      length += haversineMetres(fromE7(pointLat[p]), fromE7(pointLon[p]), fromE7(pointLat[q]), fromE7(pointLon[q]));
       if (i < b - 1) {
-        shapeLat[shapeCount] = pointLat[q];
-        shapeLon[shapeCount] = pointLon[q];
+        shapeLatE7[shapeCount] = pointLat[q];
+        shapeLonE7[shapeCount] = pointLon[q];
         shapeCount++;
       }
     }
@@ -468,12 +474,12 @@ function assemble(
     const v = copyOf[c];
     newId[baseNodeCount + c] = newId[v] + 1 + nextCopy[v]++;
   }
-  const nodeLat = new Float64Array(nodeCount);
-  const nodeLon = new Float64Array(nodeCount);
+  const nodeLatE7 = new Int32Array(nodeCount);
+  const nodeLonE7 = new Int32Array(nodeCount);
   for (let v = 0; v < nodeCount; v++) {
     const p = ordered[v < baseNodeCount ? v : copyOf[v - baseNodeCount]];
-    nodeLat[newId[v]] = pointLat[p];
-    nodeLon[newId[v]] = pointLon[p];
+    nodeLatE7[newId[v]] = pointLat[p];
+    nodeLonE7[newId[v]] = pointLon[p];
   }
   for (let r = 0; r < roadCount; r++) {
     roadFrom[r] = newId[roadFrom[r]];
@@ -501,7 +507,7 @@ function assemble(
 
   const graph = new RoadGraph(
     {
-      nodeLat, nodeLon, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon, roadLength, roadSpeedKmh,
+      nodeLatE7, nodeLonE7, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLatE7, shapeLonE7, roadLength, roadSpeedKmh,
       roadFlags, roadClass,
     },
     meta,

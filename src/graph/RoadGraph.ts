@@ -1,4 +1,5 @@
 import { unitVectors } from '../geo/chord.js';
+import { fromE7 } from '../geo/coordinates.js';
 import { csrRow } from './csr.js';
 import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 
@@ -20,9 +21,12 @@ export interface GraphMeta {
  * travel along a road. Adjacency is CSR: the out-edges of node u are firstOut[u] .. firstOut[u+1]-1.
  */
 export interface RoadGraphArrays {
-  /** Node latitude / longitude in degrees. */
-  nodeLat: Float64Array;
-  nodeLon: Float64Array;
+  /**
+   * Node latitude / longitude in 1e-7 degree (toE7 / fromE7; RoadGraph.nodeLatitude reads
+   * degrees): OSM's own precision in half the bytes of float64 degrees.
+   */
+  nodeLatE7: Int32Array;
+  nodeLonE7: Int32Array;
   /** Forward CSR: out-edges of u are [firstOut[u], firstOut[u+1]). Length nodeCount + 1. */
   firstOut: Uint32Array;
   /** Per edge: its head node, road, and 1 when it runs against the road's shape (tails: RoadGraph.edgeTail). */
@@ -33,12 +37,13 @@ export interface RoadGraphArrays {
   roadFrom: Uint32Array;
   roadTo: Uint32Array;
   /**
-   * Interior shape points of road r: shapeLat/shapeLon[roadShapeStart[r] .. roadShapeStart[r+1]-1].
-   * The ends are the nodes roadFrom/roadTo and are not repeated here; use roadPointLat/Lon.
+   * Interior shape points of road r: shapeLatE7/shapeLonE7[roadShapeStart[r] .. roadShapeStart[r+1]-1]
+   * (1e-7 degree, like the nodes). The ends are the nodes roadFrom/roadTo and are not repeated
+   * here; roadPointLat/Lon read any point in degrees.
    */
   roadShapeStart: Uint32Array;
-  shapeLat: Float64Array;
-  shapeLon: Float64Array;
+  shapeLatE7: Int32Array;
+  shapeLonE7: Int32Array;
   /**
    * Per road: length in metres, speed in km/h, RoadFlag bits, highway class index. Both directions
    * of a road cost the same, so an edge's cost is its road's (RoadGraph.roadCost, edgeCost).
@@ -71,8 +76,8 @@ export type Metric = 'distance' | 'duration';
  * so one graph can serve concurrent requests.
  */
 export class RoadGraph implements RoadGraphArrays {
-  readonly nodeLat!: Float64Array;
-  readonly nodeLon!: Float64Array;
+  readonly nodeLatE7!: Int32Array;
+  readonly nodeLonE7!: Int32Array;
   readonly firstOut!: Uint32Array;
   readonly edgeHead!: Uint32Array;
   readonly edgeRoad!: Uint32Array;
@@ -80,8 +85,8 @@ export class RoadGraph implements RoadGraphArrays {
   readonly roadFrom!: Uint32Array;
   readonly roadTo!: Uint32Array;
   readonly roadShapeStart!: Uint32Array;
-  readonly shapeLat!: Float64Array;
-  readonly shapeLon!: Float64Array;
+  readonly shapeLatE7!: Int32Array;
+  readonly shapeLonE7!: Int32Array;
   readonly roadLength!: Float64Array;
   readonly roadSpeedKmh!: Float32Array;
   readonly roadFlags!: Uint16Array;
@@ -119,7 +124,12 @@ export class RoadGraph implements RoadGraphArrays {
    * the 5M-node country, in every thread that builds a RoadGraph, for the default engine nothing).
    */
   get nodeXYZ(): Float64Array {
-    return (this.unitXYZ ??= unitVectors(this.nodeLat, this.nodeLon));
+    if (!this.unitXYZ) {
+      const n = this.nodeCount, lat = new Float64Array(n), lon = new Float64Array(n);
+      for (let v = 0; v < n; v++) { lat[v] = fromE7(this.nodeLatE7[v]); lon[v] = fromE7(this.nodeLonE7[v]); }
+      this.unitXYZ = unitVectors(lat, lon);
+    }
+    return this.unitXYZ;
   }
 
   /**
@@ -170,7 +180,17 @@ export class RoadGraph implements RoadGraphArrays {
   }
 
   get nodeCount(): number {
-    return this.nodeLat.length;
+    return this.nodeLatE7.length;
+  }
+
+  /** Latitude of node v in degrees. */
+  nodeLatitude(v: number): number {
+    return fromE7(this.nodeLatE7[v]);
+  }
+
+  /** Longitude of node v in degrees. */
+  nodeLongitude(v: number): number {
+    return fromE7(this.nodeLonE7[v]);
   }
 
   get edgeCount(): number {
@@ -188,16 +208,16 @@ export class RoadGraph implements RoadGraphArrays {
 
   /** Latitude of point k of road r's polyline (k = 0: node roadFrom; k = count - 1: node roadTo). */
   roadPointLat(r: number, k: number): number {
-    if (k === 0) return this.nodeLat[this.roadFrom[r]];
+    if (k === 0) return fromE7(this.nodeLatE7[this.roadFrom[r]]);
     const i = this.roadShapeStart[r] + k - 1;
-    return i < this.roadShapeStart[r + 1] ? this.shapeLat[i] : this.nodeLat[this.roadTo[r]];
+    return fromE7(i < this.roadShapeStart[r + 1] ? this.shapeLatE7[i] : this.nodeLatE7[this.roadTo[r]]);
   }
 
   /** Longitude of point k of road r's polyline. */
   roadPointLon(r: number, k: number): number {
-    if (k === 0) return this.nodeLon[this.roadFrom[r]];
+    if (k === 0) return fromE7(this.nodeLonE7[this.roadFrom[r]]);
     const i = this.roadShapeStart[r] + k - 1;
-    return i < this.roadShapeStart[r + 1] ? this.shapeLon[i] : this.nodeLon[this.roadTo[r]];
+    return fromE7(i < this.roadShapeStart[r + 1] ? this.shapeLonE7[i] : this.nodeLonE7[this.roadTo[r]]);
   }
 
   /** Per road, travel time in seconds at its speed (made on first use: routes read it, zone workers do not). */
@@ -285,6 +305,6 @@ export class RoadGraph implements RoadGraphArrays {
 
 /** The array members of RoadGraphArrays, in file order. */
 export const ARRAY_KEYS = [
-  'nodeLat', 'nodeLon', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed', 'roadFrom', 'roadTo', 'roadShapeStart',
-  'shapeLat', 'shapeLon', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass',
+  'nodeLatE7', 'nodeLonE7', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed', 'roadFrom', 'roadTo', 'roadShapeStart',
+  'shapeLatE7', 'shapeLonE7', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass',
 ] as const satisfies readonly (keyof RoadGraphArrays)[];

@@ -1,6 +1,6 @@
 import type Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
-import { assertValidLatLon } from '../geo/coordinates.js';
+import { assertValidLatLon, fromE7 } from '../geo/coordinates.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
 import { RoadFlag } from './carProfile.js';
 import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js';
@@ -170,17 +170,17 @@ export class SnapIndex {
     const candidates = this.roads.search(minX, minY, maxX, maxY);
     const g = this.graph;
     const kx = cosLatitude(lat);
-    const { roadShapeStart, shapeLat, shapeLon, nodeLat, nodeLon, roadFrom, roadTo } = g;
+    const { roadShapeStart, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadFrom, roadTo } = g;
     let best: Snap | null = null;
     let bestRoad = 0, bestSegment = 0;
     for (const road of candidates) {
       if (accept && !accept(road)) continue;
       // Point k of the road: node roadFrom, the shape points, node roadTo (RoadGraph.roadPointLat).
       const s0 = roadShapeStart[road], last = roadShapeStart[road + 1] - s0 + 1;
-      let aLat = nodeLat[roadFrom[road]], aLon = nodeLon[roadFrom[road]];
+      let aLat = fromE7(nodeLat[roadFrom[road]]), aLon = fromE7(nodeLon[roadFrom[road]]);
       for (let i = 0; i < last; i++) {
-        const bLat = i + 1 === last ? nodeLat[roadTo[road]] : shapeLat[s0 + i];
-        const bLon = i + 1 === last ? nodeLon[roadTo[road]] : shapeLon[s0 + i];
+        const bLat = fromE7(i + 1 === last ? nodeLat[roadTo[road]] : shapeLat[s0 + i]);
+        const bLon = fromE7(i + 1 === last ? nodeLon[roadTo[road]] : shapeLon[s0 + i]);
         // A segment whose box misses the search box is farther than the radius.
         if ((aLon < minX && bLon < minX) || (aLon > maxX && bLon > maxX) || (aLat < minY && bLat < minY) || (aLat > maxY && bLat > maxY)) {
           aLat = bLat; aLon = bLon;

@@ -9,7 +9,7 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 5):
+ * The detour graph file (format version 6):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -22,13 +22,14 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
- * and it stores a shortcut as its middle node instead of its two child arcs). graphFile.ts
+ * and it stores a shortcut as its middle node instead of its two child arcs; version 6 stores
+ * coordinates as int32 in 1e-7 degree instead of float64 degrees). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
  * loaded arrays live on SharedArrayBuffers where the platform has them, so a worker thread can
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 5;
+export const GRAPH_FORMAT_VERSION = 6;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -273,21 +274,24 @@ export function decodeGraph(bytes: Uint8Array, source = 'graph'): RoadGraph {
 
 /** Cheap consistency checks so a bad file fails here, not as an out-of-range read in a search. */
 function checkShape(a: RoadGraphArrays, source: string): void {
-  const n = a.nodeLat.length;
+  const n = a.nodeLatE7.length;
   const m = a.edgeHead.length;
   const r = a.roadFrom.length;
-  const s = a.shapeLat.length;
+  const s = a.shapeLatE7.length;
   const same = (what: string, got: number, want: number) => {
     if (got !== want) throw corrupt(source, `${what} has ${got} entries, expected ${want}`);
   };
-  same('nodeLon', a.nodeLon.length, n);
+  for (const k of ['nodeLatE7', 'nodeLonE7', 'shapeLatE7', 'shapeLonE7'] as const) {
+    if (!(a[k] instanceof Int32Array)) throw corrupt(source, `${k} is not int32`);
+  }
+  same('nodeLonE7', a.nodeLonE7.length, n);
   same('firstOut', a.firstOut.length, n + 1);
   for (const k of ['edgeRoad', 'edgeReversed'] as const) {
     same(k, a[k].length, m);
   }
   for (const k of ['roadTo', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass'] as const) same(k, a[k].length, r);
   same('roadShapeStart', a.roadShapeStart.length, r + 1);
-  same('shapeLon', a.shapeLon.length, s);
+  same('shapeLonE7', a.shapeLonE7.length, s);
   if (a.firstOut[0] !== 0 || a.firstOut[n] !== m || a.roadShapeStart[r] !== s) {
     throw corrupt(source, 'adjacency offsets do not match the edge count');
   }
@@ -306,7 +310,7 @@ const ORDER_SECTION = 'order';
 
 /** The order must give every node its own rank below the node count (a permutation). */
 function checkOrder(array: AnyTyped, g: RoadGraphArrays, source: string): Uint32Array {
-  const n = g.nodeLat.length;
+  const n = g.nodeLatE7.length;
   if (!(array instanceof Uint32Array) || array.length !== n) throw corrupt(source, 'the nested dissection order does not match the node count');
   const seen = new Uint8Array(n);
   for (let v = 0; v < n; v++) {
@@ -323,7 +327,7 @@ function checkOrder(array: AnyTyped, g: RoadGraphArrays, source: string): Uint32
  * lower middle, or is an edge).
  */
 function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
-  const n = g.nodeLat.length;
+  const n = g.nodeLatE7.length;
   const m = g.edgeHead.length;
   const arcs = ch.arcNode.length;
   const what = `${ch.metric} hierarchy`;

@@ -11,7 +11,7 @@ import type { RoadGraph } from './RoadGraph.js';
 
 /** Node ids [first, end) at the same position as `node`: the junction with its copies. */
 export function junctionNodeRange(graph: RoadGraph, node: number): [number, number] {
-  const { nodeLat, nodeLon } = graph;
+  const { nodeLatE7: nodeLat, nodeLonE7: nodeLon } = graph;
   let first = node;
   while (first > 0 && nodeLat[first - 1] === nodeLat[node] && nodeLon[first - 1] === nodeLon[node]) first--;
   let end = node + 1;

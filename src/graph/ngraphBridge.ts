@@ -17,7 +17,7 @@ export interface NgraphNodeData {
  */
 export function toNgraph(graph: RoadGraph): Graph<NgraphNodeData, number> {
   const ng = createGraph<NgraphNodeData, number>({ multigraph: true });
-  for (let u = 0; u < graph.nodeCount; u++) ng.addNode(u, { lat: graph.nodeLat[u], lon: graph.nodeLon[u] });
+  for (let u = 0; u < graph.nodeCount; u++) ng.addNode(u, { lat: graph.nodeLatitude(u), lon: graph.nodeLongitude(u) });
   for (let e = 0; e < graph.edgeCount; e++) ng.addLink(graph.edgeTail[e], graph.edgeHead[e], e);
   return ng;
 }

@@ -1,5 +1,6 @@
 import Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
+import { fromE7 } from '../geo/coordinates.js';
 import { float32Down, float32Up } from '../geo/float32.js';
 import type { RoadGraph } from './RoadGraph.js';
 import { SharedOrPlainBuffer } from './sharedGraph.js';
@@ -32,7 +33,8 @@ export function roadBoxes(graph: RoadGraph): Flatbush {
 export function buildRoadBoxes(graph: RoadGraph, only?: Uint32Array): Flatbush {
   const roads = only ? only.length : graph.roadCount;
   const tree = new Flatbush(Math.max(1, roads), 16, Float32Array, SharedOrPlainBuffer);
-  const { nodeLat, nodeLon, roadFrom, roadTo, roadShapeStart, shapeLat, shapeLon } = graph;
+  // In 1e-7 degree: the box's ends are turned into degrees once, rounded outwards to float32.
+  const { nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadFrom, roadTo, roadShapeStart, shapeLatE7: shapeLat, shapeLonE7: shapeLon } = graph;
   for (let i = 0; i < roads; i++) {
     const r = only ? only[i] : i;
     const a = roadFrom[r], b = roadTo[r];
@@ -45,7 +47,7 @@ export function buildRoadBoxes(graph: RoadGraph, only?: Uint32Array): Flatbush {
       if (y < minY) minY = y;
       if (y > maxY) maxY = y;
     }
-    tree.add(float32Down(minX), float32Down(minY), float32Up(maxX), float32Up(maxY));
+    tree.add(float32Down(fromE7(minX)), float32Down(fromE7(minY)), float32Up(fromE7(maxX)), float32Up(fromE7(maxY)));
   }
   // An empty graph still needs one item for flatbush; it lies nowhere a search can reach.
   if (roads === 0) tree.add(Infinity, Infinity, Infinity, Infinity);

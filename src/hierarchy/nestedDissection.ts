@@ -63,10 +63,10 @@ export function nestedDissectionOrder(graph: RoadGraph, adjacency = undirectedAd
   const { first, neighbour } = adjacency;
   // Coordinates projected to a plane (longitude scaled by the mean latitude's cosine).
   let latSum = 0;
-  for (let v = 0; v < n; v++) latSum += graph.nodeLat[v];
+  for (let v = 0; v < n; v++) latSum += graph.nodeLatitude(v);
   const cos = Math.cos(((n > 0 ? latSum / n : 0) * Math.PI) / 180);
   const px = new Float64Array(n), py = new Float64Array(n);
-  for (let v = 0; v < n; v++) { px[v] = graph.nodeLon[v] * cos; py[v] = graph.nodeLat[v]; }
+  for (let v = 0; v < n; v++) { px[v] = graph.nodeLongitude(v) * cos; py[v] = graph.nodeLatitude(v); }
 
   const rank = new Uint32Array(n);
   const cell = new Int32Array(n).fill(-1); // the cell a node belongs to now

@@ -44,14 +44,14 @@ export class Landmarks {
     this.dijkstra(centre, false, heap, dist);
     const outward = Float64Array.from(dist);
     this.dijkstra(centre, true, heap, dist);
-    const cLat = graph.nodeLat[centre], cLon = graph.nodeLon[centre];
+    const cLat = graph.nodeLatitude(centre), cLon = graph.nodeLongitude(centre);
     const cosLat = Math.cos((cLat * Math.PI) / 180);
     const best = new Float64Array(this.count).fill(-1);
     const pick = new Int32Array(this.count).fill(-1);
     for (let v = 0; v < n; v++) {
       const reach = Math.min(outward[v], dist[v]);
       if (reach === Infinity) continue;
-      const angle = Math.atan2(graph.nodeLat[v] - cLat, (graph.nodeLon[v] - cLon) * cosLat) + Math.PI;
+      const angle = Math.atan2(graph.nodeLatitude(v) - cLat, (graph.nodeLongitude(v) - cLon) * cosLat) + Math.PI;
       const sector = Math.min(this.count - 1, Math.floor((angle / (2 * Math.PI)) * this.count));
       if (reach > best[sector]) {
         best[sector] = reach;
@@ -152,8 +152,8 @@ function quantise(costs: Float64Array, out: Uint16Array, i: number, stride: numb
 function centralNode(g: RoadGraph): number {
   let minLat = Infinity, maxLat = -Infinity, minLon = Infinity, maxLon = -Infinity;
   for (let u = 0; u < g.nodeCount; u++) {
-    minLat = Math.min(minLat, g.nodeLat[u]); maxLat = Math.max(maxLat, g.nodeLat[u]);
-    minLon = Math.min(minLon, g.nodeLon[u]); maxLon = Math.max(maxLon, g.nodeLon[u]);
+    minLat = Math.min(minLat, g.nodeLatitude(u)); maxLat = Math.max(maxLat, g.nodeLatitude(u));
+    minLon = Math.min(minLon, g.nodeLongitude(u)); maxLon = Math.max(maxLon, g.nodeLongitude(u));
   }
   const midLat = (minLat + maxLat) / 2, midLon = (minLon + maxLon) / 2;
   let best = 0;
@@ -161,7 +161,7 @@ function centralNode(g: RoadGraph): number {
   for (let u = 0; u < g.nodeCount; u++) {
     const degree = g.firstOut[u + 1] - g.firstOut[u] + g.firstIn[u + 1] - g.firstIn[u];
     if (degree < 3) continue;
-    const score = (g.nodeLat[u] - midLat) ** 2 + (g.nodeLon[u] - midLon) ** 2;
+    const score = (g.nodeLatitude(u) - midLat) ** 2 + (g.nodeLongitude(u) - midLon) ** 2;
     if (score < bestScore) { bestScore = score; best = u; }
   }
   return best;

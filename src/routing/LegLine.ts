@@ -1,3 +1,4 @@
+import { fromE7 } from '../geo/coordinates.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 
 /**
@@ -33,16 +34,21 @@ export class LegLine {
     this.count = n + 1;
   }
 
+  /** Appends a graph point (1e-7 degree) unless it equals the last one. */
+  pushE7(lat: number, lon: number): void {
+    this.push(fromE7(lat), fromE7(lon));
+  }
+
   /** Appends points first..last (inclusive, first <= last; none when first > last) of road r's polyline. */
   pushForward(r: number, first: number, last: number): void {
     if (first > last) return;
     const g = this.graph;
     const shapeStart = g.roadShapeStart[r], shapeCount = g.roadShapeStart[r + 1] - shapeStart;
     // Point 0 is node roadFrom, points 1..shapeCount the shape, point shapeCount + 1 node roadTo.
-    if (first === 0) this.push(g.nodeLat[g.roadFrom[r]], g.nodeLon[g.roadFrom[r]]);
-    const lat = g.shapeLat, lon = g.shapeLon;
-    for (let k = Math.max(first, 1), end = Math.min(last, shapeCount); k <= end; k++) this.push(lat[shapeStart + k - 1], lon[shapeStart + k - 1]);
-    if (last === shapeCount + 1) this.push(g.nodeLat[g.roadTo[r]], g.nodeLon[g.roadTo[r]]);
+    if (first === 0) this.pushE7(g.nodeLatE7[g.roadFrom[r]], g.nodeLonE7[g.roadFrom[r]]);
+    const lat = g.shapeLatE7, lon = g.shapeLonE7;
+    for (let k = Math.max(first, 1), end = Math.min(last, shapeCount); k <= end; k++) this.pushE7(lat[shapeStart + k - 1], lon[shapeStart + k - 1]);
+    if (last === shapeCount + 1) this.pushE7(g.nodeLatE7[g.roadTo[r]], g.nodeLonE7[g.roadTo[r]]);
   }
 
   /** Appends points first, first - 1, .., last (first >= last; none when first < last) of road r's polyline. */
@@ -50,10 +56,10 @@ export class LegLine {
     if (first < last) return;
     const g = this.graph;
     const shapeStart = g.roadShapeStart[r], shapeCount = g.roadShapeStart[r + 1] - shapeStart;
-    if (first === shapeCount + 1) this.push(g.nodeLat[g.roadTo[r]], g.nodeLon[g.roadTo[r]]);
-    const lat = g.shapeLat, lon = g.shapeLon;
-    for (let k = Math.min(first, shapeCount), end = Math.max(last, 1); k >= end; k--) this.push(lat[shapeStart + k - 1], lon[shapeStart + k - 1]);
-    if (last === 0) this.push(g.nodeLat[g.roadFrom[r]], g.nodeLon[g.roadFrom[r]]);
+    if (first === shapeCount + 1) this.pushE7(g.nodeLatE7[g.roadTo[r]], g.nodeLonE7[g.roadTo[r]]);
+    const lat = g.shapeLatE7, lon = g.shapeLonE7;
+    for (let k = Math.min(first, shapeCount), end = Math.max(last, 1); k >= end; k--) this.pushE7(lat[shapeStart + k - 1], lon[shapeStart + k - 1]);
+    if (last === 0) this.pushE7(g.nodeLatE7[g.roadFrom[r]], g.nodeLonE7[g.roadFrom[r]]);
   }
 
   /**
@@ -65,7 +71,7 @@ export class LegLine {
    */
   pushEdges(edges: readonly number[]): void {
     const g = this.graph;
-    const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLat, shapeLon, nodeLat, nodeLon, roadLength } = g;
+    const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadLength } = g;
     const roadDuration = g.roadDuration;
     let metres = this.metres, seconds = this.seconds;
     for (let i = 0; i < edges.length; i++) {
@@ -76,13 +82,13 @@ export class LegLine {
       this.reserve(end - first + 1);
       let head: number;
       if (edgeReversed[e] === 0) {
-        for (let k = first; k < end; k++) this.push(shapeLat[k], shapeLon[k]);
+        for (let k = first; k < end; k++) this.pushE7(shapeLat[k], shapeLon[k]);
         head = roadTo[r];
       } else {
-        for (let k = end - 1; k >= first; k--) this.push(shapeLat[k], shapeLon[k]);
+        for (let k = end - 1; k >= first; k--) this.pushE7(shapeLat[k], shapeLon[k]);
         head = roadFrom[r];
       }
-      this.push(nodeLat[head], nodeLon[head]);
+      this.pushE7(nodeLat[head], nodeLon[head]);
     }
     this.metres = metres;
     this.seconds = seconds;

@@ -49,8 +49,8 @@ export class RoadTiles {
     const g = this.graph;
     let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
     for (let v = 0; v < g.nodeCount; v++) {
-      w = Math.min(w, g.nodeLon[v]); e = Math.max(e, g.nodeLon[v]);
-      s = Math.min(s, g.nodeLat[v]); n = Math.max(n, g.nodeLat[v]);
+      w = Math.min(w, g.nodeLongitude(v)); e = Math.max(e, g.nodeLongitude(v));
+      s = Math.min(s, g.nodeLatitude(v)); n = Math.max(n, g.nodeLatitude(v));
     }
     return [w, s, e, n];
   }
