@@ -5,8 +5,8 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
  * A leg's polyline while it is assembled: interleaved latitude, longitude in one reused
  * Float64Array, read straight from the graph's node and shape arrays, a point that repeats the
  * last one (joins between roads, a snap on a vertex) left out. The result is a copy at its final
- * size, still flat: a country-long leg has thousands of points, and one object per point was
- * over a third of a free route's time on the 5M-node country. Not re-entrant: one per Router.
+ * size, still flat: a country-long leg has thousands of points, and an object per point cost
+ * about 0.07 ms of a free route's 0.9 ms on the 5M-node country. Not re-entrant: one per Router.
  */
 export class LegLine {
   private xy = new Float64Array(8192);
@@ -66,8 +66,8 @@ export class LegLine {
    * Appends the whole polylines of consecutive edges, each from its tail to its head, and adds
    * their roads' lengths and durations to `metres` and `seconds`, in order. A tail is the point
    * appended last (the previous edge's head, or the end of the start road), so only an edge's
-   * shape and head are read: the reads, not the copying, are what a long leg costs (its roads lie
-   * all over memory), and reading each road's fields in one pass lets their misses overlap.
+   * shape and head are read. The reads, not the copying, are what a long leg costs: about 0.35 ms
+   * for 4,900 points on the 5M-node country, cache misses on the roads' arrays.
    */
   pushEdges(edges: readonly number[]): void {
     const g = this.graph;
