@@ -62,7 +62,7 @@ export function hierarchyByteSize(ch: ContractionHierarchy): number {
 }
 
 /** The arc in the range [lo, hi) (sorted by arcNode) whose other end is `node`, or -1. */
-function arcTo(arcNode: Uint32Array, lo: number, hi: number, node: number): number {
+export function arcTo(arcNode: Uint32Array, lo: number, hi: number, node: number): number {
   // Most ranges are short: a scan beats a binary search there.
   if (hi - lo <= 8) {
     for (let a = lo; a < hi; a++) if (arcNode[a] === node) return a;

@@ -1,12 +1,11 @@
 import type { RoadGraph, Metric } from '../graph/RoadGraph.js';
-import { csrRow } from '../graph/csr.js';
-import { unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { arcTo, unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords, StampClock } from './NodeRecords.js';
 import type { PathResult } from './PathSearch.js';
 
-/** Search state of one direction: per node its cost, stamp and parent arc (NodeRecords). */
+/** Search state of one direction: per node its cost, stamp and the node it was reached from (NodeRecords). */
 class Side {
   readonly cost: Float64Array;
   readonly words: Int32Array;
@@ -92,7 +91,7 @@ export class CHQuery {
         if (words[4 * x + 2] !== stamp || c < cost[2 * x]) {
           words[4 * x + 2] = stamp;
           cost[2 * x] = c;
-          words[4 * x + 3] = a;
+          words[4 * x + 3] = u; // the arc is found again in u's range at the end: no search for its tail
           side.heap.push(c, x);
         }
       }
@@ -105,21 +104,24 @@ export class CHQuery {
   private path(ch: ContractionHierarchy, sources: Endpoint[], targets: Endpoint[], meet: number, best: number): PathResult {
     const f = this.forward, b = this.backward;
     // Forward arcs from the meeting node down to the source, then reversed.
+    // Each node's link is the node it was reached from: the lower end of the arc between them,
+    // whose range holds one arc to each other end.
+    const { upFirst, downFirst, arcNode } = ch;
     const up: number[] = [];
     let node = meet;
     while (f.words[4 * node + 3] !== -1) {
-      const a = f.words[4 * node + 3];
-      node = csrRow(ch.upFirst, a); // the arc's tail: the node whose upward range holds it
-      up.push(a, node);
+      const low = f.words[4 * node + 3];
+      up.push(arcTo(arcNode, upFirst[low], upFirst[low + 1], node), low);
+      node = low;
     }
     const sourceNode = node;
     const edges: number[] = [];
     for (let i = up.length - 2; i >= 0; i -= 2) unpackArc(ch, up[i], edges, this.stack, up[i + 1]);
     node = meet;
     while (b.words[4 * node + 3] !== -1) {
-      const a = b.words[4 * node + 3];
-      node = csrRow(ch.downFirst, a); // its head
-      unpackArc(ch, a, edges, this.stack, node);
+      const low = b.words[4 * node + 3];
+      unpackArc(ch, arcTo(arcNode, downFirst[low], downFirst[low + 1], node), edges, this.stack, low);
+      node = low;
     }
     const targetNode = node;
     const source = sources.findIndex((s) => s.node === sourceNode && s.cost === f.cost[2 * sourceNode]);
