@@ -3,7 +3,7 @@ import { fromE7, toE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
-import { RoadGraph, type GraphMeta } from './RoadGraph.js';
+import { RoadGraph, ceilToStep, type GraphMeta } from './RoadGraph.js';
 import { expandTurns, outAdjacency } from './turnExpansion.js';
 
 const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
@@ -414,7 +414,7 @@ function assemble(
     roadTo[r] = nodeOfPoint[pts[b - 1]];
     roadEnds[roadFrom[r]]++;
     roadEnds[roadTo[r]]++;
-    roadLength[r] = length;
+    roadLength[r] = ceilToStep(length, 'distance'); // whole centimetres (COST_STEP)
     roadSpeedKmh[r] = attrs.speedKmh;
     let flags = attrs.flags;
     if (pointFlags.size > 0) for (let i = a; i < b; i++) flags |= pointFlags.get(pts[i]) ?? 0;

@@ -45,7 +45,7 @@ export interface RoadGraphArrays {
   shapeLatE7: Int32Array;
   shapeLonE7: Int32Array;
   /**
-   * Per road: length in metres, speed in km/h, RoadFlag bits, highway class index. Both directions
+   * Per road: length in metres (whole centimetres: COST_STEP), speed in km/h, RoadFlag bits, highway class index. Both directions
    * of a road cost the same, so an edge's cost is its road's (RoadGraph.roadCost, edgeCost).
    */
   roadLength: Float64Array;
@@ -70,6 +70,33 @@ export interface GraphIndexes {
 
 /** Which cost a search minimises. */
 export type Metric = 'distance' | 'duration';
+
+/**
+ * The unit of each metric's road costs: a road's length is a whole number of centimetres and its
+ * duration a whole number of milliseconds, so a hierarchy's arc costs (sums of roads) are exact
+ * integers that fit 32 bits (42,949 km; 49 days) and cost half the memory of float64.
+ */
+export const COST_STEP: Readonly<Record<Metric, number>> = { distance: 0.01, duration: 0.001 };
+
+/**
+ * `value` rounded up to a whole number of the metric's steps: never below the exact length or
+ * time, so straight-line and speed bounds stay admissible. Idempotent (a value already within a
+ * millionth of a step of a whole number stays).
+ */
+export function ceilToStep(value: number, metric: Metric): number {
+  const step = COST_STEP[metric];
+  return Math.ceil(value / step - 1e-6) * step;
+}
+
+/** The whole number of steps of a cost made of whole steps (a road's, or a sum of roads'). */
+export function costSteps(cost: number, metric: Metric): number {
+  return Math.round(cost / COST_STEP[metric]);
+}
+
+/** A road's travel time in seconds at its speed, in whole milliseconds (at or above the exact time). */
+export function roadSeconds(metres: number, speedKmh: number): number {
+  return ceilToStep(metres / (speedKmh / 3.6), 'duration');
+}
 
 /**
  * An immutable road graph. Per-request state (search arrays, blocked masks) lives elsewhere,
@@ -220,12 +247,12 @@ export class RoadGraph implements RoadGraphArrays {
     return fromE7(i < this.roadShapeStart[r + 1] ? this.shapeLonE7[i] : this.nodeLonE7[this.roadTo[r]]);
   }
 
-  /** Per road, travel time in seconds at its speed (made on first use: routes read it, zone workers do not). */
+  /** Per road, travel time in seconds at its speed, whole milliseconds (made on first use: routes read it, zone workers do not). */
   get roadDuration(): Float64Array {
     if (!this.durations) {
       const { roadLength, roadSpeedKmh } = this;
       const durations = new Float64Array(roadLength.length);
-      for (let r = 0; r < roadLength.length; r++) durations[r] = roadLength[r] / (roadSpeedKmh[r] / 3.6);
+      for (let r = 0; r < roadLength.length; r++) durations[r] = roadSeconds(roadLength[r], roadSpeedKmh[r]);
       this.durations = durations;
     }
     return this.durations;

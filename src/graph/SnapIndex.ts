@@ -211,7 +211,9 @@ export class SnapIndex {
   /** Metres along a road from its first point to fraction t of its segment `segment`. */
   offsetAlongRoad(road: number, segment: number, t: number): number {
     const g = this.graph;
-    // Summed in the same order as the road length, so the last point's offset equals it exactly.
+    // The road's length is its segments' sum rounded up to whole centimetres (COST_STEP): its
+    // last point is at the length itself, so a snap there has nothing left to drive on the road.
+    if (t === 1 && segment === g.roadPointCount(road) - 2) return g.roadLength[road];
     let offset = 0;
     for (let j = 0; j < segment; j++) {
       offset += haversineMetres(g.roadPointLat(road, j), g.roadPointLon(road, j), g.roadPointLat(road, j + 1), g.roadPointLon(road, j + 1));

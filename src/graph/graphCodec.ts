@@ -9,7 +9,7 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 6):
+ * The detour graph file (format version 7):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -23,13 +23,14 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
  * and it stores a shortcut as its middle node instead of its two child arcs; version 6 stores
- * coordinates as int32 in 1e-7 degree instead of float64 degrees). graphFile.ts
+ * coordinates as int32 in 1e-7 degree instead of float64 degrees; version 7 road lengths in whole
+ * centimetres and hierarchy arc costs as uint32 whole steps instead of float64). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
  * loaded arrays live on SharedArrayBuffers where the platform has them, so a worker thread can
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 6;
+export const GRAPH_FORMAT_VERSION = 7;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -332,6 +333,10 @@ function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: st
   const arcs = ch.arcNode.length;
   const what = `${ch.metric} hierarchy`;
   const { rank, upFirst, downFirst, arcNode, arcMiddle } = ch;
+  for (const key of HIERARCHY_ARRAY_KEYS) {
+    const want = key === 'arcMiddle' ? Int32Array : Uint32Array;
+    if (!(ch[key] instanceof want)) throw corrupt(source, `${what} ${key} is not ${key === 'arcMiddle' ? 'int32' : 'uint32'}`);
+  }
   if (rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || upFirst.length !== n + 1 || downFirst.length !== n + 1) {
     throw corrupt(source, `${what} does not match the node count`);
   }

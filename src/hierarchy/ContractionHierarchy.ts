@@ -31,8 +31,11 @@ export interface ContractionHierarchy {
   downFirst: Uint32Array;
   /** Per arc: the higher-ranked end. */
   arcNode: Uint32Array;
-  /** Per arc: cost in metres (distance) or seconds (duration). */
-  arcWeight: Float64Array;
+  /**
+   * Per arc: cost in whole steps of the metric (COST_STEP: centimetres, milliseconds), the exact
+   * sum of its roads' costs; a search adds `arcWeight[a] * COST_STEP[metric]`.
+   */
+  arcWeight: Uint32Array;
   /** Per arc: ~(original edge id) (negative), or the middle node of a shortcut. */
   arcMiddle: Int32Array;
 }

@@ -1,4 +1,4 @@
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, costSteps, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
 import { MinHeap } from '../routing/MinHeap.js';
 import type { ContractionHierarchy } from './ContractionHierarchy.js';
@@ -118,7 +118,16 @@ class DynamicGraph {
  */
 export function contractGraph(graph: ContractionInput, metric: Metric, options: ContractOptions = {}): ContractionHierarchy {
   const n = graph.nodeCount;
-  const weightOf = graph.edgeCost(metric);
+  // Whole steps of the metric (COST_STEP): every sum below is an exact integer, stored as uint32.
+  const costs = graph.edgeCost(metric);
+  const weightOf = new Float64Array(costs.length);
+  for (let e = 0; e < costs.length; e++) {
+    const steps = costSteps(costs[e], metric);
+    if (!(Math.abs(costs[e] / COST_STEP[metric] - steps) <= 1e-6)) {
+      throw new Error(`${metric} cost ${costs[e]} of edge ${e} is not a whole number of ${COST_STEP[metric]} steps`);
+    }
+    weightOf[e] = steps;
+  }
   const settleLimit = options.witnessWorkLimit ?? 2000;
   const simulationLimit = options.simulationWorkLimit ?? 500;
   const updateNeighbours = options.updateNeighbours ?? false;
@@ -366,13 +375,15 @@ function assemble(
   const upNext = upFirst.slice(0, n);
   const downNext = downFirst.slice(0, n);
   const arcNode = new Uint32Array(total);
-  const arcWeight = new Float64Array(total);
+  const arcWeight = new Uint32Array(total);
   const arcMiddle = new Int32Array(total);
   for (let k = 0; k < total; k++) {
     const low = recLow.get(k);
     const p = recUp.get(k) ? upNext[low]++ : downNext[low]++;
     arcNode[p] = recHigh.get(k);
-    arcWeight[p] = recWeight.get(k);
+    const w = recWeight.get(k);
+    if (w > 0xffffffff) throw new Error(`${metric} hierarchy: an arc of ${w} steps does not fit 32 bits`);
+    arcWeight[p] = w;
     arcMiddle[p] = arcMiddleAll.get(recArc.get(k));
   }
   sortRanges(upFirst, arcNode, arcWeight, arcMiddle);
@@ -381,7 +392,7 @@ function assemble(
 }
 
 /** Sorts every range first[v] .. first[v+1]-1 of the three per-arc arrays by arcNode. */
-function sortRanges(first: Uint32Array, arcNode: Uint32Array, arcWeight: Float64Array, arcMiddle: Int32Array): void {
+function sortRanges(first: Uint32Array, arcNode: Uint32Array, arcWeight: Uint32Array, arcMiddle: Int32Array): void {
   const order: number[] = [];
   const node: number[] = [], weight: number[] = [], middle: number[] = [];
   for (let v = 0; v + 1 < first.length; v++) {

@@ -1,4 +1,4 @@
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { arcHead, arcTail, shortcutHalves, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
@@ -118,6 +118,7 @@ export class BucketManyToMany {
     const stamp = this.stamp;
     const { cost, second, seen, heap, tainted } = this;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
+    const step = COST_STEP[ch.metric];
     const relaxFirst = forward ? upFirst : downFirst;
     const stallFirst = forward ? downFirst : upFirst;
     heap.clear();
@@ -136,7 +137,7 @@ export class BucketManyToMany {
       let stalled = false;
       for (let a = stallFirst[u], end = stallFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
-        if (seen[x] === stamp && cost[x] + arcWeight[a] < key) { stalled = true; break; }
+        if (seen[x] === stamp && cost[x] + arcWeight[a] * step < key) { stalled = true; break; }
       }
       if (stalled) continue;
       this.settledCount++;
@@ -144,7 +145,7 @@ export class BucketManyToMany {
       const s2 = second[u], t2 = tainted[u];
       for (let a = relaxFirst[u], end = relaxFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
-        const c = key + arcWeight[a];
+        const c = key + arcWeight[a] * step;
         if (seen[x] !== stamp || c < cost[x]) {
           seen[x] = stamp;
           cost[x] = c;

@@ -1,3 +1,4 @@
+import { COST_STEP } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords, StampClock } from './NodeRecords.js';
@@ -44,6 +45,7 @@ export class CHPotential {
     this.computed = 0;
     const back = this.backStamp;
     const { downFirst, arcNode, arcWeight } = ch;
+    const step = COST_STEP[ch.metric];
     backHeap.clear();
     for (const t of targets) {
       const v = t.node;
@@ -59,7 +61,7 @@ export class CHPotential {
       if (key !== values[2 * u]) continue;
       for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
-        const c = key + arcWeight[a];
+        const c = key + arcWeight[a] * step;
         if (words[4 * x + 2] !== back || c < values[2 * x]) {
           words[4 * x + 2] = back;
           values[2 * x] = c;
@@ -76,6 +78,7 @@ export class CHPotential {
     if (words[4 * v + 2] === done) return values[2 * v];
     const { upFirst, arcNode, arcWeight, rank } = this.ch!;
     const coreRank = this.ch!.coreRank[0];
+    const step = COST_STEP[this.ch!.metric];
     // Without a core (the usual case) no rank is read: one cache miss less per node.
     const hasCore = coreRank < rank.length;
     // Explicit stack: the hierarchy can be deeper than the call stack.
@@ -111,7 +114,7 @@ export class CHPotential {
       top--;
       let p = own;
       for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const c = arcWeight[a] + values[2 * arcNode[a]];
+        const c = arcWeight[a] * step + values[2 * arcNode[a]];
         if (c < p) p = c;
       }
       values[2 * x] = p;

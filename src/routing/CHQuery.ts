@@ -1,4 +1,4 @@
-import type { RoadGraph, Metric } from '../graph/RoadGraph.js';
+import { COST_STEP, type RoadGraph, type Metric } from '../graph/RoadGraph.js';
 import { arcTo, unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
@@ -57,6 +57,7 @@ export class CHQuery {
     let best = Infinity;
     let meet = -1;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
+    const step = COST_STEP[metric];
     let forwardTurn = true;
     for (;;) {
       const fDone = f.heap.size === 0 || f.heap.peekKey() >= best;
@@ -81,13 +82,13 @@ export class CHQuery {
       let stalled = false;
       for (let a = stallFrom; a < stallTo; a++) {
         const x = arcNode[a];
-        if (words[4 * x + 2] === stamp && cost[2 * x] + arcWeight[a] < key) { stalled = true; break; }
+        if (words[4 * x + 2] === stamp && cost[2 * x] + arcWeight[a] * step < key) { stalled = true; break; }
       }
       if (stalled) continue;
       side.settled++;
       for (let a = relaxFrom; a < relaxTo; a++) {
         const x = arcNode[a];
-        const c = key + arcWeight[a];
+        const c = key + arcWeight[a] * step;
         if (words[4 * x + 2] !== stamp || c < cost[2 * x]) {
           words[4 * x + 2] = stamp;
           cost[2 * x] = c;

@@ -74,6 +74,18 @@ export function dijkstra(
   return best;
 }
 
+/**
+ * How much a leg's distance or duration may exceed the exact length or time of the same path:
+ * road lengths are whole centimetres and durations whole milliseconds, each rounded up
+ * (COST_STEP), so a road adds under 1 cm, or under 1 ms plus 1 cm at its speed. Counts the leg's
+ * roads and its start and end roads.
+ */
+export function roundingSlack(graph: RoadGraph, leg: { edges: readonly number[]; from: { road: number }; to: { road: number } }, metric: Metric): number {
+  const roads = [...leg.edges.map((e) => graph.edgeRoad[e]), leg.from.road, leg.to.road];
+  if (metric === 'distance') return 0.01 * roads.length;
+  return roads.reduce((sum, r) => sum + 0.001 + 0.01 / (graph.roadSpeedKmh[r] / 3.6), 0);
+}
+
 /** Relative closeness for costs summed in different orders. */
 export function close(a: number, b: number, rel = 1e-9): boolean {
   if (a === b) return true;
