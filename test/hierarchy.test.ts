@@ -10,7 +10,7 @@ import {
   type Metric,
 } from '../src/index.js';
 import { arcHead, arcLowerEnd, arcTail, HIERARCHY_ARRAY_KEYS, shortcutHalves } from '../src/hierarchy/ContractionHierarchy.js';
-import { ARRAY_KEYS, costSteps } from '../src/graph/RoadGraph.js';
+import { ARRAY_KEYS, COST_STEP, costSteps } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords, StampClock } from '../src/routing/NodeRecords.js';
@@ -231,6 +231,22 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
         }
       }
       assert.ok(shortcuts > 1000, `${metric}: ${shortcuts} shortcuts checked`);
+    }
+  });
+
+  test('arc costs are whole steps: road lengths that are not whole centimetres are refused by the contraction, naming the edge', () => {
+    // A graph file or GraphBuilder never holds such lengths; a graph assembled by hand might.
+    const lengths = Float64Array.from(gothenburg.roadLength);
+    lengths[7] += 0.003;
+    const odd = new RoadGraph({ ...gothenburg.arrays(), roadLength: lengths }, gothenburg.meta);
+    assert.throws(() => buildHierarchy(odd), /distance cost [\d.]+ of edge \d+ is not a whole number of 0\.01 steps/);
+    // Each road's length and time are whole steps, at or above the exact values.
+    for (let r = 0; r < gothenburg.roadCount; r += 97) {
+      for (const metric of METRICS) {
+        const cost = gothenburg.roadCost(metric)[r];
+        assert.equal(cost, costSteps(cost, metric) * COST_STEP[metric], `road ${r} ${metric}`);
+      }
+      assert.ok(gothenburg.roadDuration[r] >= gothenburg.roadLength[r] / (gothenburg.roadSpeedKmh[r] / 3.6) - 1e-12);
     }
   });
 
