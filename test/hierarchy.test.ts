@@ -250,6 +250,16 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     }
   });
 
+  test('a way without a positive speed is INVALID_INPUT naming the way, not a graph of infinite times', () => {
+    const builder = new GraphBuilder();
+    const a = builder.addPoint(57.7, 11.9), b = builder.addPoint(57.71, 11.91);
+    builder.addWay([a, b], { flags: RoadFlag.FORWARD | RoadFlag.BACKWARD, speedKmh: 50, highwayClass: 5 });
+    for (const speedKmh of [0, -5, NaN, Infinity]) {
+      assert.throws(() => builder.addWay([b, a], { flags: RoadFlag.FORWARD, speedKmh, highwayClass: 5 }),
+        (err: DetourError) => err.code === 'INVALID_INPUT' && /way 1: speedKmh must be a positive number/.test(err.message), String(speedKmh));
+    }
+  });
+
   test('a free query and a CH-potential A* sharing their node records stay exact, also across the stamp clock wrapping', () => {
     const graph = gothenburg;
     const router = new Router(graph);

@@ -49,9 +49,13 @@ export class GraphBuilder {
   /**
    * Adds a routable way through the given point indices and returns its index (segments are
    * numbered from 0 along it, after repeated consecutive points are dropped). Ways with fewer
-   * than 2 distinct points are ignored (-1).
+   * than 2 distinct points are ignored (-1). The speed must be a positive number of km/h (a
+   * road's time is whole milliseconds of at most 2^32 per hierarchy arc: COST_STEP).
    */
   addWay(points: ArrayLike<number>, attrs: RoadAttributes): number {
+    if (!(attrs.speedKmh > 0 && attrs.speedKmh < Infinity)) {
+      throw new DetourError(ErrorCode.INVALID_INPUT, `way ${this.wayAttrs.length}: speedKmh must be a positive number of km/h, got ${attrs.speedKmh}`);
+    }
     let added = 0;
     let last = -1;
     for (let i = 0; i < points.length; i++) {
