@@ -22,7 +22,7 @@ import { RoadGraph } from '../src/graph/RoadGraph.js';
 import { buildHierarchy } from '../src/hierarchy/buildHierarchy.js';
 import { DetourError } from '../src/errors.js';
 import { seededRandom } from '../bench/seededRandom.js';
-import { roundingSlack } from './support/helpers.js';
+import { roundingSlack, withinRounding } from './support/helpers.js';
 import { calculateZone } from '../src/zones/calculateZone.js';
 import { validateZone } from '../src/zones/validateZone.js';
 
@@ -296,17 +296,6 @@ function close(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a));
 }
 
-/**
- * detour's cost against the oracle's exact one (summed over raw OSM segments): never below it,
- * and above it by at most `slack`, detour's rounding of each road up to whole centimetres and
- * milliseconds.
- */
-function agrees(got: number, expected: number, slack: number): boolean {
-  if (got === Infinity || expected === Infinity) return got === expected;
-  const tolerance = 1e-6 * Math.max(1, Math.abs(expected));
-  return got >= expected - tolerance && got <= expected + slack + tolerance;
-}
-
 /** The same graph with its contraction hierarchy, so both engines run over the junction copies. */
 function withHierarchy(graph: RoadGraph): RoadGraph {
   return new RoadGraph(graph, graph.meta, buildHierarchy(graph));
@@ -328,7 +317,7 @@ function compareOnPairs(graph: RoadGraph, oracle: Oracle, pairs: [number, number
         const got = detourRoute(router, a, b, mode);
         if (got === null) continue;
         if (router === routers[0]) compared++;
-        if (!agrees(got.cost, expected, got.slack)) failures.push(`${label} ${router.search.name} ${s} -> ${t} ${metric}: detour ${got.cost}, oracle ${expected}`);
+        if (!withinRounding(got.cost, expected, got.slack)) failures.push(`${label} ${router.search.name} ${s} -> ${t} ${metric}: detour ${got.cost}, oracle ${expected}`);
       }
     }
   }
@@ -548,7 +537,7 @@ test('monaco.osm.pbf: with restriction zones too, random junction pairs equal th
       }
       compared++;
       if (!close(full.cost(s, t, metric), expected)) changed++;
-      if (!agrees(got, expected, slack)) failures.push(`${s} -> ${t} ${metric}: detour ${got}, oracle ${expected}`);
+      if (!withinRounding(got, expected, slack)) failures.push(`${s} -> ${t} ${metric}: detour ${got}, oracle ${expected}`);
     }
   }
   assert.deepEqual(failures.slice(0, 10), [], `${failures.length} of ${compared} disagree (${throughZones} only through zones)`);

@@ -8,7 +8,7 @@ import {
   type Metric, type RoadGraph,
 } from '../src/index.js';
 import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
-import { close, dijkstra, GOTHENBURG_GEOJSON, roundingSlack, seededRandom, sharedExtract } from './support/helpers.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, roundingSlack, seededRandom, sharedExtract, withinRounding } from './support/helpers.js';
 
 const METRICS: Metric[] = ['distance', 'duration'];
 
@@ -185,7 +185,7 @@ describe('compact graph keeps routes identical to the raw segment graph', () => 
         } else {
           compared++;
           // Never below the exact cost; above it by at most the compact graph's rounding up of each road.
-          assert.ok(got >= expected - 1e-7 * expected && got <= expected + slack + 1e-7 * expected, `pair ${i} ${metric}: compact ${got} vs raw ${expected} (slack ${slack})`);
+          assert.ok(withinRounding(got, expected, slack, 1e-7), `pair ${i} ${metric}: compact ${got} vs raw ${expected} (slack ${slack})`);
         }
       }
     }

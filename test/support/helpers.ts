@@ -86,6 +86,16 @@ export function roundingSlack(graph: RoadGraph, leg: { edges: readonly number[];
   return roads.reduce((sum, r) => sum + 0.001 + 0.01 / (graph.roadSpeedKmh[r] / 3.6), 0);
 }
 
+/**
+ * A route's cost against an oracle's exact one (summed from raw geometry): never below it, and
+ * above it by at most `slack` (roundingSlack), each side give or take `rel` of the cost.
+ */
+export function withinRounding(got: number, exact: number, slack: number, rel = 1e-6): boolean {
+  if (got === Infinity || exact === Infinity) return got === exact;
+  const tolerance = rel * Math.max(1, Math.abs(exact));
+  return got >= exact - tolerance && got <= exact + slack + tolerance;
+}
+
 /** Relative closeness for costs summed in different orders. */
 export function close(a: number, b: number, rel = 1e-9): boolean {
   if (a === b) return true;
