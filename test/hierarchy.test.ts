@@ -9,7 +9,9 @@ import {
   openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
   type Metric,
 } from '../src/index.js';
-import { arcHead, arcLowerEnd, arcTail, HIERARCHY_ARRAY_KEYS, shortcutHalves } from '../src/hierarchy/ContractionHierarchy.js';
+import {
+  arcHead, arcLowerEnd, arcMiddle, arcTail, contractionOrder, HIERARCHY_ARRAY_KEYS, originalEdge, shortcutHalves,
+} from '../src/hierarchy/ContractionHierarchy.js';
 import { ARRAY_KEYS, COST_STEP, costSteps } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
@@ -186,18 +188,32 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     assert.ok(compared > 5000, `compared ${compared}`);
   });
 
-  test('every upward arc leads to a higher rank and every downward arc comes from one', () => {
+  test('every upward arc leads to a higher rank and every downward arc comes from one (the kept rank, or the order the arcs make)', () => {
     for (const metric of METRICS) {
       const ch = gothenburg.hierarchy![metric];
+      const core = ch.coreRank[0];
+      assert.equal(ch.rank.length, core < gothenburg.nodeCount ? gothenburg.nodeCount : 0, 'a rank is kept only with a core');
+      const rank = ch.rank.length ? ch.rank : contractionOrder(ch)!;
+      assert.ok(rank, 'the arcs make an order (no cycle)');
       for (let v = 0; v < gothenburg.nodeCount; v++) {
-        const core = ch.coreRank[0];
         // Outside the core arcs lead up; inside it they join core nodes.
-        const ok = (w: number) => ch.rank[w] > ch.rank[v] || (ch.rank[v] >= core && ch.rank[w] >= core && w !== v);
+        const ok = (w: number) => rank[w] > rank[v] || (rank[v] >= core && rank[w] >= core && w !== v);
         for (let a = ch.upFirst[v]; a < ch.upFirst[v + 1]; a++) assert.ok(ok(ch.arcNode[a]));
         for (let a = ch.downFirst[v]; a < ch.downFirst[v + 1]; a++) assert.ok(ok(ch.arcNode[a]));
       }
-      assert.equal(new Set(ch.rank).size, gothenburg.nodeCount, 'ranks are a permutation');
+      assert.equal(new Set(rank).size, gothenburg.nodeCount, 'ranks are a permutation');
     }
+  });
+
+  test('the contraction rank is kept, saved and used when a core is left (a core node\'s arcs join core nodes both ways)', () => {
+    // A low core degree leaves a core on the city (routes on it: the coreDegree 4 test above).
+    const copy = new RoadGraph(gothenburg.arrays(), gothenburg.meta);
+    const ch = buildHierarchy(copy, { coreDegree: 4 }).duration;
+    assert.ok(ch.coreRank[0] < gothenburg.nodeCount, 'a core is left');
+    assert.equal(ch.rank.length, gothenburg.nodeCount);
+    assert.equal(contractionOrder(ch), undefined, 'core arcs form cycles: no order from the arcs alone');
+    const loaded = decodeGraph(encodeGraph(copy));
+    assert.deepEqual(loaded.hierarchy!.duration.rank, ch.rank);
   });
 
   test('an arc is its edge (same ends and cost) or a shortcut through a lower middle node whose two halves there add up to it', () => {
@@ -205,6 +221,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     for (const metric of METRICS) {
       const ch = gothenburg.hierarchy![metric];
       const weight = gothenburg.edgeCost(metric);
+      const rank = ch.rank.length ? ch.rank : contractionOrder(ch)!;
       let shortcuts = 0;
       for (let v = 0; v < gothenburg.nodeCount; v++) {
         for (const [first, up] of [[ch.upFirst, true], [ch.downFirst, false]] as const) {
@@ -214,15 +231,19 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
             assert.equal(arcHead(ch, a, v), head);
             assert.equal(arcLowerEnd(ch, a), v);
             if (a > first[v]) assert.ok(ch.arcNode[a - 1] < ch.arcNode[a], 'sorted by the other end');
-            const m = ch.arcMiddle[a];
+            const m = arcMiddle(ch, a);
             if (m < 0) {
-              assert.equal(gothenburg.edgeTail[~m], tail);
-              assert.equal(gothenburg.edgeHead[~m], head);
-              assert.equal(ch.arcWeight[a], costSteps(weight[~m], metric), 'an edge costs its whole steps');
+              const e = originalEdge(gothenburg, ch, tail, head, ch.arcWeight[a]);
+              assert.equal(gothenburg.edgeTail[e], tail);
+              assert.equal(gothenburg.edgeHead[e], head);
+              assert.equal(ch.arcWeight[a], costSteps(weight[e], metric), 'an edge costs its whole steps');
+              for (let f = gothenburg.firstOut[tail]; f < e; f++) {
+                assert.ok(gothenburg.edgeHead[f] !== head || weight[f] !== weight[e], 'the first of equally cheap parallel edges');
+              }
               continue;
             }
             shortcuts++;
-            assert.ok(ch.rank[m] < ch.rank[tail] && ch.rank[m] < ch.rank[head], 'the middle ranks below both ends');
+            assert.ok(rank[m] < rank[tail] && rank[m] < rank[head], 'the middle ranks below both ends');
             shortcutHalves(ch, tail, head, m, halves);
             assert.equal(ch.arcNode[halves[0]], tail);
             assert.equal(ch.arcNode[halves[1]], head);
@@ -444,12 +465,37 @@ describe('graph file with the hierarchy', () => {
 
   test('a shortcut whose middle node does not rank below its ends is GRAPH_CORRUPT (unpacking it might never end)', () => {
     const ch = gothenburg.hierarchy!.duration;
-    const a = ch.arcMiddle.findIndex((m) => m >= 0);
-    const low = arcLowerEnd(ch, a);
-    const arcMiddle = Int32Array.from(ch.arcMiddle);
-    arcMiddle[a] = low; // ranks the same as an end
-    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, duration: { ...ch, arcMiddle } });
+    let a = 0;
+    while (arcMiddle(ch, a) < 0) a++; // the first shortcut: its middle is shortcutMiddle[0]
+    const shortcutMiddle = Uint32Array.from(ch.shortcutMiddle);
+    shortcutMiddle[0] = arcLowerEnd(ch, a); // ranks the same as an end
+    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, duration: { ...ch, shortcutMiddle } });
     assert.throws(() => decodeGraph(encodeGraph(damaged)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /duration hierarchy arc \d+/.test(err.message));
+  });
+
+  test('a hierarchy arc that does not lead up in the stored rank is GRAPH_CORRUPT (an upward walk might never end)', () => {
+    const ch = gothenburg.hierarchy!.distance;
+    const rank = contractionOrder(ch)!;
+    // An upward arc v -> x whose head has upward arcs of its own: point x's first one back at v.
+    let v = 0, a = -1;
+    for (; v < gothenburg.nodeCount && a < 0; v++) {
+      for (let k = ch.upFirst[v]; k < ch.upFirst[v + 1]; k++) if (ch.upFirst[ch.arcNode[k] + 1] > ch.upFirst[ch.arcNode[k]]) { a = k; break; }
+    }
+    v--;
+    const arcNode = Uint32Array.from(ch.arcNode);
+    const x = ch.arcNode[a];
+    arcNode[ch.upFirst[x]] = v;
+    assert.equal(contractionOrder({ ...ch, arcNode }), undefined, 'the arcs now form a cycle');
+    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, distance: { ...ch, arcNode, rank } });
+    assert.throws(() => decodeGraph(encodeGraph(damaged)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /distance hierarchy arc \d+/.test(err.message));
+  });
+
+  test('shortcut bits and counts that disagree are GRAPH_CORRUPT', () => {
+    const ch = gothenburg.hierarchy!.duration;
+    const shortcutsBefore = Uint32Array.from(ch.shortcutsBefore);
+    shortcutsBefore[1]++;
+    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, duration: { ...ch, shortcutsBefore } });
+    assert.throws(() => decodeGraph(encodeGraph(damaged)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /shortcut counts/.test(err.message));
   });
 
   test('a damaged hierarchy section is GRAPH_CORRUPT, not a crash', () => {

@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import {
-  HIERARCHY_ARRAY_KEYS, type ContractionHierarchy, type GraphHierarchy,
+  HIERARCHY_ARRAY_KEYS, arcMiddle, contractionOrder, type ContractionHierarchy, type GraphHierarchy,
 } from '../hierarchy/ContractionHierarchy.js';
 import { crc32 } from './crc32.js';
 import {
@@ -9,14 +9,14 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 7):
+ * The detour graph file (format version 8):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
  *     the name (ASCII) padded to 8, then the elements (little-endian), padded to 8
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
- * hierarchies' arrays (`duration.rank`, ...: all or none); the nested dissection order (`order`);
+ * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
  * the search indexes (GraphIndexes: `snap.roadComponent`, `snap.roadBits`, `roads.tree`; files
  * written before snapping used the road tree also carry `snap.tree`, now skipped). Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
@@ -24,13 +24,15 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
  * and it stores a shortcut as its middle node instead of its two child arcs; version 6 stores
  * coordinates as int32 in 1e-7 degree instead of float64 degrees; version 7 road lengths in whole
- * centimetres and hierarchy arc costs as uint32 whole steps instead of float64). graphFile.ts
+ * centimetres and hierarchy arc costs as uint32 whole steps instead of float64; version 8 keeps a
+ * middle node for shortcuts only, an edge's arc finding its edge again; its rank, an order the
+ * arcs make when contraction left no core, is only read to check them). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
  * loaded arrays live on SharedArrayBuffers where the platform has them, so a worker thread can
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 7;
+export const GRAPH_FORMAT_VERSION = 8;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -54,8 +56,8 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
   const out: { name: string; array: AnyTyped }[] = ARRAY_KEYS.map((key) => ({ name: key, array: arrays[key] }));
   if (graph.hierarchy) {
     for (const metric of HIERARCHY_METRICS) {
-      const ch = graph.hierarchy[metric] as unknown as Record<string, AnyTyped>;
-      for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: ch[key] });
+      const ch = graph.hierarchy[metric];
+      for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: key === 'rank' ? storedRank(ch) : ch[key] });
     }
     if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
   }
@@ -225,6 +227,8 @@ export function parse(src: ByteSource, source: string): RoadGraph {
       for (const key of HIERARCHY_ARRAY_KEYS) ch[key] = arrays[`${metric}.${key}`];
       byMetric[metric] = ch as unknown as ContractionHierarchy;
       checkHierarchy(byMetric[metric], g, source);
+      // Without a core nothing reads the rank once the arcs are checked against it.
+      if (byMetric[metric].coreRank[0] === g.nodeLatE7.length) byMetric[metric].rank = new Uint32Array(new SharedOrPlainBuffer(0));
     }
     hierarchy = byMetric;
     if (arrays[ORDER_SECTION]) hierarchy.order = checkOrder(arrays[ORDER_SECTION], g, source);
@@ -323,38 +327,62 @@ function checkOrder(array: AnyTyped, g: RoadGraphArrays, source: string): Uint32
 }
 
 /**
+ * The rank a file stores for a hierarchy: its own, or without a core (when memory keeps none) an
+ * order its arcs make (Kahn, O(nodes + arcs): paid once when writing, so loading checks the arcs
+ * against a stored order in one pass instead of sorting them again).
+ */
+function storedRank(ch: ContractionHierarchy): Uint32Array {
+  if (ch.rank.length) return ch.rank;
+  const order = contractionOrder(ch);
+  if (!order) throw new Error(`${ch.metric} hierarchy: arcs form a cycle outside a core`);
+  return order;
+}
+
+/**
  * Sizes agree with the graph, references are in range, each node's arcs are sorted by their other
- * end, and a shortcut's middle node ranks below both its ends (so unpacking ends: every half has a
- * lower middle, or is an edge).
+ * end, every arc leads up in the stored rank (outside a core; so upward walks end: the potentials'
+ * and the unpacking's), and a shortcut's middle node ranks below both its ends (so unpacking ends:
+ * every half has a lower middle, or is an edge).
  */
 function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
   const n = g.nodeLatE7.length;
-  const m = g.edgeHead.length;
   const arcs = ch.arcNode.length;
   const what = `${ch.metric} hierarchy`;
-  const { rank, upFirst, downFirst, arcNode, arcMiddle } = ch;
+  const { upFirst, downFirst, arcNode, shortcutBits, shortcutsBefore, shortcutMiddle } = ch;
   for (const key of HIERARCHY_ARRAY_KEYS) {
-    const want = key === 'arcMiddle' ? Int32Array : Uint32Array;
-    if (!(ch[key] instanceof want)) throw corrupt(source, `${what} ${key} is not ${key === 'arcMiddle' ? 'int32' : 'uint32'}`);
+    if (!(ch[key] instanceof Uint32Array)) throw corrupt(source, `${what} ${key} is not uint32`);
   }
-  if (rank.length !== n || ch.coreRank.length !== 1 || ch.coreRank[0] > n || upFirst.length !== n + 1 || downFirst.length !== n + 1) {
+  const coreRank = ch.coreRank[0];
+  if (ch.coreRank.length !== 1 || coreRank > n || ch.rank.length !== n || upFirst.length !== n + 1 || downFirst.length !== n + 1) {
     throw corrupt(source, `${what} does not match the node count`);
   }
-  if (upFirst[0] !== 0 || upFirst[n] !== downFirst[0] || downFirst[n] !== arcs
-    || ch.arcWeight.length !== arcs || arcMiddle.length !== arcs) {
+  const words = (arcs + 31) >>> 5;
+  if (upFirst[0] !== 0 || upFirst[n] !== downFirst[0] || downFirst[n] !== arcs || ch.arcWeight.length !== arcs
+    || shortcutBits.length !== words || shortcutsBefore.length !== words) {
     throw corrupt(source, `${what} arc offsets do not match the arc count`);
   }
+  let shortcuts = 0;
+  for (let w = 0; w < words; w++) {
+    if (shortcutsBefore[w] !== shortcuts) throw corrupt(source, `${what} shortcut counts do not match its shortcut bits`);
+    for (let bits = shortcutBits[w]; bits !== 0; bits &= bits - 1) shortcuts++;
+  }
+  if (shortcutMiddle.length !== shortcuts || (arcs & 31 && shortcutBits[words - 1] >>> (arcs & 31) !== 0)) {
+    throw corrupt(source, `${what} shortcut middles do not match its shortcut bits`);
+  }
   for (let v = 0; v < n; v++) {
-    if (upFirst[v] > upFirst[v + 1] || downFirst[v] > downFirst[v + 1] || rank[v] >= n) {
+    if (upFirst[v] > upFirst[v + 1] || downFirst[v] > downFirst[v + 1] || ch.rank[v] >= n) {
       throw corrupt(source, `${what} offsets of node ${v} are out of order`);
     }
   }
+  for (let a = 0; a < arcs; a++) if (arcNode[a] >= n) throw corrupt(source, `${what} arc ${a} refers past the end of the graph`);
+  const order = ch.rank;
+  const inCore = (v: number) => order[v] >= coreRank;
   const checkRange = (v: number, lo: number, hi: number) => {
-    const rv = rank[v];
+    const rv = order[v];
     for (let a = lo; a < hi; a++) {
-      const x = arcNode[a], middle = arcMiddle[a];
-      const bad = x >= n || (a > lo && arcNode[a - 1] >= x)
-        || (middle < 0 ? ~middle >= m : middle >= n || rank[middle] >= rv || rank[middle] >= rank[x]);
+      const x = arcNode[a], middle = arcMiddle(ch, a);
+      const bad = (a > lo && arcNode[a - 1] >= x) || x === v || (order[x] <= rv && !(inCore(v) && inCore(x)))
+        || (middle >= 0 && (middle >= n || order[middle] >= rv || order[middle] >= order[x]));
       if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph or out of order`);
     }
   };
@@ -363,3 +391,4 @@ function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: st
     checkRange(v, downFirst[v], downFirst[v + 1]);
   }
 }
+

@@ -1,7 +1,7 @@
 import { COST_STEP, costSteps, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
 import { MinHeap } from '../routing/MinHeap.js';
-import type { ContractionHierarchy } from './ContractionHierarchy.js';
+import { packMiddles, type ContractionHierarchy } from './ContractionHierarchy.js';
 
 /** What contraction reads of a graph (a RoadGraph has all of it; a worker builds just this). */
 export type ContractionInput = Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'firstOut' | 'firstIn' | 'edgeTail' | 'edgeHead' | 'edgeCost'>;
@@ -388,7 +388,12 @@ function assemble(
   }
   sortRanges(upFirst, arcNode, arcWeight, arcMiddle);
   sortRanges(downFirst, arcNode, arcWeight, arcMiddle);
-  return { metric, rank, coreRank: Uint32Array.of(coreRank), upFirst, downFirst, arcNode, arcWeight, arcMiddle };
+  // Middles as the hierarchy keeps them: -1 for an original edge (found again from its ends).
+  for (let a = 0; a < total; a++) if (arcMiddle[a] < 0) arcMiddle[a] = -1;
+  return {
+    metric, rank: coreRank < n ? rank : new Uint32Array(0), coreRank: Uint32Array.of(coreRank),
+    upFirst, downFirst, arcNode, arcWeight, ...packMiddles(arcMiddle),
+  };
 }
 
 /** Sorts every range first[v] .. first[v+1]-1 of the three per-arc arrays by arcNode. */

@@ -1,5 +1,7 @@
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import { arcHead, arcTail, shortcutHalves, type ContractionHierarchy } from './ContractionHierarchy.js';
+import {
+  arcCount, arcHead, arcMiddle, arcTail, hierarchyNodeCount, originalEdge, shortcutHalves, type ContractionHierarchy,
+} from './ContractionHierarchy.js';
 
 const cache = new WeakMap<ContractionHierarchy, Float64Array>();
 
@@ -17,14 +19,14 @@ export function otherMetric(metric: Metric): Metric {
 export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy): Float64Array {
   const known = cache.get(ch);
   if (known) return known;
-  const { arcMiddle, upFirst, downFirst } = ch;
+  const { upFirst, downFirst } = ch;
   const roadCost = graph.roadCost(otherMetric(ch.metric)), edgeRoad = graph.edgeRoad;
-  const arcs = arcMiddle.length;
+  const arcs = arcCount(ch);
   const out = new Float64Array(arcs);
   const done = new Uint8Array(arcs);
   const stack: number[] = [];
   const halves = new Int32Array(2);
-  for (let low = 0; low < ch.rank.length; low++) {
+  for (let low = 0, n = hierarchyNodeCount(ch); low < n; low++) {
     for (const first of [upFirst, downFirst]) {
       for (let a = first[low]; a < first[low + 1]; a++) {
         if (done[a]) continue;
@@ -32,9 +34,9 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
         stack.push(a, low);
         while (stack.length > 0) {
           const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
-          const m = arcMiddle[x];
+          const m = arcMiddle(ch, x);
           if (m < 0) {
-            out[x] = roadCost[edgeRoad[~m]];
+            out[x] = roadCost[edgeRoad[originalEdge(graph, ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), ch.arcWeight[x])]];
             done[x] = 1;
             stack.length -= 2;
             continue;
