@@ -77,16 +77,16 @@ test('a directory instead of a file is an error, not a crash', () => {
   assert.throws(() => loadGraph(join(dir, 'empty.detour')), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
 });
 
-// --- Format version 8: named sections, search indexes; other versions get GRAPH_VERSION. The
+// --- Format version 7: named sections, search indexes; other versions get GRAPH_VERSION. The
 // helpers below re-implement the documented layout (graphCodec.ts) independently of the codec.
 
 interface RawSection { name: string; type: number; count: number; data: Uint8Array }
 const pad8 = (n: number) => (n + 7) & ~7;
 
-/** The header fields, meta bytes and sections of a version 8 file. */
+/** The header fields, meta bytes and sections of a version 7 file. */
 function split(bytes: Uint8Array): { meta: Uint8Array; sections: RawSection[] } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  assert.equal(view.getUint32(8, true), 8);
+  assert.equal(view.getUint32(8, true), 7);
   const count = view.getUint32(12, true), metaLength = view.getUint32(16, true);
   const meta = bytes.slice(24, 24 + metaLength);
   let at = 24 + pad8(metaLength);
@@ -195,9 +195,9 @@ test('a snap (candidates from the stored float32 road tree) is the nearest segme
   }
 });
 
-test('a version 3 to 7 file gets GRAPH_VERSION saying to re-import (version 8 stores whole-step costs, int32 coordinates, nothing derived, middles of shortcuts only)', () => {
+test('a version 3, 4, 5 or 6 file gets GRAPH_VERSION saying to re-import (version 7 stores whole-step costs, int32 coordinates and nothing derived)', () => {
   const { meta, sections } = split(encodeGraph(graph));
-  for (const version of [3, 4, 5, 6, 7]) rejects(joinFile(version, meta, sections), 'GRAPH_VERSION', new RegExp(`version ${version}\\b.*reads version 8.*detour import`));
+  for (const version of [3, 4, 5, 6]) rejects(joinFile(version, meta, sections), 'GRAPH_VERSION', new RegExp(`version ${version}\\b.*reads version 7.*detour import`));
   const names = sections.map((s) => s.name);
   for (const derived of ['edgeTail', 'firstIn', 'inEdge', 'edgeDistance', 'edgeDuration']) assert.ok(!names.includes(derived), `${derived} is derived, not stored`);
   // Coordinates: int32 (type 4) in 1e-7 degree; float64 ones (type 0) are refused, not misread.
@@ -208,7 +208,7 @@ test('a version 3 to 7 file gets GRAPH_VERSION saying to re-import (version 8 st
     const degrees = Float64Array.from(new Int32Array(s.data.slice().buffer), (x) => x / 1e7);
     return { ...s, type: 0, data: new Uint8Array(degrees.buffer) };
   });
-  rejects(joinFile(8, meta, asFloat), 'GRAPH_CORRUPT', /nodeLonE7/);
+  rejects(joinFile(7, meta, asFloat), 'GRAPH_CORRUPT', /nodeLonE7/);
   // Hierarchy arc costs (the default city's file has a hierarchy): uint32 whole steps (type 2);
   // float64 ones (the version 6 layout) are refused.
   const city = split(new Uint8Array(readFileSync(DEFAULT_GRAPH_PATH)));
@@ -218,17 +218,11 @@ test('a version 3 to 7 file gets GRAPH_VERSION saying to re-import (version 8 st
     const metres = Float64Array.from(new Uint32Array(s.data.slice().buffer), (x) => x / 100);
     return { ...s, type: 0, data: new Uint8Array(metres.buffer) };
   });
-  rejects(joinFile(8, city.meta, floatCosts), 'GRAPH_CORRUPT', /distance hierarchy arcWeight is not uint32/);
-  // Middle nodes for shortcuts only (fewer than the arcs), no per-arc middle; a rank to check the
-  // arcs against when loading, which the loaded hierarchy (no core) does not keep.
-  const count = (name: string) => city.sections.find((s) => s.name === name)!.count;
+  rejects(joinFile(7, city.meta, floatCosts), 'GRAPH_CORRUPT', /distance hierarchy arcWeight is not uint32/);
+  // A rank per node to check the arcs against when loading, which the loaded hierarchy (no core) does not keep.
   const cityGraph = loadGraph(DEFAULT_GRAPH_PATH);
   for (const metric of ['duration', 'distance'] as const) {
-    assert.ok(!city.sections.some((s) => s.name === `${metric}.arcMiddle`), 'no middle per arc');
-    const shortcuts = count(`${metric}.shortcutMiddle`), arcs = count(`${metric}.arcWeight`);
-    assert.ok(shortcuts > 0 && shortcuts < arcs, `${metric}: ${shortcuts} shortcut middles for ${arcs} arcs`);
-    assert.equal(count(`${metric}.shortcutBits`), Math.ceil(arcs / 32));
-    assert.equal(count(`${metric}.rank`), cityGraph.nodeCount);
+    assert.equal(city.sections.find((s) => s.name === `${metric}.rank`)!.count, cityGraph.nodeCount);
     assert.equal(cityGraph.hierarchy![metric].rank.length, 0, 'no rank kept without a core');
   }
 });
@@ -267,18 +261,18 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   const extra: RawSection = { name: 'future.section', type: 3, count: 5, data: new Uint8Array(5).fill(7) };
   // 'snap.tree': the segment tree earlier files carry, no longer read.
   const old: RawSection = { name: 'snap.tree', type: 3, count: 16, data: new Uint8Array(16).fill(3) };
-  const withExtra = decodeGraph(joinFile(8, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
+  const withExtra = decodeGraph(joinFile(7, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
   assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
-  rejects(joinFile(8, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
-  rejects(joinFile(8, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
-  rejects(joinFile(8, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
+  rejects(joinFile(7, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
+  rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
+  rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
   const shortBits = sections.map((s) => (s.name === 'snap.roadBits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
-  rejects(joinFile(8, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
+  rejects(joinFile(7, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
   // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
   attachSearchIndexes(small);
   const otherTree = split(encodeGraph(small)).sections.find((s) => s.name === 'roads.tree')!;
-  const swapped = decodeGraph(joinFile(8, meta, sections.map((s) => (s.name === 'roads.tree' ? otherTree : s))));
+  const swapped = decodeGraph(joinFile(7, meta, sections.map((s) => (s.name === 'roads.tree' ? otherTree : s))));
   assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /road index holds 1 roads/.test(err.message));
 });

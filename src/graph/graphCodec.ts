@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import {
-  HIERARCHY_ARRAY_KEYS, arcMiddle, contractionOrder, type ContractionHierarchy, type GraphHierarchy,
+  HIERARCHY_ARRAY_KEYS, contractionOrder, type ContractionHierarchy, type GraphHierarchy,
 } from '../hierarchy/ContractionHierarchy.js';
 import { crc32 } from './crc32.js';
 import {
@@ -9,7 +9,7 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 8):
+ * The detour graph file (format version 7):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -24,15 +24,15 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
  * and it stores a shortcut as its middle node instead of its two child arcs; version 6 stores
  * coordinates as int32 in 1e-7 degree instead of float64 degrees; version 7 road lengths in whole
- * centimetres and hierarchy arc costs as uint32 whole steps instead of float64; version 8 keeps a
- * middle node for shortcuts only, an edge's arc finding its edge again; its rank, an order the
- * arcs make when contraction left no core, is only read to check them). graphFile.ts
+ * centimetres and hierarchy arc costs as uint32 whole steps instead of float64). A hierarchy's rank
+ * is its contraction order, or any order its arcs lead up in when contraction left no core (then
+ * only loading reads it, to check the arcs, and the loaded hierarchy drops it). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
  * loaded arrays live on SharedArrayBuffers where the platform has them, so a worker thread can
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 8;
+export const GRAPH_FORMAT_VERSION = 7;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -346,28 +346,21 @@ function storedRank(ch: ContractionHierarchy): Uint32Array {
  */
 function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: string): void {
   const n = g.nodeLatE7.length;
+  const m = g.edgeHead.length;
   const arcs = ch.arcNode.length;
   const what = `${ch.metric} hierarchy`;
-  const { upFirst, downFirst, arcNode, shortcutBits, shortcutsBefore, shortcutMiddle } = ch;
+  const { upFirst, downFirst, arcNode, arcMiddle } = ch;
   for (const key of HIERARCHY_ARRAY_KEYS) {
-    if (!(ch[key] instanceof Uint32Array)) throw corrupt(source, `${what} ${key} is not uint32`);
+    const want = key === 'arcMiddle' ? Int32Array : Uint32Array;
+    if (!(ch[key] instanceof want)) throw corrupt(source, `${what} ${key} is not ${key === 'arcMiddle' ? 'int32' : 'uint32'}`);
   }
   const coreRank = ch.coreRank[0];
   if (ch.coreRank.length !== 1 || coreRank > n || ch.rank.length !== n || upFirst.length !== n + 1 || downFirst.length !== n + 1) {
     throw corrupt(source, `${what} does not match the node count`);
   }
-  const words = (arcs + 31) >>> 5;
-  if (upFirst[0] !== 0 || upFirst[n] !== downFirst[0] || downFirst[n] !== arcs || ch.arcWeight.length !== arcs
-    || shortcutBits.length !== words || shortcutsBefore.length !== words) {
+  if (upFirst[0] !== 0 || upFirst[n] !== downFirst[0] || downFirst[n] !== arcs
+    || ch.arcWeight.length !== arcs || arcMiddle.length !== arcs) {
     throw corrupt(source, `${what} arc offsets do not match the arc count`);
-  }
-  let shortcuts = 0;
-  for (let w = 0; w < words; w++) {
-    if (shortcutsBefore[w] !== shortcuts) throw corrupt(source, `${what} shortcut counts do not match its shortcut bits`);
-    for (let bits = shortcutBits[w]; bits !== 0; bits &= bits - 1) shortcuts++;
-  }
-  if (shortcutMiddle.length !== shortcuts || (arcs & 31 && shortcutBits[words - 1] >>> (arcs & 31) !== 0)) {
-    throw corrupt(source, `${what} shortcut middles do not match its shortcut bits`);
   }
   for (let v = 0; v < n; v++) {
     if (upFirst[v] > upFirst[v + 1] || downFirst[v] > downFirst[v + 1] || ch.rank[v] >= n) {
@@ -380,9 +373,9 @@ function checkHierarchy(ch: ContractionHierarchy, g: RoadGraphArrays, source: st
   const checkRange = (v: number, lo: number, hi: number) => {
     const rv = order[v];
     for (let a = lo; a < hi; a++) {
-      const x = arcNode[a], middle = arcMiddle(ch, a);
+      const x = arcNode[a], middle = arcMiddle[a];
       const bad = (a > lo && arcNode[a - 1] >= x) || x === v || (order[x] <= rv && !(inCore(v) && inCore(x)))
-        || (middle >= 0 && (middle >= n || order[middle] >= rv || order[middle] >= order[x]));
+        || (middle < 0 ? ~middle >= m : middle >= n || order[middle] >= rv || order[middle] >= order[x]);
       if (bad) throw corrupt(source, `${what} arc ${a} refers past the end of the graph or out of order`);
     }
   };

@@ -1,4 +1,4 @@
-import { costSteps, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import type { Metric } from '../graph/RoadGraph.js';
 import { csrRow } from '../graph/csr.js';
 
 /**
@@ -10,14 +10,10 @@ import { csrRow } from '../graph/csr.js';
  * end (CSR by head: the arcs x -> v with rank[x] > rank[v] are downFirst[v] .. downFirst[v+1]-1,
  * offsets already include U). `arcNode[a]` is the other (higher, or core) end, `arcWeight[a]` the cost;
  * within each node's upward and downward range, arcs are sorted by arcNode.
- * An arc is an original edge or a shortcut u -> x through the node m contracted below both: its
- * halves are the downward arc u -> m and the upward arc m -> x, both stored at m and found there by
- * their other end (shortcutHalves), so every path unpacks to original edges. Only shortcuts store
- * their middle node (`shortcutBits` tells them apart, `shortcutMiddle` holds one node per shortcut,
- * arcMiddle reads it); an original arc's edge is the graph's cheapest edge between its ends,
- * found among its tail's few out-edges (originalEdge): over half the arcs are edges (53-56 % on
- * the 5M-node country), so this saves their 4 bytes each for a scan of a handful of edges per
- * unpacked edge.
+ * An arc is an original edge (`arcMiddle[a]` = ~edge id, negative) or a shortcut u -> x through
+ * the node m contracted below both (`arcMiddle[a]` = m): its halves are the downward arc u -> m
+ * and the upward arc m -> x, both stored at m and found there by their other end (shortcutHalves),
+ * so every path unpacks to original edge ids. One Int32 per arc where two child arc ids took two.
  */
 export interface ContractionHierarchy {
   metric: Metric;
@@ -45,12 +41,8 @@ export interface ContractionHierarchy {
    * sum of its roads' costs; a search adds `arcWeight[a] * COST_STEP[metric]`.
    */
   arcWeight: Uint32Array;
-  /** Bit a & 31 of word a >>> 5 is set when arc a is a shortcut (clear: an original edge). */
-  shortcutBits: Uint32Array;
-  /** Per word of shortcutBits: the shortcuts in the words before it (a shortcut's index is this plus the set bits below it). */
-  shortcutsBefore: Uint32Array;
-  /** Per shortcut, in arc order: the node it passes through, contracted below both its ends. */
-  shortcutMiddle: Uint32Array;
+  /** Per arc: ~(original edge id) (negative), or the middle node of a shortcut. */
+  arcMiddle: Int32Array;
 }
 
 /** Both metrics' hierarchies of one graph. */
@@ -67,7 +59,7 @@ export interface GraphHierarchy {
 
 /** The array members of a ContractionHierarchy, in file order. */
 export const HIERARCHY_ARRAY_KEYS = [
-  'rank', 'coreRank', 'upFirst', 'downFirst', 'arcNode', 'arcWeight', 'shortcutBits', 'shortcutsBefore', 'shortcutMiddle',
+  'rank', 'coreRank', 'upFirst', 'downFirst', 'arcNode', 'arcWeight', 'arcMiddle',
 ] as const satisfies readonly (keyof ContractionHierarchy)[];
 
 /** Bytes held by a hierarchy's arrays. */
@@ -77,63 +69,9 @@ export function hierarchyByteSize(ch: ContractionHierarchy): number {
   return bytes;
 }
 
-/** The number of arcs of a hierarchy. */
-export function arcCount(ch: ContractionHierarchy): number {
-  return ch.arcNode.length;
-}
-
 /** The number of nodes of a hierarchy's graph. */
 export function hierarchyNodeCount(ch: ContractionHierarchy): number {
   return ch.upFirst.length - 1;
-}
-
-/** Set bits of a 32-bit word. */
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-/** The middle node of arc a when it is a shortcut, else -1 (an original edge: see originalEdge). */
-export function arcMiddle(ch: ContractionHierarchy, a: number): number {
-  const word = a >>> 5, bits = ch.shortcutBits[word];
-  const bit = a & 31;
-  if (((bits >>> bit) & 1) === 0) return -1;
-  return ch.shortcutMiddle[ch.shortcutsBefore[word] + popcount32(bits & ((1 << bit) - 1))];
-}
-
-/**
- * The shortcut arrays of a hierarchy from a middle per arc (-1 for an original edge, else the
- * node): contraction records middles so, and lays them out with this once the arcs are in place.
- */
-export function packMiddles(middle: Int32Array): Pick<ContractionHierarchy, 'shortcutBits' | 'shortcutsBefore' | 'shortcutMiddle'> {
-  const arcs = middle.length, words = (arcs + 31) >>> 5;
-  const shortcutBits = new Uint32Array(words), shortcutsBefore = new Uint32Array(words);
-  let count = 0;
-  for (let a = 0; a < arcs; a++) if (middle[a] >= 0) { shortcutBits[a >>> 5] |= 1 << (a & 31); count++; }
-  const shortcutMiddle = new Uint32Array(count);
-  count = 0;
-  for (let w = 0; w < words; w++) {
-    shortcutsBefore[w] = count;
-    for (let a = w << 5, end = Math.min(arcs, a + 32); a < end; a++) if (middle[a] >= 0) shortcutMiddle[count++] = middle[a];
-  }
-  return { shortcutBits, shortcutsBefore, shortcutMiddle };
-}
-
-/** What finding an original arc's edge reads of a graph. */
-export type EdgeLookup = Pick<RoadGraph, 'firstOut' | 'edgeHead' | 'edgeRoad' | 'roadCost'>;
-
-/**
- * The edge of the original arc tail -> head of `weight` steps: the first (lowest id) out-edge of
- * tail to head costing that many steps, the one contraction kept of parallel equally cheap edges.
- */
-export function originalEdge(graph: EdgeLookup, ch: ContractionHierarchy, tail: number, head: number, weight: number): number {
-  const { firstOut, edgeHead, edgeRoad } = graph;
-  const cost = graph.roadCost(ch.metric);
-  for (let e = firstOut[tail], end = firstOut[tail + 1]; e < end; e++) {
-    if (edgeHead[e] === head && costSteps(cost[edgeRoad[e]], ch.metric) === weight) return e;
-  }
-  throw new Error(`${ch.metric} hierarchy: no edge ${tail} -> ${head} of ${weight} steps for an original arc`);
 }
 
 /**
@@ -207,24 +145,22 @@ export function shortcutHalves(ch: ContractionHierarchy, tail: number, head: num
  * Appends the original edge ids of arc `a` (in driving order) to `out`; iterative, no recursion.
  * `low` is a's lower end when the caller knows it (else it is looked up).
  */
-export function unpackArc(
-  graph: EdgeLookup, ch: ContractionHierarchy, a: number, out: number[], stack: number[] = [], low = arcLowerEnd(ch, a),
-): void {
-  const { arcNode, upFirst, downFirst } = ch;
+export function unpackArc(ch: ContractionHierarchy, a: number, out: number[], stack: number[] = [], low = arcLowerEnd(ch, a)): void {
+  const { arcMiddle, arcNode, upFirst, downFirst } = ch;
   const upCount = downFirst[0];
   stack.length = 0;
   // Walks down first halves, keeping each second half (arc, its lower end) for later.
   let x = a, lowEnd = low;
   for (;;) {
-    const m = arcMiddle(ch, x);
-    const up = x < upCount;
+    const m = arcMiddle[x];
     if (m < 0) {
-      out.push(up ? originalEdge(graph, ch, lowEnd, arcNode[x], ch.arcWeight[x]) : originalEdge(graph, ch, arcNode[x], lowEnd, ch.arcWeight[x]));
+      out.push(~m);
       if (stack.length === 0) return;
       lowEnd = stack.pop()!;
       x = stack.pop()!;
       continue;
     }
+    const up = x < upCount;
     const first = arcTo(arcNode, downFirst[m], downFirst[m + 1], up ? lowEnd : arcNode[x]);
     const second = arcTo(arcNode, upFirst[m], upFirst[m + 1], up ? arcNode[x] : lowEnd);
     if (first < 0 || second < 0) throw new Error(`${ch.metric} hierarchy: arc ${x} has no halves at node ${m}`);

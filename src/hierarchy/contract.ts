@@ -1,7 +1,7 @@
 import { COST_STEP, costSteps, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
 import { MinHeap } from '../routing/MinHeap.js';
-import { packMiddles, type ContractionHierarchy } from './ContractionHierarchy.js';
+import type { ContractionHierarchy } from './ContractionHierarchy.js';
 
 /** What contraction reads of a graph (a RoadGraph has all of it; a worker builds just this). */
 export type ContractionInput = Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'firstOut' | 'firstIn' | 'edgeTail' | 'edgeHead' | 'edgeCost'>;
@@ -388,11 +388,10 @@ function assemble(
   }
   sortRanges(upFirst, arcNode, arcWeight, arcMiddle);
   sortRanges(downFirst, arcNode, arcWeight, arcMiddle);
-  // Middles as the hierarchy keeps them: -1 for an original edge (found again from its ends).
-  for (let a = 0; a < total; a++) if (arcMiddle[a] < 0) arcMiddle[a] = -1;
+  // Without a core nothing reads the rank (a file stores an order its arcs make: graphCodec).
   return {
     metric, rank: coreRank < n ? rank : new Uint32Array(0), coreRank: Uint32Array.of(coreRank),
-    upFirst, downFirst, arcNode, arcWeight, ...packMiddles(arcMiddle),
+    upFirst, downFirst, arcNode, arcWeight, arcMiddle,
   };
 }
 

@@ -1,7 +1,5 @@
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import {
-  arcCount, arcHead, arcMiddle, arcTail, hierarchyNodeCount, originalEdge, shortcutHalves, type ContractionHierarchy,
-} from './ContractionHierarchy.js';
+import { arcHead, arcTail, hierarchyNodeCount, shortcutHalves, type ContractionHierarchy } from './ContractionHierarchy.js';
 
 const cache = new WeakMap<ContractionHierarchy, Float64Array>();
 
@@ -19,9 +17,9 @@ export function otherMetric(metric: Metric): Metric {
 export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy): Float64Array {
   const known = cache.get(ch);
   if (known) return known;
-  const { upFirst, downFirst } = ch;
+  const { arcMiddle, upFirst, downFirst } = ch;
   const roadCost = graph.roadCost(otherMetric(ch.metric)), edgeRoad = graph.edgeRoad;
-  const arcs = arcCount(ch);
+  const arcs = arcMiddle.length;
   const out = new Float64Array(arcs);
   const done = new Uint8Array(arcs);
   const stack: number[] = [];
@@ -34,9 +32,9 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
         stack.push(a, low);
         while (stack.length > 0) {
           const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
-          const m = arcMiddle(ch, x);
+          const m = arcMiddle[x];
           if (m < 0) {
-            out[x] = roadCost[edgeRoad[originalEdge(graph, ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), ch.arcWeight[x])]];
+            out[x] = roadCost[edgeRoad[~m]];
             done[x] = 1;
             stack.length -= 2;
             continue;

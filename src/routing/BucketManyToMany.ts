@@ -1,7 +1,5 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
-import {
-  arcCount, arcHead, arcMiddle, arcTail, originalEdge, shortcutHalves, type ContractionHierarchy,
-} from '../hierarchy/ContractionHierarchy.js';
+import { arcHead, arcTail, shortcutHalves, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
 
@@ -161,7 +159,7 @@ export class BucketManyToMany {
 
   /** Starts a run's arc taint memo (arrays sized to the hierarchy, stamped per run). */
   private startTaint(ch: ContractionHierarchy): void {
-    const arcs = arcCount(ch);
+    const arcs = ch.arcMiddle.length;
     if (this.arcTaintSeen.length !== arcs) {
       this.arcTaint = new Uint8Array(arcs);
       this.arcTaintSeen = new Uint32Array(arcs);
@@ -175,15 +173,15 @@ export class BucketManyToMany {
     const { arcTaint, arcTaintSeen, arcStack: stack, halves } = this;
     const stamp = this.arcStamp;
     if (arcTaintSeen[a] === stamp) return arcTaint[a];
-    const graph = this.graph, edgeRoad = graph.edgeRoad;
+    const arcMiddle = ch.arcMiddle;
+    const edgeRoad = this.graph.edgeRoad;
     stack.length = 0;
     stack.push(a, low);
     while (stack.length > 0) {
       const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
-      const m = arcMiddle(ch, x);
+      const m = arcMiddle[x];
       if (m < 0) {
-        const edge = originalEdge(graph, ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), ch.arcWeight[x]);
-        arcTaint[x] = blocked[edgeRoad[edge]] !== 0 ? 1 : 0;
+        arcTaint[x] = blocked[edgeRoad[~m]] !== 0 ? 1 : 0;
         arcTaintSeen[x] = stamp;
         stack.length -= 2;
         continue;

@@ -79,7 +79,7 @@ export class CHPotential {
     const { upFirst, arcNode, arcWeight, rank } = this.ch!;
     const coreRank = this.ch!.coreRank[0];
     const step = COST_STEP[this.ch!.metric];
-    // Without a core (the usual case) no rank is read (the hierarchy keeps none): one cache miss less per node.
+    // Without a core (the usual case) no rank is read (the hierarchy keeps none then): one cache miss less per node.
     const hasCore = coreRank < upFirst.length - 1;
     // Explicit stack: the hierarchy can be deeper than the call stack.
     let stack = this.stack;

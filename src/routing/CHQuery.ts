@@ -117,11 +117,11 @@ export class CHQuery {
     }
     const sourceNode = node;
     const edges: number[] = [];
-    for (let i = up.length - 2; i >= 0; i -= 2) unpackArc(this.graph, ch, up[i], edges, this.stack, up[i + 1]);
+    for (let i = up.length - 2; i >= 0; i -= 2) unpackArc(ch, up[i], edges, this.stack, up[i + 1]);
     node = meet;
     while (b.words[4 * node + 3] !== -1) {
       const low = b.words[4 * node + 3];
-      unpackArc(this.graph, ch, arcTo(arcNode, downFirst[low], downFirst[low + 1], node), edges, this.stack, low);
+      unpackArc(ch, arcTo(arcNode, downFirst[low], downFirst[low + 1], node), edges, this.stack, low);
       node = low;
     }
     const targetNode = node;
