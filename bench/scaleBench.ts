@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  calculateZone, haversineMetres, RoadGraph, RoadIndex, Router, SnapIndex, zoneFromGeoJson,
+  calculateZone, haversineMetres, HierarchySearch, RoadGraph, RoadIndex, Router, SnapIndex, zoneFromGeoJson,
   type CalculatedZone, type LatLon, type Route, type Zone,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -349,6 +349,10 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`| both indexes adopted from the graph file (as \`serve\` does) | ${ms(adoptMs)} |`);
   out.push(`| memory ready to query (graph + hierarchy + indexes + the default engine's state after a route of each metric) | ${(readyBytes[0] / graph.edgeCount).toFixed(1)} B per directed edge (target <= 100: ${readyBytes[0] / graph.edgeCount <= 100 ? 'met' : 'MISSED'}) |`);
   if (readyBytes.length > 1) out.push(`| the same with the ALT peer prepared too (its search arrays and landmarks) | ${(readyBytes[1] / graph.edgeCount).toFixed(1)} B per directed edge |`);
+  const state = engines[0].router.search;
+  if (state instanceof HierarchySearch) {
+    out.push(`| the default engine's search state after every route above (4 B per node, and the entries of the largest search: NodeRecords) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);
+  }
   out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
   out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);

@@ -1,7 +1,10 @@
 import { COST_STEP } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { MinHeap } from './MinHeap.js';
-import { NodeRecords, StampClock } from './NodeRecords.js';
+import { NodeRecords } from './NodeRecords.js';
+
+/** An entry's link word: the node's backward cost is known (BACK), or its potential (DONE). */
+const BACK = 1, DONE = 2;
 
 /**
  * The exact unblocked cost from any node to the nearest of a set of weighted targets, read lazily
@@ -10,19 +13,12 @@ import { NodeRecords, StampClock } from './NodeRecords.js';
  * upward arcs (v, w) of weight + pi(w)), memoised until the next reset (in an uncontracted core
  * dBack is already exact: the backward search runs plain Dijkstra there). A min over targets of
  * consistent potentials is consistent, so one potential serves a search towards many targets.
- * Per node 16 bytes (NodeRecords, possibly lent by a search that never runs at the same time):
- * one value, the backward cost until pi is computed and pi after, told apart by the stamp word
- * (the reset's first stamp: backward cost; its second: pi). Stamped per reset (O(touched)); not
- * re-entrant.
+ * State per touched node in a sparse set (NodeRecords, possibly lent by a search that never runs
+ * at the same time): one value, the backward cost until pi is computed and pi after, told apart by
+ * the entry's link word (BACK, DONE). Cleared per reset in O(1); not re-entrant.
  */
 export class CHPotential {
-  /** values[2v]: the backward cost of v, or pi(v) once computed (see words). */
-  readonly values: Float64Array;
-  /** words[4v + 2]: backStamp when values[2v] is v's backward cost, piStamp when it is pi(v). */
-  private readonly words: Int32Array;
-  private readonly clock: StampClock;
-  private backStamp = 0;
-  private piStamp = 0;
+  readonly records: NodeRecords;
   private readonly backHeap = new MinHeap(256);
   private stack = new Int32Array(256);
   private ch?: ContractionHierarchy;
@@ -30,52 +26,53 @@ export class CHPotential {
   computed = 0;
 
   constructor(nodeCount: number, records?: NodeRecords) {
-    const own = records ?? new NodeRecords(nodeCount, new StampClock());
-    this.values = own.values;
-    this.words = own.words;
-    this.clock = own.clock;
+    this.records = records ?? new NodeRecords(nodeCount);
   }
 
   /** Forgets every potential and aims at new targets (node ids with a cost added on arrival). */
   reset(ch: ContractionHierarchy, targets: readonly { node: number; cost: number }[]): void {
-    const { values, words, backHeap } = this;
-    this.backStamp = this.clock.next(2);
-    this.piStamp = this.backStamp + 1;
+    const { records, backHeap } = this;
+    records.clear();
     this.ch = ch;
     this.computed = 0;
-    const back = this.backStamp;
     const { downFirst, arcNode, arcWeight } = ch;
     const step = COST_STEP[ch.metric];
     backHeap.clear();
     for (const t of targets) {
       const v = t.node;
-      if (words[4 * v + 2] === back && values[2 * v] <= t.cost) continue;
-      words[4 * v + 2] = back;
-      values[2 * v] = t.cost;
+      let i = records.find(v);
+      if (i >= 0 && records.values[2 * i] <= t.cost) continue;
+      if (i < 0) i = records.add(v);
+      records.values[2 * i] = t.cost;
+      records.words[4 * i + 3] = BACK;
       backHeap.push(t.cost, v);
     }
     // No stalling: pi needs the exact backward cost of every node the downward arcs lead from.
+    let values = records.values, words = records.words;
     while (backHeap.size > 0) {
       const key = backHeap.peekKey();
       const u = backHeap.pop();
-      if (key !== values[2 * u]) continue;
+      if (key !== values[2 * records.find(u)]) continue;
       for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a] * step;
-        if (words[4 * x + 2] !== back || c < values[2 * x]) {
-          words[4 * x + 2] = back;
-          values[2 * x] = c;
-          backHeap.push(c, x);
-        }
+        let i = records.find(x);
+        if (i < 0) {
+          i = records.add(x);
+          if (records.values !== values) { values = records.values; words = records.words; }
+        } else if (c >= values[2 * i]) continue;
+        values[2 * i] = c;
+        words[4 * i + 3] = BACK;
+        backHeap.push(c, x);
       }
     }
   }
 
   /** pi(v): the cost from v to the nearest target (Infinity when none is reachable). */
   pi(v: number): number {
-    const { values, words } = this;
-    const done = this.piStamp, back = this.backStamp;
-    if (words[4 * v + 2] === done) return values[2 * v];
+    const records = this.records;
+    const known = records.find(v);
+    if (known >= 0 && records.words[4 * known + 3] === DONE) return records.values[2 * known];
     const { upFirst, arcNode, arcWeight, rank } = this.ch!;
     const coreRank = this.ch!.coreRank[0];
     const step = COST_STEP[this.ch!.metric];
@@ -87,40 +84,37 @@ export class CHPotential {
     stack[top++] = v;
     while (top > 0) {
       const x = stack[top - 1];
-      if (words[4 * x + 2] === done) { top--; continue; }
-      const own = words[4 * x + 2] === back ? values[2 * x] : Infinity;
-      if (hasCore && rank[x] >= coreRank) {
-        // The backward search ran plain Dijkstra through the core: its cost is exact there.
-        top--;
-        values[2 * x] = own;
-        words[4 * x + 2] = done;
-        this.computed++;
-        continue;
-      }
-      let ready = true;
-      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const y = arcNode[a];
-        if (words[4 * y + 2] !== done) {
-          if (top === stack.length) {
-            const grown = new Int32Array(2 * top);
-            grown.set(stack);
-            this.stack = stack = grown;
-          }
-          stack[top++] = y;
-          ready = false;
-        }
-      }
-      if (!ready) continue;
-      top--;
+      let i = records.find(x);
+      if (i >= 0 && records.words[4 * i + 3] === DONE) { top--; continue; }
+      const own = i >= 0 ? records.values[2 * i] : Infinity; // an entry not DONE holds the backward cost
       let p = own;
-      for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
-        const c = arcWeight[a] * step + values[2 * arcNode[a]];
-        if (c < p) p = c;
+      if (!hasCore || rank[x] < coreRank) {
+        let ready = true;
+        for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
+          const y = arcNode[a];
+          const j = records.find(y);
+          if (j < 0 || records.words[4 * j + 3] !== DONE) {
+            if (top === stack.length) {
+              const grown = new Int32Array(2 * top);
+              grown.set(stack);
+              this.stack = stack = grown;
+            }
+            stack[top++] = y;
+            ready = false;
+          } else {
+            const c = arcWeight[a] * step + records.values[2 * j];
+            if (c < p) p = c;
+          }
+        }
+        if (!ready) continue;
       }
-      values[2 * x] = p;
-      words[4 * x + 2] = done;
+      // else: a core node; the backward search ran plain Dijkstra through the core: its cost is exact there.
+      top--;
+      if (i < 0) i = records.add(x);
+      records.values[2 * i] = p;
+      records.words[4 * i + 3] = DONE;
       this.computed++;
     }
-    return values[2 * v];
+    return records.values[2 * records.find(v)];
   }
 }

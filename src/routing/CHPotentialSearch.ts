@@ -3,7 +3,7 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
-import { NodeRecords, StampClock } from './NodeRecords.js';
+import { NodeRecords } from './NodeRecords.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
@@ -11,18 +11,16 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
  * lazily from the contraction hierarchy (CHPotential, reset per query). Blocked
  * roads and penalties only make paths dearer, so pi stays admissible and consistent; the search
  * explores only where blocked roads force a detour. Honours blocked roads and the zone penalty
- * exactly like AStarSearch. Scratch arrays stamped per query; not re-entrant. `records` lends it
- * the state of a search that never runs at the same time (NodeRecords): its own and the potential's.
+ * exactly like AStarSearch. State per touched node in sparse sets, cleared per query in O(1); not
+ * re-entrant. `records` lends it the state of a search that never runs at the same time
+ * (NodeRecords): its own and the potential's.
  */
 export class CHPotentialSearch implements PathSearch {
   readonly name = 'ch-astar';
-  /**
-   * NodeRecords: state[2v] = cost; words[4v + 2] = the query stamp that makes it valid and
-   * words[4v + 3] = the edge it was reached by (-1 at a source).
-   */
-  private readonly state: Float64Array;
-  private readonly words: Int32Array;
-  private readonly clock: StampClock;
+  /** Per touched node (entry i): values[2i] its cost, words[4i + 3] the edge it was reached by (-1 at a source). */
+  private readonly records: NodeRecords;
+  /** Per entry of records: the potential its heap key was made with (a stale key is told without a lookup of pi). */
+  private pushedPi: Float64Array = new Float64Array(4096);
   private readonly toTargets: CHPotential;
   private readonly heap = new MinHeap(4096);
   /** Nodes expanded by the last query's A*. */
@@ -33,12 +31,8 @@ export class CHPotentialSearch implements PathSearch {
   constructor(private readonly graph: RoadGraph, records?: readonly [search: NodeRecords, potential: NodeRecords]) {
     if (!graph.hierarchy) throw noHierarchy();
     const n = graph.nodeCount;
-    const clock = records ? records[0].clock : new StampClock();
-    const [search, potential] = records ?? [new NodeRecords(n, clock), new NodeRecords(n, clock)];
-    if (potential.clock !== clock) throw new Error('a CH-potential search and its potential keep one stamp clock');
-    this.clock = clock;
-    this.state = search.values;
-    this.words = search.words;
+    const [search, potential] = records ?? [new NodeRecords(n), new NodeRecords(n)];
+    this.records = search;
     this.toTargets = new CHPotential(n, potential);
   }
 
@@ -49,34 +43,38 @@ export class CHPotentialSearch implements PathSearch {
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre;
-    const { state, words, heap, toTargets } = this;
+    const { records, heap, toTargets } = this;
     const targets = query.targets;
     const T = targets.length;
 
-    const stamp = this.clock.next();
+    records.clear();
     toTargets.reset(g.hierarchy![query.metric], targets);
     heap.clear();
     this.settledCount = 0;
 
     for (const s of query.sources) {
       const u = s.node;
-      if (words[4 * u + 2] === stamp && state[2 * u] <= s.cost) continue;
-      words[4 * u + 2] = stamp;
-      state[2 * u] = s.cost;
-      words[4 * u + 3] = -1;
+      let i = records.find(u);
+      if (i >= 0 && records.values[2 * i] <= s.cost) continue;
+      if (i < 0) i = records.add(u);
+      records.values[2 * i] = s.cost;
+      records.words[4 * i + 3] = -1;
       const h = toTargets.pi(u);
+      if (i >= this.pushedPi.length) this.growPushedPi();
+      this.pushedPi[i] = h;
       if (h !== Infinity) heap.push(s.cost + h, u);
     }
 
     let best = Infinity;
     let bestTarget = -1;
-    const potential = toTargets.values;
+    let values = records.values, words = records.words, pushedPi = this.pushedPi;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= best) break;
       const u = heap.pop();
-      const cu = state[2 * u];
-      if (key !== cu + potential[2 * u]) continue; // stale entry
+      const iu = records.find(u);
+      const cu = values[2 * iu];
+      if (key !== cu + pushedPi[iu]) continue; // stale entry
       this.settledCount++;
       for (let t = 0; t < T; t++) {
         if (targets[t].node === u && cu + targets[t].cost < best) {
@@ -90,11 +88,16 @@ export class CHPotentialSearch implements PathSearch {
         const v = edgeHead[e];
         let cv = cu + weight[road];
         if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
-        if (words[4 * v + 2] === stamp && cv >= state[2 * v]) continue;
-        words[4 * v + 2] = stamp;
-        state[2 * v] = cv;
-        words[4 * v + 3] = e;
+        let i = records.find(v);
+        if (i < 0) {
+          i = records.add(v);
+          if (records.values !== values) { values = records.values; words = records.words; }
+          if (i >= pushedPi.length) pushedPi = this.growPushedPi();
+        } else if (cv >= values[2 * i]) continue;
+        values[2 * i] = cv;
+        words[4 * i + 3] = e;
         const h = toTargets.pi(v);
+        pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }
     }
@@ -102,14 +105,25 @@ export class CHPotentialSearch implements PathSearch {
     if (bestTarget < 0) return null;
     const edges: number[] = [];
     let node = targets[bestTarget].node;
-    while (words[4 * node + 3] !== -1) {
-      const e = words[4 * node + 3];
+    while (words[4 * records.find(node) + 3] !== -1) {
+      const e = words[4 * records.find(node) + 3];
       edges.push(e);
       node = g.edgeTailOf(e);
     }
     edges.reverse();
-    const source = query.sources.findIndex((s) => s.node === node && s.cost === state[2 * node]);
+    const source = query.sources.findIndex((s) => s.node === node && s.cost === values[2 * records.find(node)]);
     return { cost: best, source, target: bestTarget, edges };
+  }
+
+  /** Bytes of its search state (its records' and the potential's: see NodeRecords). */
+  get stateBytes(): number {
+    return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength;
+  }
+
+  private growPushedPi(): Float64Array {
+    const grown = new Float64Array(Math.max(2 * this.pushedPi.length, this.records.values.length >>> 1));
+    grown.set(this.pushedPi);
+    return (this.pushedPi = grown);
   }
 }
 
@@ -127,10 +141,14 @@ export class HierarchySearch implements PathSearch {
   constructor(private readonly graph: RoadGraph) {
     if (!graph.hierarchy) throw noHierarchy();
     // The two never run at once: the A* and its potential reuse the free query's two sides.
-    const clock = new StampClock();
-    const sides = [new NodeRecords(graph.nodeCount, clock), new NodeRecords(graph.nodeCount, clock)] as const;
+    const sides = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
     this.free = new CHQuery(graph, graph.hierarchy, sides);
     this.constrained = new CHPotentialSearch(graph, sides);
+  }
+
+  /** Bytes of the search state: two NodeRecords the free query and the A* share, grown by the largest search so far. */
+  get stateBytes(): number {
+    return this.constrained.stateBytes;
   }
 
   find(query: PathQuery): PathResult | null {

@@ -2,35 +2,29 @@ import { COST_STEP, type RoadGraph, type Metric } from '../graph/RoadGraph.js';
 import { arcTo, unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
-import { NodeRecords, StampClock } from './NodeRecords.js';
+import { NodeRecords } from './NodeRecords.js';
 import type { PathResult } from './PathSearch.js';
 
-/** Search state of one direction: per node its cost, stamp and the node it was reached from (NodeRecords). */
+/** Search state of one direction: per touched node its cost and the node it was reached from (NodeRecords). */
 class Side {
-  readonly cost: Float64Array;
-  readonly words: Int32Array;
   readonly heap = new MinHeap(256);
   settled = 0;
 
-  constructor(records: NodeRecords) {
-    this.cost = records.values;
-    this.words = records.words;
-  }
+  constructor(readonly records: NodeRecords) {}
 }
 
 /**
  * Exact shortest paths on a contraction hierarchy: a forward search from the sources over upward
  * arcs and a backward search from the targets over downward arcs meet at the highest node of the
  * best path. Stall-on-demand prunes nodes that a higher node reaches more cheaply. Supports
- * several weighted sources and targets (the phantom endpoints of snapped stops). Scratch arrays
- * are stamped per query (O(touched) reset); not re-entrant: one object per concurrent query.
+ * several weighted sources and targets (the phantom endpoints of snapped stops). Search state is
+ * a sparse set per side (NodeRecords: O(1) reset); not re-entrant: one object per concurrent query.
  * Ignores blocked roads and penalties: use CHPotentialSearch for those. `records` lends it the
  * forward and backward state of a search that never runs at the same time (NodeRecords).
  */
 export class CHQuery {
   private readonly forward: Side;
   private readonly backward: Side;
-  private readonly clock: StampClock;
   private readonly stack: number[] = [];
   /** Nodes settled by the last query, both directions together. */
   settledCount = 0;
@@ -40,9 +34,7 @@ export class CHQuery {
     records?: readonly [NodeRecords, NodeRecords],
   ) {
     const n = graph.nodeCount;
-    this.clock = records ? records[0].clock : new StampClock();
-    const [forward, backward] = records ?? [new NodeRecords(n, this.clock), new NodeRecords(n, this.clock)];
-    if (backward.clock !== this.clock) throw new Error('both sides of a CH query keep one stamp clock');
+    const [forward, backward] = records ?? [new NodeRecords(n), new NodeRecords(n)];
     this.forward = new Side(forward);
     this.backward = new Side(backward);
   }
@@ -50,10 +42,9 @@ export class CHQuery {
   /** Cheapest path from any source to any target (endpoint costs included), or null. */
   find(sources: Endpoint[], targets: Endpoint[], metric: Metric): PathResult | null {
     const ch = this.hierarchies[metric];
-    const stamp = this.clock.next();
     const f = this.forward, b = this.backward;
-    init(f, sources, stamp);
-    init(b, targets, stamp);
+    init(f, sources);
+    init(b, targets);
     let best = Infinity;
     let meet = -1;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
@@ -68,9 +59,11 @@ export class CHQuery {
       const other = side === f ? b : f;
       const key = side.heap.peekKey();
       const u = side.heap.pop();
-      if (key !== side.cost[2 * u]) continue; // stale
-      if (other.words[4 * u + 2] === stamp && key + other.cost[2 * u] < best) {
-        best = key + other.cost[2 * u];
+      const rs = side.records;
+      if (key !== rs.values[2 * rs.find(u)]) continue; // stale
+      const ro = other.records, iu = ro.find(u);
+      if (iu >= 0 && key + ro.values[2 * iu] < best) {
+        best = key + ro.values[2 * iu];
         meet = u;
       }
       // Forward relaxes upward arcs and stalls over downward ones into u; backward the reverse.
@@ -78,23 +71,25 @@ export class CHQuery {
       const relaxTo = side === f ? upFirst[u + 1] : downFirst[u + 1];
       const stallFrom = side === f ? downFirst[u] : upFirst[u];
       const stallTo = side === f ? downFirst[u + 1] : upFirst[u + 1];
-      const cost = side.cost, words = side.words;
+      let values = rs.values, words = rs.words;
       let stalled = false;
       for (let a = stallFrom; a < stallTo; a++) {
-        const x = arcNode[a];
-        if (words[4 * x + 2] === stamp && cost[2 * x] + arcWeight[a] * step < key) { stalled = true; break; }
+        const ix = rs.find(arcNode[a]);
+        if (ix >= 0 && values[2 * ix] + arcWeight[a] * step < key) { stalled = true; break; }
       }
       if (stalled) continue;
       side.settled++;
       for (let a = relaxFrom; a < relaxTo; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a] * step;
-        if (words[4 * x + 2] !== stamp || c < cost[2 * x]) {
-          words[4 * x + 2] = stamp;
-          cost[2 * x] = c;
-          words[4 * x + 3] = u; // the arc is found again in u's range at the end: no search for its tail
-          side.heap.push(c, x);
-        }
+        let ix = rs.find(x);
+        if (ix < 0) {
+          ix = rs.add(x);
+          if (rs.values !== values) { values = rs.values; words = rs.words; }
+        } else if (c >= values[2 * ix]) continue;
+        values[2 * ix] = c;
+        words[4 * ix + 3] = u; // the arc is found again in u's range at the end: no search for its tail
+        side.heap.push(c, x);
       }
     }
     this.settledCount = f.settled + b.settled;
@@ -108,10 +103,11 @@ export class CHQuery {
     // Each node's link is the node it was reached from: the lower end of the arc between them,
     // whose range holds one arc to each other end.
     const { upFirst, downFirst, arcNode } = ch;
+    const rf = f.records, rb = b.records;
     const up: number[] = [];
     let node = meet;
-    while (f.words[4 * node + 3] !== -1) {
-      const low = f.words[4 * node + 3];
+    while (rf.words[4 * rf.find(node) + 3] !== -1) {
+      const low = rf.words[4 * rf.find(node) + 3];
       up.push(arcTo(arcNode, upFirst[low], upFirst[low + 1], node), low);
       node = low;
     }
@@ -119,27 +115,30 @@ export class CHQuery {
     const edges: number[] = [];
     for (let i = up.length - 2; i >= 0; i -= 2) unpackArc(ch, up[i], edges, this.stack, up[i + 1]);
     node = meet;
-    while (b.words[4 * node + 3] !== -1) {
-      const low = b.words[4 * node + 3];
+    while (rb.words[4 * rb.find(node) + 3] !== -1) {
+      const low = rb.words[4 * rb.find(node) + 3];
       unpackArc(ch, arcTo(arcNode, downFirst[low], downFirst[low + 1], node), edges, this.stack, low);
       node = low;
     }
     const targetNode = node;
-    const source = sources.findIndex((s) => s.node === sourceNode && s.cost === f.cost[2 * sourceNode]);
-    const target = targets.findIndex((t) => t.node === targetNode && t.cost === b.cost[2 * targetNode]);
+    const source = sources.findIndex((s) => s.node === sourceNode && s.cost === rf.values[2 * rf.find(sourceNode)]);
+    const target = targets.findIndex((t) => t.node === targetNode && t.cost === rb.values[2 * rb.find(targetNode)]);
     return { cost: best, source, target, edges };
   }
 }
 
-function init(side: Side, endpoints: Endpoint[], stamp: number): void {
+function init(side: Side, endpoints: Endpoint[]): void {
   side.heap.clear();
   side.settled = 0;
+  const r = side.records;
+  r.clear();
   for (const e of endpoints) {
     const v = e.node;
-    if (side.words[4 * v + 2] === stamp && side.cost[2 * v] <= e.cost) continue;
-    side.words[4 * v + 2] = stamp;
-    side.cost[2 * v] = e.cost;
-    side.words[4 * v + 3] = -1;
+    let i = r.find(v);
+    if (i >= 0 && r.values[2 * i] <= e.cost) continue;
+    if (i < 0) i = r.add(v);
+    r.values[2 * i] = e.cost;
+    r.words[4 * i + 3] = -1;
     side.heap.push(e.cost, v);
   }
 }

@@ -1,49 +1,66 @@
 import { prefault } from './prefault.js';
 
 /**
- * Per-node search state of 16 bytes, side by side (one cache line per node touched, instead of one
- * per array): `values[2v]` a cost (float64) and, in the int32 view over the same bytes,
- * `words[4v + 2]` the stamp that makes node v's fields valid and `words[4v + 3]` a link (a parent
- * arc or edge). Written over when made (prefault).
+ * Search state of the nodes one search touches, as a sparse set (Briggs and Torczon, "An
+ * efficient representation for sparse sets", 1993): per graph node one word, `entryOf[v]`, and per
+ * touched node a 16-byte entry, appended in touch order: `values[2i]` a cost (float64) and, in the
+ * int32 view over the same bytes, `words[4i + 2]` the node and `words[4i + 3]` a link (a parent
+ * node, arc or edge, or what phase of a search wrote the entry). v's entry is valid when
+ * entryOf[v] < count and the entry names v, so clear() is O(1), with no stamps to wrap.
  *
- * Searches that never run at once share records: the hierarchy engine's free query and its
- * CH-potential A* use the same two (about 40 bytes per node less). Their stamps then come from one
- * StampClock, so a stamp is never reused while another search's fields may still carry it.
+ * Per node 4 bytes instead of a 16-byte record: a search touches a small part of a country (a free
+ * CH query a few thousand nodes, a zoned A* and its potential some hundred thousand of 5M), and
+ * the entries it touched sit together, a few cache lines where a record per node spread them over
+ * the graph's whole range. Entries grow with the largest search (twice the room when full).
+ *
+ * Searches that never run at once share records (the hierarchy engine's free query and its
+ * CH-potential A*): each clears the ones it uses when it starts.
  */
 export class NodeRecords {
-  readonly values: Float64Array;
-  readonly words: Int32Array;
+  private readonly entryOf: Uint32Array;
+  values: Float64Array;
+  words: Int32Array;
+  /** Entries in use. */
+  count = 0;
 
-  constructor(nodeCount: number, readonly clock: StampClock) {
-    this.values = prefault(new Float64Array(2 * nodeCount));
+  constructor(nodeCount: number, capacity = 4096) {
+    this.entryOf = prefault(new Uint32Array(nodeCount));
+    this.values = new Float64Array(2 * capacity);
     this.words = new Int32Array(this.values.buffer);
-    clock.watch(this.words);
-  }
-}
-
-/** Stamps unique across the searches that share NodeRecords; zeroes their stamps when it wraps. */
-export class StampClock {
-  private value = 0;
-  private readonly watched: Int32Array[] = [];
-
-  watch(words: Int32Array): void {
-    this.watched.push(words);
   }
 
-  /** `count` consecutive fresh stamps; returns the first. */
-  next(count = 1): number {
-    if (this.value + count >= 0x7fffffff) {
-      // Zero every stamp word (the links are rewritten before they are read).
-      for (const words of this.watched) for (let i = 2; i < words.length; i += 4) words[i] = 0;
-      this.value = 0;
-    }
-    const first = this.value + 1;
-    this.value += count;
-    return first;
+  /** v's entry, or -1 when the search has not touched v since the last clear(). */
+  find(v: number): number {
+    const i = this.entryOf[v];
+    return i < this.count && this.words[4 * i + 2] === v ? i : -1;
   }
 
-  /** Moves the clock (tests: the wrap). */
-  advanceTo(value: number): void {
-    this.value = value;
+  /**
+   * A new entry for v (which find() does not know). May replace `values` and `words` (when full):
+   * a caller holding them re-reads them after.
+   */
+  add(v: number): number {
+    if (this.count === this.values.length >>> 1) this.grow();
+    const i = this.count++;
+    this.words[4 * i + 2] = v;
+    this.entryOf[v] = i;
+    return i;
+  }
+
+  /** Forgets every entry. */
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Bytes held: the word per node and the entries' room. */
+  get byteSize(): number {
+    return this.entryOf.byteLength + this.values.byteLength;
+  }
+
+  private grow(): void {
+    const values = new Float64Array(this.values.length * 2);
+    values.set(this.values);
+    this.values = values;
+    this.words = new Int32Array(values.buffer);
   }
 }

@@ -126,13 +126,12 @@ export class OneToManyPotentialSearch {
       if (h !== Infinity) heap.push(s.cost + h, u);
     }
     let worst = Infinity; // the largest wanted target cost, once every wanted target has one
-    const potential = toTargets.values;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= worst) break;
       const u = heap.pop();
       const cu = cost[u];
-      if (key !== cu + potential[2 * u]) continue; // stale entry
+      if (key !== cu + toTargets.pi(u)) continue; // stale entry (pi(u) is memoised)
       this.settledCount++;
       if (targetSeen[u] === tstamp) {
         const slot = targetSlot[u];
