@@ -121,7 +121,7 @@ export class CHPotentialSearch implements PathSearch {
   }
 
   private growPushedPi(): Float64Array {
-    const grown = new Float64Array(Math.max(2 * this.pushedPi.length, this.records.values.length >>> 1));
+    const grown = new Float64Array(this.records.values.length >>> 1); // as much room as the entries
     grown.set(this.pushedPi);
     return (this.pushedPi = grown);
   }

@@ -11,7 +11,8 @@ import { prefault } from './prefault.js';
  * Per node 4 bytes instead of a 16-byte record: a search touches a small part of a country (a free
  * CH query a few thousand nodes, a zoned A* and its potential some hundred thousand of 5M), and
  * the entries it touched sit together, a few cache lines where a record per node spread them over
- * the graph's whole range. Entries grow with the largest search (twice the room when full).
+ * the graph's whole range. Entries grow with the largest search (twice the room when full, up to
+ * one per node) and are kept for the next.
  *
  * Searches that never run at once share records (the hierarchy engine's free query and its
  * CH-potential A*): each clears the ones it uses when it starts.
@@ -58,7 +59,9 @@ export class NodeRecords {
   }
 
   private grow(): void {
-    const values = new Float64Array(this.values.length * 2);
+    // A node has one entry at most: never room for more than the node count (a search that
+    // touches every node holds 20 bytes per node here).
+    const values = new Float64Array(2 * Math.min(this.values.length, this.entryOf.length + 1));
     values.set(this.values);
     this.values = values;
     this.words = new Int32Array(values.buffer);
