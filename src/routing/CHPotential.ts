@@ -39,30 +39,22 @@ export class CHPotential {
     const step = COST_STEP[ch.metric];
     backHeap.clear();
     for (const t of targets) {
-      const v = t.node;
-      let i = records.find(v);
-      if (i >= 0 && records.values[2 * i] <= t.cost) continue;
-      if (i < 0) i = records.add(v);
-      records.values[2 * i] = t.cost;
+      const i = records.improve(t.node, t.cost);
+      if (i < 0) continue;
       records.words[4 * i + 3] = BACK;
-      backHeap.push(t.cost, v);
+      backHeap.push(t.cost, t.node);
     }
     // No stalling: pi needs the exact backward cost of every node the downward arcs lead from.
-    let values = records.values, words = records.words;
     while (backHeap.size > 0) {
       const key = backHeap.peekKey();
       const u = backHeap.pop();
-      if (key !== values[2 * records.find(u)]) continue;
+      if (key !== records.values[2 * records.find(u)]) continue;
       for (let a = downFirst[u], end = downFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a] * step;
-        let i = records.find(x);
-        if (i < 0) {
-          i = records.add(x);
-          if (records.values !== values) { values = records.values; words = records.words; }
-        } else if (c >= values[2 * i]) continue;
-        values[2 * i] = c;
-        words[4 * i + 3] = BACK;
+        const i = records.improve(x, c);
+        if (i < 0) continue;
+        records.words[4 * i + 3] = BACK;
         backHeap.push(c, x);
       }
     }

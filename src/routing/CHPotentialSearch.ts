@@ -53,27 +53,24 @@ export class CHPotentialSearch implements PathSearch {
     this.settledCount = 0;
 
     for (const s of query.sources) {
-      const u = s.node;
-      let i = records.find(u);
-      if (i >= 0 && records.values[2 * i] <= s.cost) continue;
-      if (i < 0) i = records.add(u);
-      records.values[2 * i] = s.cost;
+      const i = records.improve(s.node, s.cost);
+      if (i < 0) continue;
       records.words[4 * i + 3] = -1;
-      const h = toTargets.pi(u);
+      const h = toTargets.pi(s.node);
       if (i >= this.pushedPi.length) this.growPushedPi();
       this.pushedPi[i] = h;
-      if (h !== Infinity) heap.push(s.cost + h, u);
+      if (h !== Infinity) heap.push(s.cost + h, s.node);
     }
 
     let best = Infinity;
     let bestTarget = -1;
-    let values = records.values, words = records.words, pushedPi = this.pushedPi;
+    let pushedPi = this.pushedPi;
     while (heap.size > 0) {
       const key = heap.peekKey();
       if (key >= best) break;
       const u = heap.pop();
       const iu = records.find(u);
-      const cu = values[2 * iu];
+      const cu = records.values[2 * iu];
       if (key !== cu + pushedPi[iu]) continue; // stale entry
       this.settledCount++;
       for (let t = 0; t < T; t++) {
@@ -88,14 +85,10 @@ export class CHPotentialSearch implements PathSearch {
         const v = edgeHead[e];
         let cv = cu + weight[road];
         if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
-        let i = records.find(v);
-        if (i < 0) {
-          i = records.add(v);
-          if (records.values !== values) { values = records.values; words = records.words; }
-          if (i >= pushedPi.length) pushedPi = this.growPushedPi();
-        } else if (cv >= values[2 * i]) continue;
-        values[2 * i] = cv;
-        words[4 * i + 3] = e;
+        const i = records.improve(v, cv);
+        if (i < 0) continue;
+        records.words[4 * i + 3] = e;
+        if (i >= pushedPi.length) pushedPi = this.growPushedPi();
         const h = toTargets.pi(v);
         pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
@@ -105,13 +98,14 @@ export class CHPotentialSearch implements PathSearch {
     if (bestTarget < 0) return null;
     const edges: number[] = [];
     let node = targets[bestTarget].node;
+    const words = records.words;
     while (words[4 * records.find(node) + 3] !== -1) {
       const e = words[4 * records.find(node) + 3];
       edges.push(e);
       node = g.edgeTailOf(e);
     }
     edges.reverse();
-    const source = query.sources.findIndex((s) => s.node === node && s.cost === values[2 * records.find(node)]);
+    const source = query.sources.findIndex((s) => s.node === node && s.cost === records.values[2 * records.find(node)]);
     return { cost: best, source, target: bestTarget, edges };
   }
 

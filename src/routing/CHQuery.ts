@@ -71,7 +71,7 @@ export class CHQuery {
       const relaxTo = side === f ? upFirst[u + 1] : downFirst[u + 1];
       const stallFrom = side === f ? downFirst[u] : upFirst[u];
       const stallTo = side === f ? downFirst[u + 1] : upFirst[u + 1];
-      let values = rs.values, words = rs.words;
+      const values = rs.values;
       let stalled = false;
       for (let a = stallFrom; a < stallTo; a++) {
         const ix = rs.find(arcNode[a]);
@@ -82,13 +82,9 @@ export class CHQuery {
       for (let a = relaxFrom; a < relaxTo; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a] * step;
-        let ix = rs.find(x);
-        if (ix < 0) {
-          ix = rs.add(x);
-          if (rs.values !== values) { values = rs.values; words = rs.words; }
-        } else if (c >= values[2 * ix]) continue;
-        values[2 * ix] = c;
-        words[4 * ix + 3] = u; // the arc is found again in u's range at the end: no search for its tail
+        const ix = rs.improve(x, c);
+        if (ix < 0) continue;
+        rs.words[4 * ix + 3] = u; // the arc is found again in u's range at the end: no search for its tail
         side.heap.push(c, x);
       }
     }
@@ -133,12 +129,9 @@ function init(side: Side, endpoints: Endpoint[]): void {
   const r = side.records;
   r.clear();
   for (const e of endpoints) {
-    const v = e.node;
-    let i = r.find(v);
-    if (i >= 0 && r.values[2 * i] <= e.cost) continue;
-    if (i < 0) i = r.add(v);
-    r.values[2 * i] = e.cost;
+    const i = r.improve(e.node, e.cost);
+    if (i < 0) continue;
     r.words[4 * i + 3] = -1;
-    side.heap.push(e.cost, v);
+    side.heap.push(e.cost, e.node);
   }
 }

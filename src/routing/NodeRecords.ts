@@ -48,6 +48,18 @@ export class NodeRecords {
     return i;
   }
 
+  /**
+   * Offers cost c to node v: its entry (made when v is new) when c is below v's cost, which it then
+   * becomes; -1 when v already costs c or less. The relaxation step of every search here.
+   */
+  improve(v: number, c: number): number {
+    let i = this.find(v);
+    if (i < 0) i = this.add(v);
+    else if (c >= this.values[2 * i]) return -1;
+    this.values[2 * i] = c;
+    return i;
+  }
+
   /** Forgets every entry. */
   clear(): void {
     this.count = 0;
