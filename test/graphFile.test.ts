@@ -137,7 +137,7 @@ const indexedBytes = encodeGraph(indexed);
 
 test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
   const names = split(indexedBytes).sections.map((s) => s.name);
-  for (const name of ['snap.roadComponent', 'snap.roadBits', 'roads.tree']) assert.ok(names.includes(name), name);
+  for (const name of ['snap.roadComponent', 'snap.roadBits', 'roads.groupTree']) assert.ok(names.includes(name), name);
   assert.ok(!names.includes('snap.tree'), 'snapping uses the road tree: no tree over every segment');
   const loaded = decodeGraph(indexedBytes);
   const { roadTree, snapRoadComponent, snapRoadBits } = loaded.indexes;
@@ -264,6 +264,11 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   const withExtra = decodeGraph(joinFile(7, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
   assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
+  // 'roads.tree': the tree with a box per road that files carried before it held one per eight roads; skipped, rebuilt.
+  const perRoadTree = sections.map((s) => (s.name === 'roads.groupTree' ? { ...s, name: 'roads.tree' } : s));
+  const withOldTree = decodeGraph(joinFile(7, meta, perRoadTree));
+  assert.equal(withOldTree.indexes.roadTree, undefined);
+  assert.deepEqual(SnapIndex.for(withOldTree).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
   rejects(joinFile(7, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
   rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
   rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
@@ -272,7 +277,7 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
   attachSearchIndexes(small);
-  const otherTree = split(encodeGraph(small)).sections.find((s) => s.name === 'roads.tree')!;
-  const swapped = decodeGraph(joinFile(7, meta, sections.map((s) => (s.name === 'roads.tree' ? otherTree : s))));
-  assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /road index holds 1 roads/.test(err.message));
+  const otherTree = split(encodeGraph(small)).sections.find((s) => s.name === 'roads.groupTree')!;
+  const swapped = decodeGraph(joinFile(7, meta, sections.map((s) => (s.name === 'roads.groupTree' ? otherTree : s))));
+  assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /road index holds 1 boxes of 8 roads, the graph has \d+ roads/.test(err.message));
 });

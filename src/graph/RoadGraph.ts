@@ -64,7 +64,7 @@ export interface GraphIndexes {
   snapRoadComponent?: Int32Array;
   /** SnapIndex: per road, bits: 1 both ends in a big component, 2 can drive into one, 4 can be reached from one. */
   snapRoadBits?: Uint8Array;
-  /** roadBoxes (SnapIndex, RoadIndex): the flatbush bytes over every road's bounding box (item r = road r). */
+  /** roadBoxes (SnapIndex, RoadIndex): the flatbush bytes over the boxes of every ROADS_PER_BOX consecutive roads (item g = roads 8g..8g+7). */
   roadTree?: Uint8Array;
 }
 

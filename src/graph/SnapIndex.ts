@@ -1,11 +1,10 @@
-import type Flatbush from 'flatbush';
 import { DetourError, ErrorCode } from '../errors.js';
 import { assertValidLatLon, fromE7 } from '../geo/coordinates.js';
 import { cosLatitude, haversineMetres, METRES_PER_DEGREE } from '../geo/haversine.js';
 import { RoadFlag } from './carProfile.js';
 import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js';
 import { reachability, stronglyConnectedComponents } from './components.js';
-import { roadBoxes } from './roadBoxes.js';
+import { roadBoxes, type RoadBoxes } from './roadBoxes.js';
 import type { RoadGraph } from './RoadGraph.js';
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
@@ -78,7 +77,7 @@ const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4; // as GraphIndexes.sna
  */
 export class SnapIndex {
   private static readonly cache = new WeakMap<RoadGraph, SnapIndex>();
-  private readonly roads: Flatbush;
+  private readonly roads: RoadBoxes;
   /** Per road, its strongly connected component when both ends share one, else -1. */
   private readonly roadComponent: Int32Array;
   /** Per road: in a big component; can drive into one; can be reached from one (the bits above). */

@@ -17,8 +17,9 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
- * the search indexes (GraphIndexes: `snap.roadComponent`, `snap.roadBits`, `roads.tree`; files
- * written before snapping used the road tree also carry `snap.tree`, now skipped). Everything
+ * the search indexes (GraphIndexes: `snap.roadComponent`, `snap.roadBits`, `roads.groupTree`; files
+ * written before snapping used the road tree also carry `snap.tree`, and those written before the
+ * tree held a box per eight roads `roads.tree` (one per road), both now skipped and rebuilt). Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
@@ -45,7 +46,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 
 /** Names of the index sections, by GraphIndexes member. */
 const INDEX_SECTIONS = {
-  snapRoadComponent: 'snap.roadComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.tree',
+  snapRoadComponent: 'snap.roadComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.groupTree',
 } as const satisfies Record<keyof GraphIndexes, string>;
 /** Longest section name a reader accepts (a damaged length must not ask for a huge read). */
 const MAX_NAME_BYTES = 64;
