@@ -137,11 +137,14 @@ const indexedBytes = encodeGraph(indexed);
 
 test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
   const names = split(indexedBytes).sections.map((s) => s.name);
-  for (const name of ['snap.roadComponent', 'snap.roadBits', 'roads.groupTree']) assert.ok(names.includes(name), name);
+  for (const name of ['snap.tinyRoads', 'snap.tinyComponent', 'snap.roadBits', 'roads.groupTree']) assert.ok(names.includes(name), name);
   assert.ok(!names.includes('snap.tree'), 'snapping uses the road tree: no tree over every segment');
   const loaded = decodeGraph(indexedBytes);
-  const { roadTree, snapRoadComponent, snapRoadBits } = loaded.indexes;
-  assert.ok(roadTree && snapRoadComponent && snapRoadBits);
+  const { roadTree, snapTinyRoads, snapTinyComponent, snapRoadBits } = loaded.indexes;
+  assert.ok(roadTree && snapTinyRoads && snapTinyComponent && snapRoadBits);
+  // Only the roads outside the big components keep a component: a few of the city's, not one per road.
+  assert.ok(snapTinyRoads.length > 0 && snapTinyRoads.length < loaded.roadCount / 10, `${snapTinyRoads.length} of ${loaded.roadCount} roads`);
+  for (let r = 0; r < loaded.roadCount; r++) assert.equal(snapTinyRoads.includes(r), !SnapIndex.for(loaded).inBigComponent(r), `road ${r}`);
   const snapIndex = SnapIndex.for(loaded);
   const roadIndex = RoadIndex.for(loaded);
   assert.equal(loaded.indexes.roadTree, roadTree, 'the loaded road tree is used, not replaced');
@@ -264,6 +267,19 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   const withExtra = decodeGraph(joinFile(7, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
   assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
+  // 'snap.roadComponent': the component per road that files carried before only tiny roads kept one; skipped, facts rebuilt.
+  const perRoadFacts = [...sections.filter((s) => !s.name.startsWith('snap.tiny')), { name: 'snap.roadComponent', type: 4, count: 2, data: new Uint8Array(8) }];
+  const withOldFacts = decodeGraph(joinFile(7, meta, perRoadFacts));
+  assert.equal(withOldFacts.indexes.snapRoadBits, undefined);
+  assert.deepEqual(SnapIndex.for(withOldFacts).snapChoice(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snapChoice(57.7, 11.95));
+  const tiny = sections.find((s) => s.name === 'snap.tinyRoads')!;
+  const tinyRoads = new Uint32Array(tiny.data.slice().buffer);
+  tinyRoads[1] = tinyRoads[0]; // listed twice
+  rejects(joinFile(7, meta, sections.map((s) => (s === tiny ? { ...s, data: new Uint8Array(tinyRoads.buffer) } : s))), 'GRAPH_CORRUPT', /tiny roads are not ascending/);
+  const bits = sections.find((s) => s.name === 'snap.roadBits')!;
+  const flipped = bits.data.slice();
+  flipped[tinyRoads[1]] |= 1;
+  rejects(joinFile(7, meta, sections.map((s) => (s === bits ? { ...s, data: flipped } : s))), 'GRAPH_CORRUPT', /listed as outside the big components but is in one/);
   // 'roads.tree': the tree with a box per road that files carried before it held one per eight roads; skipped, rebuilt.
   const perRoadTree = sections.map((s) => (s.name === 'roads.groupTree' ? { ...s, name: 'roads.tree' } : s));
   const withOldTree = decodeGraph(joinFile(7, meta, perRoadTree));

@@ -60,8 +60,10 @@ export interface RoadGraphArrays {
  * missing is built at first use (SnapIndex.for, RoadIndex.for) and attached here.
  */
 export interface GraphIndexes {
-  /** SnapIndex: per road, its strongly connected component when both ends share one, else -1. */
-  snapRoadComponent?: Int32Array;
+  /** SnapIndex: the roads without bit 1 of snapRoadBits (not in a big component), ascending. */
+  snapTinyRoads?: Uint32Array;
+  /** SnapIndex: per road of snapTinyRoads, its strongly connected component when both ends share one, else -1. */
+  snapTinyComponent?: Int32Array;
   /** SnapIndex: per road, bits: 1 both ends in a big component, 2 can drive into one, 4 can be reached from one. */
   snapRoadBits?: Uint8Array;
   /** roadBoxes (SnapIndex, RoadIndex): the flatbush bytes over the boxes of every ROADS_PER_BOX consecutive roads (item g = roads 8g..8g+7). */

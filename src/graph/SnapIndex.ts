@@ -50,7 +50,7 @@ export const TINY_COMPONENT_NODES = 1000;
 /** A snap for routing: the nearest road, and the nearest road that serves the stop's role when it does not. */
 export interface SnapChoice {
   nearest: Snap;
-  /** Component of the nearest road (both its ends in it), or -1 when its ends differ. */
+  /** Component of the nearest road when it lies outside the big components (both its ends in one tiny component), else -1. */
   component: number;
   /**
    * Set when the nearest road cannot serve the stop's role (a first stop that cannot drive into
@@ -71,15 +71,18 @@ const IN_BIG = 1, LEADS_TO_BIG = 2, REACHED_FROM_BIG = 4; // as GraphIndexes.sna
  * the answer does not depend on the tree's layout. The tree over every segment this replaced
  * took 35 bytes per directed edge on the 5M-node country (the largest index in memory) and
  * snapped no faster there (snapChoice p50 15 µs against 11 µs, the same answers).
- * The per-road facts (component, role bits) live in graph.indexes with the tree: loaded from the
- * graph file when it carries them, else built here and attached, so a saved graph carries them
- * (5 bytes per road, on SharedArrayBuffers a worker can use without building its own).
+ * The per-road facts (role bits, and the component of the roads outside the big components:
+ * only they need it) live in graph.indexes with the tree: loaded from the graph file when it
+ * carries them, else built here and attached, so a saved graph carries them (about a byte per
+ * road, on SharedArrayBuffers a worker can use without building its own; a component per road
+ * took 4 more, 2.3 bytes per directed edge on the 5M-node country).
  */
 export class SnapIndex {
   private static readonly cache = new WeakMap<RoadGraph, SnapIndex>();
   private readonly roads: RoadBoxes;
-  /** Per road, its strongly connected component when both ends share one, else -1. */
-  private readonly roadComponent: Int32Array;
+  /** The roads outside the big components, ascending, and each one's component when both its ends share one, else -1. */
+  private readonly tinyRoads: Uint32Array;
+  private readonly tinyComponent: Int32Array;
   /** Per road: in a big component; can drive into one; can be reached from one (the bits above). */
   private readonly roadBits: Uint8Array;
 
@@ -93,16 +96,26 @@ export class SnapIndex {
   /** Adopts graph.indexes' road tree and per-road facts when there (GRAPH_CORRUPT when the tree does not fit), else builds and attaches them. */
   constructor(private readonly graph: RoadGraph) {
     this.roads = roadBoxes(graph);
-    const { snapRoadComponent, snapRoadBits } = graph.indexes;
-    if (snapRoadComponent && snapRoadBits) {
-      this.roadComponent = snapRoadComponent;
-      this.roadBits = snapRoadBits;
-      return;
+    let { snapTinyRoads, snapTinyComponent, snapRoadBits } = graph.indexes;
+    if (!snapTinyRoads || !snapTinyComponent || !snapRoadBits) {
+      ({ tinyRoads: snapTinyRoads, tinyComponent: snapTinyComponent, bits: snapRoadBits } = roadFacts(graph));
+      Object.assign(graph.indexes, { snapTinyRoads, snapTinyComponent, snapRoadBits });
     }
-    const facts = roadFacts(graph);
-    this.roadComponent = facts.component;
-    this.roadBits = facts.bits;
-    Object.assign(graph.indexes, { snapRoadComponent: facts.component, snapRoadBits: facts.bits });
+    this.tinyRoads = snapTinyRoads;
+    this.tinyComponent = snapTinyComponent;
+    this.roadBits = snapRoadBits;
+  }
+
+  /** The road's strongly connected component when it lies outside the big components with both ends in one, else -1. */
+  tinyComponentOf(road: number): number {
+    const roads = this.tinyRoads;
+    let lo = 0, hi = roads.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (roads[mid] < road) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < roads.length && roads[lo] === road ? this.tinyComponent[lo] : -1;
   }
 
   /** True when a road's ends both lie in a big strongly connected component. */
@@ -128,7 +141,7 @@ export class SnapIndex {
    */
   snapChoice(latitude: number, longitude: number, options: SnapOptions = {}): SnapChoice {
     const nearest = this.snap(latitude, longitude, options);
-    const choice: SnapChoice = { nearest, component: this.roadComponent[nearest.road] };
+    const choice: SnapChoice = { nearest, component: this.tinyComponentOf(nearest.road) };
     const role = options.role ?? 'via';
     if (this.servesRole(nearest.road, role)) return choice;
     const accept = options.accept;
@@ -225,13 +238,13 @@ export class SnapIndex {
   }
 }
 
-/** Per road: its strongly connected component (or -1) and its SnapIndex bits. */
-function roadFacts(graph: RoadGraph): { component: Int32Array; bits: Uint8Array } {
+/** Per road its SnapIndex bits; the roads outside the big components and their component (or -1). */
+function roadFacts(graph: RoadGraph): { tinyRoads: Uint32Array; tinyComponent: Int32Array; bits: Uint8Array } {
   const roads = graph.roadCount;
   const { component, size } = stronglyConnectedComponents(graph);
   const largest = size.reduce((a, b) => Math.max(a, b), 0);
   const bigFrom = Math.min(TINY_COMPONENT_NODES, Math.ceil(largest / 2));
-  const roadComponent = new Int32Array(new SharedOrPlainBuffer(4 * roads));
+  const roadComponent = new Int32Array(roads);
   const bits = new Uint8Array(new SharedOrPlainBuffer(roads));
   const byEdges = roadComponents(graph, component, size);
   const bigNode = new Uint8Array(graph.nodeCount);
@@ -255,5 +268,14 @@ function roadFacts(graph: RoadGraph): { component: Int32Array; bits: Uint8Array 
     }
     bits[r] = b;
   }
-  return { component: roadComponent, bits };
+  let tiny = 0;
+  for (let r = 0; r < roads; r++) if ((bits[r] & IN_BIG) === 0) tiny++;
+  const tinyRoads = new Uint32Array(new SharedOrPlainBuffer(4 * tiny));
+  const tinyComponent = new Int32Array(new SharedOrPlainBuffer(4 * tiny));
+  for (let r = 0, i = 0; r < roads; r++) {
+    if ((bits[r] & IN_BIG) !== 0) continue;
+    tinyRoads[i] = r;
+    tinyComponent[i++] = roadComponent[r];
+  }
+  return { tinyRoads, tinyComponent, bits };
 }

@@ -17,9 +17,10 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
- * the search indexes (GraphIndexes: `snap.roadComponent`, `snap.roadBits`, `roads.groupTree`; files
- * written before snapping used the road tree also carry `snap.tree`, and those written before the
- * tree held a box per eight roads `roads.tree` (one per road), both now skipped and rebuilt). Everything
+ * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.roadBits`,
+ * `roads.groupTree`; files written before snapping used the road tree also carry `snap.tree`,
+ * those written before the tree held a box per eight roads `roads.tree` (one per road), and those
+ * that kept a component per road `snap.roadComponent`: skipped, and what they held rebuilt). Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
@@ -46,7 +47,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 
 /** Names of the index sections, by GraphIndexes member. */
 const INDEX_SECTIONS = {
-  snapRoadComponent: 'snap.roadComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.groupTree',
+  snapTinyRoads: 'snap.tinyRoads', snapTinyComponent: 'snap.tinyComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.groupTree',
 } as const satisfies Record<keyof GraphIndexes, string>;
 /** Longest section name a reader accepts (a damaged length must not ask for a huge read). */
 const MAX_NAME_BYTES = 64;
@@ -244,16 +245,27 @@ export function parse(src: ByteSource, source: string): RoadGraph {
 function checkIndexes(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): GraphIndexes {
   const indexes: GraphIndexes = {};
   const roads = g.roadFrom.length;
-  const { snapRoadComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
-  const snap = [snapRoadComponent, snapRoadBits].filter((name) => arrays[name]).length;
-  if (snap === 2) {
-    const component = arrays[snapRoadComponent], bits = arrays[snapRoadBits];
-    if (!(component instanceof Int32Array) || component.length !== roads
-      || !(bits instanceof Uint8Array) || bits.length !== roads) {
-      throw corrupt(source, 'the snap index does not match the road count');
+  const { snapTinyRoads, snapTinyComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
+  // Files that kept a component per road (`snap.roadComponent`, now skipped) have bits but no tiny roads: rebuilt.
+  const snap = [snapTinyRoads, snapTinyComponent, snapRoadBits].filter((name) => arrays[name]).length;
+  if (snap === 3) {
+    const tinyRoads = arrays[snapTinyRoads], tinyComponent = arrays[snapTinyComponent], bits = arrays[snapRoadBits];
+    if (!(bits instanceof Uint8Array) || bits.length !== roads) throw corrupt(source, 'the snap index does not match the road count');
+    if (!(tinyRoads instanceof Uint32Array) || !(tinyComponent instanceof Int32Array) || tinyComponent.length !== tinyRoads.length) {
+      throw corrupt(source, 'the snap index\'s tiny roads do not match their components');
     }
-    Object.assign(indexes, { snapRoadComponent: component, snapRoadBits: bits });
-  } else if (snap !== 0) {
+    // Ascending, below the road count, and exactly the roads outside the big components (bit 1).
+    let next = 0;
+    for (let i = 0; i < tinyRoads.length; i++) {
+      const r = tinyRoads[i];
+      if (r < next || r >= roads) throw corrupt(source, 'the snap index\'s tiny roads are not ascending road ids');
+      for (; next < r; next++) if ((bits[next] & 1) === 0) throw corrupt(source, `road ${next} is outside the big components but not listed`);
+      if ((bits[r] & 1) !== 0) throw corrupt(source, `road ${r} is listed as outside the big components but is in one`);
+      next = r + 1;
+    }
+    for (; next < roads; next++) if ((bits[next] & 1) === 0) throw corrupt(source, `road ${next} is outside the big components but not listed`);
+    Object.assign(indexes, { snapTinyRoads: tinyRoads, snapTinyComponent: tinyComponent, snapRoadBits: bits });
+  } else if (snap !== 0 && !(snap === 1 && arrays[snapRoadBits])) {
     throw corrupt(source, 'the snap index is incomplete');
   }
   const roadTreeArray = arrays[roadTree];
