@@ -1,7 +1,7 @@
 export { DetourError, ErrorCode } from './errors.js';
 export { haversineMetres, EARTH_RADIUS_M } from './geo/haversine.js';
 export { assertValidLatLon, fromE7, parseLatLon, toE7, type LatLon } from './geo/coordinates.js';
-export { RoadGraph, type RoadGraphArrays, type GraphIndexes, type GraphMeta, type Metric } from './graph/RoadGraph.js';
+export { RoadGraph, ROAD_COST_UNIT, type RoadGraphArrays, type GraphIndexes, type GraphMeta, type Metric } from './graph/RoadGraph.js';
 export { GraphBuilder } from './graph/GraphBuilder.js';
 export {
   carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, UNPAVED_SURFACES, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,

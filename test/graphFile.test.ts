@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeGraph, encodeGraph, importGeoJson, loadGraph, saveGraph, DetourError, DEFAULT_GRAPH_PATH } from '../src/index.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { ARRAY_KEYS, RoadGraph } from '../src/graph/RoadGraph.js';
+import { ARRAY_KEYS, ROAD_COST_UNIT, RoadGraph } from '../src/graph/RoadGraph.js';
 import { SnapIndex } from '../src/graph/SnapIndex.js';
 import { cosLatitude, haversineMetres } from '../src/geo/haversine.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
@@ -255,7 +255,7 @@ test('derived edge tails, reverse adjacency and edge costs equal a scan of the f
     assert.ok(loaded.edgeDuration[e] >= exact - 1e-9 && loaded.edgeDuration[e] < exact + 0.001, `edge ${e}: ${loaded.edgeDuration[e]} s vs ${exact} s`);
     assert.ok(Math.abs(loaded.edgeDuration[e] * 1000 - Math.round(loaded.edgeDuration[e] * 1000)) < 1e-6, 'whole milliseconds');
     assert.ok(Math.abs(loaded.roadLength[r] * 100 - Math.round(loaded.roadLength[r] * 100)) < 1e-6, 'whole centimetres');
-    assert.equal(loaded.roadCost('duration')[r], loaded.edgeDuration[e]);
+    assert.equal(loaded.roadCost('duration')[r] * ROAD_COST_UNIT.duration, loaded.edgeDuration[e]);
   }
 });
 

@@ -12,7 +12,7 @@ import {
 import {
   arcHead, arcLowerEnd, arcTail, contractionOrder, HIERARCHY_ARRAY_KEYS, shortcutHalves,
 } from '../src/hierarchy/ContractionHierarchy.js';
-import { ARRAY_KEYS, COST_STEP, costSteps } from '../src/graph/RoadGraph.js';
+import { ARRAY_KEYS, COST_STEP, costSteps, ROAD_COST_UNIT } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords } from '../src/routing/NodeRecords.js';
@@ -260,10 +260,11 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     // Each road's length and time are whole steps, at or above the exact values.
     for (let r = 0; r < gothenburg.roadCount; r += 97) {
       for (const metric of METRICS) {
-        const cost = gothenburg.roadCost(metric)[r];
+        const cost = gothenburg.roadCost(metric)[r] * ROAD_COST_UNIT[metric];
         assert.equal(cost, costSteps(cost, metric) * COST_STEP[metric], `road ${r} ${metric}`);
       }
-      assert.ok(gothenburg.roadDuration[r] >= gothenburg.roadLength[r] / (gothenburg.roadSpeedKmh[r] / 3.6) - 1e-12);
+      const exact = gothenburg.roadLength[r] / (gothenburg.roadSpeedKmh[r] / 3.6), seconds = gothenburg.roadMillis[r] / 1000;
+      assert.ok(seconds >= exact - 1e-12 && seconds < exact + 0.001, `road ${r}: ${seconds} s for ${exact}`);
     }
   });
 

@@ -1,5 +1,6 @@
 import { unitVectors } from '../geo/chord.js';
 import { fromE7 } from '../geo/coordinates.js';
+import { DetourError, ErrorCode } from '../errors.js';
 import { csrRow } from './csr.js';
 import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 
@@ -95,10 +96,17 @@ export function costSteps(cost: number, metric: Metric): number {
   return Math.round(cost / COST_STEP[metric]);
 }
 
-/** A road's travel time in seconds at its speed, in whole milliseconds (at or above the exact time). */
-export function roadSeconds(metres: number, speedKmh: number): number {
-  return ceilToStep(metres / (speedKmh / 3.6), 'duration');
+/** A road's travel time at its speed in whole milliseconds (at or above the exact time; ceilToStep's rounding). */
+export function roadMillis(metres: number, speedKmh: number): number {
+  return Math.ceil(metres / (speedKmh / 3.6) / COST_STEP.duration - 1e-6);
 }
+
+/**
+ * The unit of RoadGraph.roadCost's numbers per metric: metres (the road lengths), or
+ * milliseconds (whole, in 4 bytes a road where float64 seconds took 8). unit * cost is the
+ * same double as the float64 seconds were (k * 0.001, as ceilToStep makes them).
+ */
+export const ROAD_COST_UNIT: Readonly<Record<Metric, number>> = { distance: 1, duration: COST_STEP.duration };
 
 /**
  * An immutable road graph. Per-request state (search arrays, blocked masks) lives elsewhere,
@@ -127,8 +135,8 @@ export class RoadGraph implements RoadGraphArrays {
   /** See edgeTail, firstIn, inEdge: derived from the forward CSR on first use. */
   private tails?: Uint32Array;
   private reverse?: { firstIn: Uint32Array; inEdge: Uint32Array };
-  /** Per road, travel time in seconds (see roadDuration). */
-  private durations?: Float64Array;
+  /** Per road, travel time in whole milliseconds (see roadMillis). */
+  private millis?: Uint32Array;
   private fastest?: number;
   /** See edgeDistance, edgeDuration: per-edge copies of the road costs, made on first use. */
   private perEdge?: Partial<Record<Metric, Float64Array>>;
@@ -249,26 +257,32 @@ export class RoadGraph implements RoadGraphArrays {
     return fromE7(i < this.roadShapeStart[r + 1] ? this.shapeLonE7[i] : this.nodeLonE7[this.roadTo[r]]);
   }
 
-  /** Per road, travel time in seconds at its speed, whole milliseconds (made on first use: routes read it, zone workers do not). */
-  get roadDuration(): Float64Array {
-    if (!this.durations) {
+  /** Per road, travel time at its speed in whole milliseconds (made on first use: routes read it, zone workers do not). */
+  get roadMillis(): Uint32Array {
+    if (!this.millis) {
       const { roadLength, roadSpeedKmh } = this;
-      const durations = new Float64Array(roadLength.length);
-      for (let r = 0; r < roadLength.length; r++) durations[r] = roadSeconds(roadLength[r], roadSpeedKmh[r]);
-      this.durations = durations;
+      const millis = new Uint32Array(roadLength.length);
+      for (let r = 0; r < roadLength.length; r++) {
+        const t = roadMillis(roadLength[r], roadSpeedKmh[r]);
+        if (!(t <= 0xffffffff)) {
+          throw new DetourError(ErrorCode.INVALID_INPUT, `road ${r} takes ${t} ms at ${roadSpeedKmh[r]} km/h: more than 32 bits of milliseconds (49 days)`);
+        }
+        millis[r] = t;
+      }
+      this.millis = millis;
     }
-    return this.durations;
+    return this.millis;
   }
 
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
   get maxSpeedMps(): number {
     if (this.fastest === undefined) {
       const { roadLength, edgeRoad } = this;
-      const durations = this.roadDuration;
+      const millis = this.roadMillis;
       let maxSpeed = 0;
       for (let e = 0; e < edgeRoad.length; e++) {
         const r = edgeRoad[e];
-        const t = durations[r];
+        const t = millis[r] * COST_STEP.duration;
         if (t > 0) maxSpeed = Math.max(maxSpeed, roadLength[r] / t);
       }
       this.fastest = maxSpeed > 0 ? maxSpeed : 1;
@@ -276,9 +290,12 @@ export class RoadGraph implements RoadGraphArrays {
     return this.fastest;
   }
 
-  /** The per-road cost array for a metric (metres for distance, seconds for duration): edge e costs roadCost[edgeRoad[e]]. */
-  roadCost(metric: Metric): Float64Array {
-    return metric === 'distance' ? this.roadLength : this.roadDuration;
+  /**
+   * The per-road cost array for a metric, in ROAD_COST_UNIT[metric]: metres (roadLength) or whole
+   * milliseconds (roadMillis); edge e costs roadCost[edgeRoad[e]] * ROAD_COST_UNIT[metric].
+   */
+  roadCost(metric: Metric): Float64Array | Uint32Array {
+    return metric === 'distance' ? this.roadLength : this.roadMillis;
   }
 
   /**
@@ -290,9 +307,9 @@ export class RoadGraph implements RoadGraphArrays {
     const made = (this.perEdge ??= {});
     let costs = made[metric];
     if (!costs) {
-      const perRoad = this.roadCost(metric), edgeRoad = this.edgeRoad;
+      const perRoad = this.roadCost(metric), unit = ROAD_COST_UNIT[metric], edgeRoad = this.edgeRoad;
       costs = new Float64Array(edgeRoad.length);
-      for (let e = 0; e < edgeRoad.length; e++) costs[e] = perRoad[edgeRoad[e]];
+      for (let e = 0; e < edgeRoad.length; e++) costs[e] = perRoad[edgeRoad[e]] * unit;
       made[metric] = costs;
     }
     return costs;
@@ -317,7 +334,7 @@ export class RoadGraph implements RoadGraphArrays {
 
   /** Bytes held by the graph's typed arrays (the derived ones once made). */
   byteSize(): number {
-    let bytes = (this.unitXYZ?.byteLength ?? 0) + (this.tails?.byteLength ?? 0) + (this.durations?.byteLength ?? 0);
+    let bytes = (this.unitXYZ?.byteLength ?? 0) + (this.tails?.byteLength ?? 0) + (this.millis?.byteLength ?? 0);
     for (const costs of Object.values(this.perEdge ?? {})) bytes += costs.byteLength;
     if (this.reverse) bytes += this.reverse.firstIn.byteLength + this.reverse.inEdge.byteLength;
     for (const key of ARRAY_KEYS) bytes += (this[key] as ArrayBufferView).byteLength;

@@ -1,4 +1,4 @@
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
 import { outAdjacency } from '../graph/turnExpansion.js';
 import { nestedDissectionOrder, undirectedAdjacency } from './nestedDissection.js';
@@ -191,6 +191,7 @@ export function customizeInto(
   upPlain.fill(Infinity, 0, M); downPlain.fill(Infinity, 0, M);
   // Per road: an edge costs its road's.
   const weight = graph.roadCost(out.metric), other = graph.roadCost(otherMetric(out.metric));
+  const unit = ROAD_COST_UNIT[out.metric], otherUnit = ROAD_COST_UNIT[otherMetric(out.metric)];
   const { edgeArc, edgeUp, upFirst, upHead } = t;
   const { edgeRoad, roadLength } = graph;
   const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
@@ -198,7 +199,7 @@ export function customizeInto(
     const a = edgeArc[e];
     const road = edgeRoad[e];
     if (a === NO_ARC || (closed && closed[road])) continue;
-    const p = weight[road], c2 = other[road];
+    const p = weight[road] * unit, c2 = other[road] * otherUnit;
     const c = penalised && penalised[road] ? p + perMetre![penalised[road]] * roadLength[road] : p;
     if (edgeUp[e]) {
       if (c < up[a] || (c === up[a] && c2 < upSecond[a])) { up[a] = c; upSecond[a] = c2; upPlain[a] = p; }

@@ -1,4 +1,4 @@
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { arcHead, arcTail, hierarchyNodeCount, shortcutHalves, type ContractionHierarchy } from './ContractionHierarchy.js';
 
 const cache = new WeakMap<ContractionHierarchy, Float64Array>();
@@ -18,7 +18,7 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
   const known = cache.get(ch);
   if (known) return known;
   const { arcMiddle, upFirst, downFirst } = ch;
-  const roadCost = graph.roadCost(otherMetric(ch.metric)), edgeRoad = graph.edgeRoad;
+  const roadCost = graph.roadCost(otherMetric(ch.metric)), unit = ROAD_COST_UNIT[otherMetric(ch.metric)], edgeRoad = graph.edgeRoad;
   const arcs = arcMiddle.length;
   const out = new Float64Array(arcs);
   const done = new Uint8Array(arcs);
@@ -34,7 +34,7 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
           const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
           const m = arcMiddle[x];
           if (m < 0) {
-            out[x] = roadCost[edgeRoad[~m]];
+            out[x] = roadCost[edgeRoad[~m]] * unit;
             done[x] = 1;
             stack.length -= 2;
             continue;

@@ -1,5 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import { ROAD_COST_UNIT, type RoadGraph } from '../graph/RoadGraph.js';
 import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
@@ -39,7 +39,7 @@ export class CHPotentialSearch implements PathSearch {
   find(query: PathQuery): PathResult | null {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad, roadLength } = g;
-    const weight = g.roadCost(query.metric); // per road: an edge costs its road's
+    const weight = g.roadCost(query.metric), unit = ROAD_COST_UNIT[query.metric]; // per road: an edge costs its road's
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre;
@@ -83,7 +83,7 @@ export class CHPotentialSearch implements PathSearch {
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        let cv = cu + weight[road];
+        let cv = cu + weight[road] * unit;
         if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
         const i = records.improve(v, cv);
         if (i < 0) continue;

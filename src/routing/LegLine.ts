@@ -1,5 +1,5 @@
 import { fromE7 } from '../geo/coordinates.js';
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 
 /**
  * A leg's polyline while it is assembled: interleaved latitude, longitude in one reused
@@ -72,12 +72,12 @@ export class LegLine {
   pushEdges(edges: readonly number[]): void {
     const g = this.graph;
     const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadLength } = g;
-    const roadDuration = g.roadDuration;
+    const roadMillis = g.roadMillis;
     let metres = this.metres, seconds = this.seconds;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i], r = edgeRoad[e];
       metres += roadLength[r];
-      seconds += roadDuration[r];
+      seconds += roadMillis[r] * COST_STEP.duration;
       const first = roadShapeStart[r], end = roadShapeStart[r + 1];
       this.reserve(end - first + 1);
       let head: number;

@@ -140,7 +140,7 @@ export class Router {
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
     this.line = new LegLine(graph);
-    void graph.roadDuration; // derived per road once, here rather than inside the first route
+    void graph.roadMillis; // derived per road once, here rather than inside the first route
   }
 
   /** Snaps a point; `label` names it in errors. */

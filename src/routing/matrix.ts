@@ -1,7 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
+import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap, StopRole } from '../graph/SnapIndex.js';
 import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
@@ -324,7 +324,7 @@ function repairTainted(
   engines: MatrixEngines, graph: RoadGraph, metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array,
   tainted: Uint8Array, cost: Float64Array, second: Float64Array, O: number, D: number, onProgress?: (done: number, total: number) => void,
 ): void {
-  const otherWeight = graph.roadCost(otherMetric(metric)), edgeRoad = graph.edgeRoad;
+  const otherWeight = graph.roadCost(otherMetric(metric)), otherUnit = ROAD_COST_UNIT[otherMetric(metric)], edgeRoad = graph.edgeRoad;
   const wanted = new Uint8Array(D), rowCost = new Float64Array(D), rowSecond = new Float64Array(D);
   let aimed = false;
   const rowSearchFrom = Math.max(4, Math.sqrt(graph.nodeCount) / 16);
@@ -348,7 +348,7 @@ function repairTainted(
         const i = o * D + d;
         if (!found) { cost[i] = Infinity; continue; }
         let other = from[found.source].second + to[found.target].second;
-        for (const e of found.edges) other += otherWeight[edgeRoad[e]];
+        for (const e of found.edges) other += otherWeight[edgeRoad[e]] * otherUnit;
         cost[i] = found.cost;
         second[i] = other;
       }
