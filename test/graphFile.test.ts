@@ -137,7 +137,7 @@ const indexedBytes = encodeGraph(indexed);
 
 test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
   const names = split(indexedBytes).sections.map((s) => s.name);
-  for (const name of ['snap.tinyRoads', 'snap.tinyComponent', 'snap.roadBits', 'roads.groupTree']) assert.ok(names.includes(name), name);
+  for (const name of ['snap.tinyRoads', 'snap.tinyComponent', 'snap.bits', 'roads.groupTree']) assert.ok(names.includes(name), name);
   assert.ok(!names.includes('snap.tree'), 'snapping uses the road tree: no tree over every segment');
   const loaded = decodeGraph(indexedBytes);
   const { roadTree, snapTinyRoads, snapTinyComponent, snapRoadBits } = loaded.indexes;
@@ -268,7 +268,10 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
   assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
   // 'snap.roadComponent': the component per road that files carried before only tiny roads kept one; skipped, facts rebuilt.
-  const perRoadFacts = [...sections.filter((s) => !s.name.startsWith('snap.tiny')), { name: 'snap.roadComponent', type: 4, count: 2, data: new Uint8Array(8) }];
+  const perRoadFacts = [
+    ...sections.filter((s) => !s.name.startsWith('snap.tiny')).map((s) => (s.name === 'snap.bits' ? { ...s, name: 'snap.roadBits' } : s)),
+    { name: 'snap.roadComponent', type: 4, count: 2, data: new Uint8Array(8) },
+  ];
   const withOldFacts = decodeGraph(joinFile(7, meta, perRoadFacts));
   assert.equal(withOldFacts.indexes.snapRoadBits, undefined);
   assert.deepEqual(SnapIndex.for(withOldFacts).snapChoice(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snapChoice(57.7, 11.95));
@@ -276,7 +279,7 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   const tinyRoads = new Uint32Array(tiny.data.slice().buffer);
   tinyRoads[1] = tinyRoads[0]; // listed twice
   rejects(joinFile(7, meta, sections.map((s) => (s === tiny ? { ...s, data: new Uint8Array(tinyRoads.buffer) } : s))), 'GRAPH_CORRUPT', /tiny roads are not ascending/);
-  const bits = sections.find((s) => s.name === 'snap.roadBits')!;
+  const bits = sections.find((s) => s.name === 'snap.bits')!;
   const flipped = bits.data.slice();
   flipped[tinyRoads[1]] |= 1;
   rejects(joinFile(7, meta, sections.map((s) => (s === bits ? { ...s, data: flipped } : s))), 'GRAPH_CORRUPT', /listed as outside the big components but is in one/);
@@ -287,8 +290,8 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   assert.deepEqual(SnapIndex.for(withOldTree).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
   rejects(joinFile(7, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
   rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
-  rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'snap.roadBits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
-  const shortBits = sections.map((s) => (s.name === 'snap.roadBits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
+  rejects(joinFile(7, meta, sections.filter((s) => s.name !== 'snap.bits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
+  const shortBits = sections.map((s) => (s.name === 'snap.bits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
   rejects(joinFile(7, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
   // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });

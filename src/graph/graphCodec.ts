@@ -17,10 +17,10 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
- * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.roadBits`,
- * `roads.groupTree`; files written before snapping used the road tree also carry `snap.tree`,
- * those written before the tree held a box per eight roads `roads.tree` (one per road), and those
- * that kept a component per road `snap.roadComponent`: skipped, and what they held rebuilt). Everything
+ * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.bits`,
+ * `roads.groupTree`). Earlier files carry `snap.tree` (before snapping used the road tree),
+ * `roads.tree` (a box per road) and `snap.roadComponent` with `snap.roadBits` (a component per
+ * road): skipped, and what they held rebuilt; new names, so an earlier reader skips ours too. Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
  * know, so a later detour can add one without a new version. Other versions get GRAPH_VERSION
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
@@ -47,7 +47,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 
 /** Names of the index sections, by GraphIndexes member. */
 const INDEX_SECTIONS = {
-  snapTinyRoads: 'snap.tinyRoads', snapTinyComponent: 'snap.tinyComponent', snapRoadBits: 'snap.roadBits', roadTree: 'roads.groupTree',
+  snapTinyRoads: 'snap.tinyRoads', snapTinyComponent: 'snap.tinyComponent', snapRoadBits: 'snap.bits', roadTree: 'roads.groupTree',
 } as const satisfies Record<keyof GraphIndexes, string>;
 /** Longest section name a reader accepts (a damaged length must not ask for a huge read). */
 const MAX_NAME_BYTES = 64;
@@ -246,7 +246,6 @@ function checkIndexes(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, sour
   const indexes: GraphIndexes = {};
   const roads = g.roadFrom.length;
   const { snapTinyRoads, snapTinyComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
-  // Files that kept a component per road (`snap.roadComponent`, now skipped) have bits but no tiny roads: rebuilt.
   const snap = [snapTinyRoads, snapTinyComponent, snapRoadBits].filter((name) => arrays[name]).length;
   if (snap === 3) {
     const tinyRoads = arrays[snapTinyRoads], tinyComponent = arrays[snapTinyComponent], bits = arrays[snapRoadBits];
@@ -265,7 +264,7 @@ function checkIndexes(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, sour
     }
     for (; next < roads; next++) if ((bits[next] & 1) === 0) throw corrupt(source, `road ${next} is outside the big components but not listed`);
     Object.assign(indexes, { snapTinyRoads: tinyRoads, snapTinyComponent: tinyComponent, snapRoadBits: bits });
-  } else if (snap !== 0 && !(snap === 1 && arrays[snapRoadBits])) {
+  } else if (snap !== 0) {
     throw corrupt(source, 'the snap index is incomplete');
   }
   const roadTreeArray = arrays[roadTree];
