@@ -179,7 +179,8 @@ export class SnapIndex {
     const cosEdge = Math.max(1e-6, cosLatitude(Math.min(89.999, Math.abs(lat) + dLat)));
     const dLon = dLat / cosEdge;
     const minX = lon - dLon, minY = lat - dLat, maxX = lon + dLon, maxY = lat + dLat;
-    const candidates = this.roads.search(minX, minY, maxX, maxY);
+    // Every road of the boxes met: the segment test below skips the roads that miss the search box.
+    const candidates = this.roads.search(minX, minY, maxX, maxY, false);
     const g = this.graph;
     const kx = cosLatitude(lat);
     const { roadShapeStart, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadFrom, roadTo } = g;

@@ -47,9 +47,10 @@ export class RoadBoxes {
 
   /**
    * Roads whose exact bounding box meets the box (degrees, bounds included), in tree order; the
-   * cost grows with the boxes found, not the graph.
+   * cost grows with the boxes found, not the graph. With `exact` false, every road of the boxes
+   * met instead (a superset: for a caller that tests the roads' points anyway, as snapping does).
    */
-  search(minX: number, minY: number, maxX: number, maxY: number): number[] {
+  search(minX: number, minY: number, maxX: number, maxY: number, exact = true): number[] {
     const count = this.ids ? this.ids.length : this.graph.roadCount;
     const found: number[] = [];
     if (count === 0) return found;
@@ -57,6 +58,10 @@ export class RoadBoxes {
     for (const g of this.tree.search(minX, minY, maxX, maxY)) {
       for (let i = g * ROADS_PER_BOX, end = Math.min(count, i + ROADS_PER_BOX); i < end; i++) {
         const r = ids ? ids[i] : i;
+        if (!exact) {
+          found.push(r);
+          continue;
+        }
         roadBoxE7(graph, r, box);
         if (fromE7(box[0]) <= maxX && fromE7(box[2]) >= minX && fromE7(box[1]) <= maxY && fromE7(box[3]) >= minY) found.push(r);
       }
