@@ -15,7 +15,7 @@ import {
 import { ARRAY_KEYS, COST_STEP, costSteps, ROAD_COST_UNIT } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
-import { NodeRecords } from '../src/routing/NodeRecords.js';
+import { NodeRecords, SHRINK_WINDOW } from '../src/routing/NodeRecords.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 const METRICS: Metric[] = ['duration', 'distance'];
@@ -276,6 +276,34 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
       assert.throws(() => builder.addWay([b, a], { flags: RoadFlag.FORWARD, speedKmh, highwayClass: 5 }),
         (err: DetourError) => err.code === 'INVALID_INPUT' && /way 1: speedKmh must be a positive number/.test(err.message), String(speedKmh));
     }
+  });
+
+  test('NodeRecords agree with a Map through growth, clears and the room given back after a window of small searches', () => {
+    const n = 5000, rand = seededRandom(8);
+    const records = new NodeRecords(n, 4);
+    const startBytes = records.byteSize;
+    let peakBytes = 0;
+    // Searches of 3000 touched nodes, then many of 10: the room grows, then is given back.
+    const sizes = [...Array.from({ length: 5 }, () => 3000), ...Array.from({ length: 3 * SHRINK_WINDOW }, () => 10)];
+    for (const size of sizes) {
+      records.clear();
+      const oracle = new Map<number, number>();
+      for (let k = 0; k < 2 * size; k++) {
+        const v = Math.floor(rand() * (size < 100 ? 50 : n)), c = Math.floor(rand() * 1000);
+        const i = records.improve(v, c);
+        const had = oracle.get(v);
+        assert.equal(i >= 0, had === undefined || c < had, `node ${v} cost ${c} against ${had}`);
+        if (i >= 0) { oracle.set(v, c); records.words[4 * i + 3] = v ^ 0x55; }
+      }
+      for (let v = 0; v < n; v += 7) {
+        const i = records.find(v);
+        assert.equal(i >= 0, oracle.has(v), `node ${v} known`);
+        if (i >= 0) { assert.equal(records.values[2 * i], oracle.get(v)); assert.equal(records.words[4 * i + 3], v ^ 0x55); }
+      }
+      peakBytes = Math.max(peakBytes, records.byteSize);
+    }
+    assert.ok(peakBytes > startBytes + 16 * 2000, `grew to ${peakBytes} bytes from ${startBytes}`);
+    assert.ok(records.byteSize < startBytes + 16 * 100, `gave the room back: ${records.byteSize} bytes (peak ${peakBytes})`);
   });
 
   test('a free query and a CH-potential A* sharing their node records stay exact, also when the entries grow mid-search', () => {

@@ -80,6 +80,7 @@ export class CHPotential {
       if (i >= 0 && records.words[4 * i + 3] === DONE) { top--; continue; }
       const own = i >= 0 ? records.values[2 * i] : Infinity; // an entry not DONE holds the backward cost
       let p = own;
+      // A core node keeps its backward cost: the backward search ran plain Dijkstra through the core, so it is exact there.
       if (!hasCore || rank[x] < coreRank) {
         let ready = true;
         for (let a = upFirst[x], end = upFirst[x + 1]; a < end; a++) {
@@ -100,7 +101,6 @@ export class CHPotential {
         }
         if (!ready) continue;
       }
-      // else: a core node; the backward search ran plain Dijkstra through the core: its cost is exact there.
       top--;
       if (i < 0) i = records.add(x);
       records.values[2 * i] = p;

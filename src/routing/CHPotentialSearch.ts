@@ -48,6 +48,8 @@ export class CHPotentialSearch implements PathSearch {
     const T = targets.length;
 
     records.clear();
+    // The records may have given room back (NodeRecords.clear): so does the pushed potential beside them.
+    if (this.pushedPi.length > records.values.length >>> 1) this.pushedPi = new Float64Array(records.values.length >>> 1);
     toTargets.reset(g.hierarchy![query.metric], targets);
     heap.clear();
     this.settledCount = 0;

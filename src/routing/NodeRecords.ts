@@ -1,5 +1,8 @@
 import { prefault } from './prefault.js';
 
+/** Searches over which NodeRecords watches its largest use before giving room back. */
+export const SHRINK_WINDOW = 64;
+
 /**
  * Search state of the nodes one search touches, as a sparse set (Briggs and Torczon, "An
  * efficient representation for sparse sets", 1993): per graph node one word, `entryOf[v]`, and per
@@ -12,7 +15,9 @@ import { prefault } from './prefault.js';
  * CH query a few thousand nodes, a zoned A* and its potential some hundred thousand of 5M), and
  * the entries it touched sit together, a few cache lines where a record per node spread them over
  * the graph's whole range. Entries grow with the largest search (twice the room when full, up to
- * one per node) and are kept for the next.
+ * one per node) and are kept for the next; when the largest of the last SHRINK_WINDOW searches
+ * used under a quarter of the room, clear() gives back all but twice that (a zoned detour that
+ * touched every node of a country does not hold 20 bytes per node until the process ends).
  *
  * Searches that never run at once share records (the hierarchy engine's free query and its
  * CH-potential A*): each clears the ones it uses when it starts.
@@ -23,9 +28,15 @@ export class NodeRecords {
   words: Int32Array;
   /** Entries in use. */
   count = 0;
+  /** The room a new record starts with, never shrunk below. */
+  private readonly initial: number;
+  /** Searches (clears) in the current window, and the most entries one of them used. */
+  private cleared = 0;
+  private windowPeak = 0;
 
   constructor(nodeCount: number, capacity = 4096) {
     this.entryOf = prefault(new Uint32Array(nodeCount));
+    this.initial = capacity;
     this.values = new Float64Array(2 * capacity);
     this.words = new Int32Array(this.values.buffer);
   }
@@ -60,9 +71,19 @@ export class NodeRecords {
     return i;
   }
 
-  /** Forgets every entry. */
+  /** Forgets every entry (and, after a window of searches that used little of the room, most of the room). */
   clear(): void {
+    if (this.count > this.windowPeak) this.windowPeak = this.count;
     this.count = 0;
+    if (++this.cleared < SHRINK_WINDOW) return;
+    const room = this.values.length >>> 1, keep = Math.max(this.initial, 2 * this.windowPeak);
+    if (room > 2 * keep) {
+      // Nothing to copy: every entry is forgotten. entryOf may still name entries past the new room; find() checks count first.
+      this.values = new Float64Array(2 * keep);
+      this.words = new Int32Array(this.values.buffer);
+    }
+    this.cleared = 0;
+    this.windowPeak = 0;
   }
 
   /** Bytes held: the word per node and the entries' room. */
