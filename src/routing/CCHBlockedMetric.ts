@@ -1,8 +1,7 @@
 import type { CCHMetric, CCHTopology } from '../hierarchy/CustomizableHierarchy.js';
-import { ROAD_COST_UNIT, type RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { NO_ARC, customizeInto, findArc } from '../hierarchy/CustomizableHierarchy.js';
 import { csrRow } from '../graph/csr.js';
-import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
 import { MinHeap } from './MinHeap.js';
 import type { Penalty } from './PathSearch.js';
 
@@ -45,19 +44,16 @@ export class CCHBlockedMetric {
   private penalty?: Penalty;
 
   private readonly edgeRoad: Uint32Array;
-  private readonly weight: Float64Array | Uint32Array;
-  private readonly other: Float64Array | Uint32Array;
-  private readonly unit: number;
-  private readonly otherUnit: number;
+  /** Per road, in milliseconds; whether the base metric is time (metres and milliseconds read at separate sites: see CHPotentialSearch.find). */
+  private readonly millis: Uint32Array;
+  private readonly byTime: boolean;
   private readonly metres: Float64Array;
 
   constructor(readonly topology: CCHTopology, readonly base: CCHMetric, private readonly graph: RoadGraph) {
     this.edgeRoad = graph.edgeRoad;
     // Per road: an edge costs its road's.
-    this.weight = graph.roadCost(base.metric);
-    this.other = graph.roadCost(otherMetric(base.metric));
-    this.unit = ROAD_COST_UNIT[base.metric];
-    this.otherUnit = ROAD_COST_UNIT[otherMetric(base.metric)];
+    this.millis = graph.roadMillis;
+    this.byTime = base.metric === 'duration';
     this.metres = graph.roadLength;
     const M = topology.upHead.length;
     this.changedStamp = new Uint32Array(M);
@@ -161,14 +157,16 @@ export class CCHBlockedMetric {
   private recompute(a: number, p: number, q: number): void {
     this.recomputed++;
     const t = this.topology, base = this.base, blocked = this.blocked;
-    const { weight, other, unit, otherUnit, edgeRoad, metres } = this;
+    const { millis, byTime, edgeRoad, metres } = this;
+    const step = COST_STEP.duration;
     const penalised = this.penalty?.roads, perMetre = this.penalty?.costPerMetre;
     let up = Infinity, down = Infinity, upSecond = Infinity, downSecond = Infinity, upPlain = Infinity, downPlain = Infinity;
     for (let k = t.arcEdgeFirst[a]; k < t.arcEdgeFirst[a + 1]; k++) {
       const e = t.arcEdge[k];
       const road = edgeRoad[e];
       if (blocked[road]) continue;
-      const plain = weight[road] * unit, c2 = other[road] * otherUnit;
+      const seconds = millis[road] * step;
+      const plain = byTime ? seconds : metres[road], c2 = byTime ? metres[road] : seconds;
       const c = penalised && penalised[road] ? plain + perMetre![penalised[road]] * metres[road] : plain;
       if (t.edgeUp[e]) {
         if (c < up || (c === up && c2 < upSecond)) { up = c; upSecond = c2; upPlain = plain; }

@@ -1,5 +1,4 @@
-import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
-import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { CostedEndpoint } from './BucketManyToMany.js';
 import type { Penalty } from './PathSearch.js';
 import { CHPotential } from './CHPotential.js';
@@ -97,8 +96,8 @@ export class OneToManyPotentialSearch {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad, roadLength } = g;
     // Per road: an edge costs its road's.
-    const weight = g.roadCost(this.metric), unit = ROAD_COST_UNIT[this.metric];
-    const otherWeight = g.roadCost(otherMetric(this.metric)), otherUnit = ROAD_COST_UNIT[otherMetric(this.metric)];
+    // Per road: an edge costs its road's; metres and milliseconds read at separate sites (see CHPotentialSearch.find).
+    const millis = g.roadMillis, byTime = this.metric === 'duration', step = COST_STEP.duration;
     const penalised = penalty?.roads;
     const perMetre = penalty?.costPerMetre;
     const { cost, second, plain, seen, heap, toTargets, targetSlot, targetSeen, slotFirst, slotTarget, slotCost, slotSecond, slotPlain, targetKey } = this;
@@ -157,14 +156,14 @@ export class OneToManyPotentialSearch {
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        const w = weight[road] * unit;
+        const w = byTime ? millis[road] * step : roadLength[road];
         let cv = cu + w;
         if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
         if (seen[v] === stamp && cv >= cost[v]) continue;
         seen[v] = stamp;
         cost[v] = cv;
         plain[v] = pu + w;
-        second[v] = su + otherWeight[road] * otherUnit;
+        second[v] = su + (byTime ? roadLength[road] : millis[road] * step);
         const h = toTargets.pi(v);
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }
