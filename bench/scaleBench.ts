@@ -13,8 +13,8 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  calculateZone, haversineMetres, HierarchySearch, RoadGraph, RoadIndex, Router, SnapIndex, zoneFromGeoJson,
-  type CalculatedZone, type LatLon, type Route, type Zone,
+  calculateZone, HierarchySearch, RoadGraph, RoadIndex, Router, SnapIndex,
+  type CalculatedZone, type LatLon, type Route,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { CalculationMode } from '../src/routing/Router.js';
@@ -22,6 +22,7 @@ import { PlainDijkstra } from './plainDijkstra.js';
 import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
 import { parseSizes, SCALE_SIZES, scaleGraph, type ScaleSize } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
+import { roundZone, zonesOnPath } from './zonesOnPath.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -38,7 +39,6 @@ const { values: opts } = parseArgs({
 const WARM_UP = 50;
 const PAIRS = Number(opts.pairs), CHECK = Number(opts.check), ZONE_SAMPLES = Number(opts['zone-samples']), NGRAPH_PAIRS = Number(opts.ngraph);
 const MODES: CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
-const METRES_PER_DEGREE = 111_195;
 const log = (s: string) => process.stderr.write(`# ${s}\n`);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
@@ -50,50 +50,6 @@ const quantile = (v: number[], q: number) => {
 const ms = (v: number) => (Number.isNaN(v) ? 'n/a' : v >= 100 ? `${v.toFixed(0)} ms` : v >= 1 ? `${v.toFixed(1)} ms` : `${(v * 1000).toFixed(0)} µs`);
 const close = (a: number, b: number) => a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 const costOf = (route: Route, mode: CalculationMode) => (mode === 'THE_FASTEST' ? route.duration : route.distance);
-
-/** A roughly round zone of `across` metres around a centre, 24 vertices, radius jittered by up to 20 %. */
-function roundZone(name: string, lat: number, lon: number, across: number, rand: () => number): Zone {
-  const ry = across / 2 / METRES_PER_DEGREE, rx = ry / Math.cos((lat * Math.PI) / 180);
-  const ring: number[][] = [];
-  for (let i = 0; i < 24; i++) {
-    const a = (2 * Math.PI * i) / 24, k = 0.8 + 0.2 * rand();
-    ring.push([lon + rx * k * Math.cos(a), lat + ry * k * Math.sin(a)]);
-  }
-  ring.push([...ring[0]]);
-  return zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] });
-}
-
-/**
- * Ten zones of 1-5 km across, alternately centred on the free path and beside it (0.2-1.5 km
- * beyond the zone's radius), never within 300 m of a stop (a stop inside a zone takes the
- * least-metres-inside fallback, measured elsewhere). Fewer when the path is too short.
- */
-function zonesOnPath(path: LatLon[], stops: LatLon[], rand: () => number, tag: string): Zone[] {
-  const cumulative = new Float64Array(path.length);
-  for (let i = 1; i < path.length; i++) {
-    cumulative[i] = cumulative[i - 1] + haversineMetres(path[i - 1].latitude, path[i - 1].longitude, path[i].latitude, path[i].longitude);
-  }
-  const total = cumulative[path.length - 1];
-  const zones: Zone[] = [];
-  for (let k = 0; k < 10; k++) {
-    for (let attempt = 0; attempt < 25; attempt++) {
-      const across = attempt < 10 ? 1000 + rand() * 4000 : 1000 + rand() * 1000;
-      const at = (0.1 + 0.8 * rand()) * total;
-      let i = 1;
-      while (i < path.length - 1 && cumulative[i] < at) i++;
-      let lat = path[i].latitude, lon = path[i].longitude;
-      if (k % 2 === 1) {
-        const d = across / 2 + 200 + rand() * 1300, a = rand() * 2 * Math.PI;
-        lat += (d * Math.sin(a)) / METRES_PER_DEGREE;
-        lon += (d * Math.cos(a)) / (METRES_PER_DEGREE * Math.cos((lat * Math.PI) / 180));
-      }
-      if (stops.some((s) => haversineMetres(s.latitude, s.longitude, lat, lon) < across / 2 + 300)) continue;
-      zones.push(roundZone(`${tag}-${k}`, lat, lon, across, rand));
-      break;
-    }
-  }
-  return zones;
-}
 
 interface Engine {
   label: string;
@@ -341,7 +297,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`### ${size.kind === 'country' ? 'Synthetic country' : 'Uniform grid'} ${size.key}: ${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges, ${graph.roadCount.toLocaleString('en')} roads`, '');
   out.push(`${graph.meta.source}. Measured ${new Date().toISOString().slice(0, 16)}Z with \`${command}\`; load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min) on ${cpus().length} cores at the end; ${cpus()[0]?.model ?? 'unknown CPU'}.`, '');
   out.push('| step | figure |', '|---|---|');
-  out.push(`| contraction hierarchy, both metrics on two worker threads (when the cached graph was made) | ${hierarchyMillis === undefined ? 'n/a' : `${(hierarchyMillis / 1000).toFixed(0)} s (target <= 10 min: ${hierarchyMillis <= 600_000 ? 'met' : 'MISSED'})`} |`);
+  out.push(`| preprocessing: contraction hierarchy of both metrics on two worker threads, nested dissection order and cell overlay (when the cached graph was made) | ${hierarchyMillis === undefined ? 'n/a' : `${(hierarchyMillis / 1000).toFixed(0)} s (target <= 10 min: ${hierarchyMillis <= 600_000 ? 'met' : 'MISSED'})`} |`);
   out.push(`| graph file | ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${ms(loadMillis ?? NaN)} |`);
   out.push(`| memory: graph arrays (stored, and what the default engine derives: per-road durations) | ${(graphBytes / graph.edgeCount).toFixed(1)} B per directed edge |`);
   out.push(`| road index (zone calculation and snapping): build / size | ${ms(roadIndexMs)} / ${(roadIndex.byteSize() / graph.roadCount).toFixed(1)} B per road |`);

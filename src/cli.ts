@@ -131,6 +131,9 @@ async function buildHierarchyWithProgress(graph: RoadGraph): Promise<void> {
         bar?.stop();
         if (process.stderr.isTTY) process.stderr.write('ordering the graph for matrices around zones (nested dissection)...\n');
       },
+      onOverlay: () => {
+        if (process.stderr.isTTY) process.stderr.write('cells and their cliques for routes around zones...\n');
+      },
     });
   } finally {
     bar?.stop();

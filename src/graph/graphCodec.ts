@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import {
   HIERARCHY_ARRAY_KEYS, contractionOrder, type ContractionHierarchy, type GraphHierarchy,
 } from '../hierarchy/ContractionHierarchy.js';
+import { OVERLAY_ARRAY_KEYS, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { crc32 } from './crc32.js';
 import {
   ARRAY_KEYS, RoadGraph, type GraphIndexes, type GraphMeta, type Metric, type RoadGraphArrays,
@@ -17,6 +18,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
+ * the cell overlay (`overlay.cellOf`, ...: all or none, only with the hierarchies);
  * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.bits`,
  * `roads.groupTree`). Earlier files carry `snap.tree` (before snapping used the road tree),
  * `roads.tree` (a box per road) and `snap.roadComponent` with `snap.roadBits` (a component per
@@ -62,6 +64,8 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
       for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: key === 'rank' ? storedRank(ch) : ch[key] });
     }
     if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
+    const overlay = graph.hierarchy.overlay;
+    if (overlay) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: `overlay.${key}`, array: overlay[key] });
   }
   for (const [key, name] of Object.entries(INDEX_SECTIONS)) {
     const array = graph.indexes[key as keyof GraphIndexes];
@@ -169,6 +173,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   readExactly(metaBytes, 'metadata');
   const known = new Set<string>([...ARRAY_KEYS, ORDER_SECTION, ...Object.values(INDEX_SECTIONS)]);
   for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) known.add(`${metric}.${key}`);
+  for (const key of OVERLAY_ARRAY_KEYS) known.add(`overlay.${key}`);
   const arrays: Record<string, AnyTyped> = {};
   const sectionHead = new Uint8Array(16);
   const sectionView = new DataView(sectionHead.buffer);
@@ -235,6 +240,9 @@ export function parse(src: ByteSource, source: string): RoadGraph {
     hierarchy = byMetric;
     if (arrays[ORDER_SECTION]) hierarchy.order = checkOrder(arrays[ORDER_SECTION], g, source);
   }
+  const overlayFound = OVERLAY_ARRAY_KEYS.filter((key) => arrays[`overlay.${key}`]).length;
+  if (overlayFound !== 0 && (overlayFound !== OVERLAY_ARRAY_KEYS.length || !hierarchy)) throw corrupt(source, 'the cell overlay is incomplete');
+  if (hierarchy && overlayFound) hierarchy.overlay = checkOverlay(arrays, g, source);
   return new RoadGraph(g, meta, hierarchy, checkIndexes(arrays, g, source));
 }
 
@@ -320,6 +328,36 @@ function checkShape(a: RoadGraphArrays, source: string): void {
       throw corrupt(source, `edge ${e} refers past the end of the graph`);
     }
   }
+}
+
+/**
+ * The cell overlay's sections: cells below the cell count, boundary offsets in order, each cell's
+ * boundary nodes ascending and in that cell, cliques of B^2 entries per cell (OverlaySearch reads
+ * all of these without further checks). O(nodes + boundary nodes).
+ */
+function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): CellOverlay {
+  const n = g.nodeLatE7.length;
+  const cellOf = arrays['overlay.cellOf'], first = arrays['overlay.boundaryFirst'], nodes = arrays['overlay.boundaryNode'];
+  const duration = arrays['overlay.duration'], distance = arrays['overlay.distance'];
+  if (!(cellOf instanceof Uint16Array || cellOf instanceof Uint32Array) || cellOf.length !== n) throw corrupt(source, 'the cell overlay does not match the node count');
+  if (!(first instanceof Uint32Array) || first.length < 1 || first[0] !== 0 || !(nodes instanceof Uint32Array) || first[first.length - 1] !== nodes.length) {
+    throw corrupt(source, 'the cell overlay\'s boundary offsets do not match its boundary nodes');
+  }
+  const cells = first.length - 1;
+  for (let v = 0; v < n; v++) if (cellOf[v] >= cells) throw corrupt(source, `the cell overlay puts node ${v} in cell ${cellOf[v]} of ${cells}`);
+  let entries = 0;
+  for (let c = 0; c < cells; c++) {
+    if (first[c] > first[c + 1]) throw corrupt(source, `the cell overlay's boundary offsets of cell ${c} are out of order`);
+    for (let k = first[c]; k < first[c + 1]; k++) {
+      const v = nodes[k];
+      if (v >= n || cellOf[v] !== c || (k > first[c] && nodes[k - 1] >= v)) throw corrupt(source, `the cell overlay's boundary node ${k} is not an ascending node of cell ${c}`);
+    }
+    entries += (first[c + 1] - first[c]) ** 2;
+  }
+  for (const clique of [duration, distance]) {
+    if (!(clique instanceof Uint32Array) || clique.length !== entries) throw corrupt(source, 'the cell overlay\'s cliques do not match its cells');
+  }
+  return { cellOf, boundaryFirst: first, boundaryNode: nodes, duration: duration as Uint32Array, distance: distance as Uint32Array };
 }
 
 /** The name of the nested dissection order's section. */

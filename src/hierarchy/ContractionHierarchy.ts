@@ -1,5 +1,6 @@
 import type { Metric } from '../graph/RoadGraph.js';
 import { csrRow } from '../graph/csr.js';
+import type { CellOverlay } from './CellOverlay.js';
 
 /**
  * A contraction hierarchy (Geisberger et al.) of one metric over a RoadGraph, as plain typed
@@ -55,6 +56,12 @@ export interface GraphHierarchy {
    * preparing the CCH, so a service builds the rest in seconds. Absent in older files.
    */
   order?: Uint32Array;
+  /**
+   * Cells and their cliques (CellOverlay), made at import beside the hierarchies: routes around
+   * zones cross the cells no zone touches by their cliques. Absent in older files (routes around
+   * zones then run the CH-potential A* on the roads alone).
+   */
+  overlay?: CellOverlay;
 }
 
 /** The array members of a ContractionHierarchy, in file order. */

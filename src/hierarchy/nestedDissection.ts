@@ -61,12 +61,7 @@ const DIRECTIONS: Array<[number, number]> = [[1, 0], [0, 1], [Math.SQRT1_2, Math
 export function nestedDissectionOrder(graph: RoadGraph, adjacency = undirectedAdjacency(graph)): Uint32Array {
   const n = graph.nodeCount;
   const { first, neighbour } = adjacency;
-  // Coordinates projected to a plane (longitude scaled by the mean latitude's cosine).
-  let latSum = 0;
-  for (let v = 0; v < n; v++) latSum += graph.nodeLatitude(v);
-  const cos = Math.cos(((n > 0 ? latSum / n : 0) * Math.PI) / 180);
-  const px = new Float64Array(n), py = new Float64Array(n);
-  for (let v = 0; v < n; v++) { px[v] = graph.nodeLongitude(v) * cos; py[v] = graph.nodeLatitude(v); }
+  const { px, py } = projectedCoordinates(graph);
 
   const rank = new Uint32Array(n);
   const cell = new Int32Array(n).fill(-1); // the cell a node belongs to now
@@ -115,14 +110,25 @@ export function nestedDissectionOrder(graph: RoadGraph, adjacency = undirectedAd
   return rank;
 }
 
-function iota(n: number): Uint32Array {
+/** Node coordinates projected to a plane (longitude scaled by the mean latitude's cosine), for the sweeps. */
+export function projectedCoordinates(graph: RoadGraph): { px: Float64Array; py: Float64Array } {
+  const n = graph.nodeCount;
+  let latSum = 0;
+  for (let v = 0; v < n; v++) latSum += graph.nodeLatitude(v);
+  const cos = Math.cos(((n > 0 ? latSum / n : 0) * Math.PI) / 180);
+  const px = new Float64Array(n), py = new Float64Array(n);
+  for (let v = 0; v < n; v++) { px[v] = graph.nodeLongitude(v) * cos; py[v] = graph.nodeLatitude(v); }
+  return { px, py };
+}
+
+export function iota(n: number): Uint32Array {
   const a = new Uint32Array(n);
   for (let i = 0; i < n; i++) a[i] = i;
   return a;
 }
 
 /** The cell's connected components (breadth first over links inside the cell). */
-function componentsOf(
+export function componentsOf(
   nodes: Uint32Array, id: number, cell: Int32Array, visited: Int32Array, first: Uint32Array, neighbour: Uint32Array, queue: Uint32Array,
 ): Uint32Array[] {
   const components: Uint32Array[] = [];
@@ -152,7 +158,7 @@ function componentsOf(
  * keeping the count of links between the sides; returns the order and prefix length with the
  * fewest, among prefixes leaving at least MIN_SIDE of the cell on each side (ties: the more even).
  */
-function bestSweep(
+export function bestSweep(
   nodes: Uint32Array, id: number, cell: Int32Array, side: Uint8Array, px: Float64Array, py: Float64Array, first: Uint32Array, neighbour: Uint32Array,
 ): { order: Uint32Array; split: number } {
   const m = nodes.length;

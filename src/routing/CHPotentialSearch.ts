@@ -4,6 +4,8 @@ import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
+import { OverlaySearch } from './OverlaySearch.js';
+import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
@@ -129,20 +131,26 @@ export class CHPotentialSearch implements PathSearch {
 /**
  * The hierarchy engine: the CH query for routes with nothing penalised whose cheapest path drives
  * no blocked road (that path is then also the cheapest around them: blocking only removes paths),
- * the CH-potential A* otherwise. Both exact; `settledCount` is the last query's expanded nodes.
+ * otherwise the overlay search (OverlaySearch) when the graph has a cell overlay, else the
+ * CH-potential A*. All exact; `settledCount` is the last query's expanded nodes.
  */
 export class HierarchySearch implements PathSearch {
   readonly name = 'ch';
   readonly free: CHQuery;
-  readonly constrained: CHPotentialSearch;
+  readonly constrained: CHPotentialSearch | OverlaySearch;
   settledCount = 0;
 
-  constructor(private readonly graph: RoadGraph) {
+  /**
+   * With a cell overlay (the graph's, from its file, unless given), routes around blocked roads
+   * cross the cells they leave alone by their cliques (OverlaySearch); without one, or with
+   * `overlay: null`, the CH-potential A* on the roads.
+   */
+  constructor(private readonly graph: RoadGraph, overlay: CellOverlay | null | undefined = graph.hierarchy?.overlay) {
     if (!graph.hierarchy) throw noHierarchy();
     // The two never run at once: the A* and its potential reuse the free query's two sides.
     const sides = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
     this.free = new CHQuery(graph, graph.hierarchy, sides);
-    this.constrained = new CHPotentialSearch(graph, sides);
+    this.constrained = overlay ? new OverlaySearch(graph, overlay, sides) : new CHPotentialSearch(graph, sides);
   }
 
   /** Bytes of the search state: two NodeRecords the free query and the A* share, grown by the largest search so far. */
@@ -169,7 +177,7 @@ export class HierarchySearch implements PathSearch {
 }
 
 /** Whether none of the edges lies on a road marked in `blocked`. */
-function drivesNone(edgeRoad: Uint32Array, edges: readonly number[], blocked: Uint8Array): boolean {
+export function drivesNone(edgeRoad: Uint32Array, edges: readonly number[], blocked: Uint8Array): boolean {
   for (let i = 0; i < edges.length; i++) if (blocked[edgeRoad[edges[i]]] !== 0) return false;
   return true;
 }

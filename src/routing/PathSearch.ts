@@ -11,6 +11,11 @@ export interface PathQuery {
   targetLongitude: number;
   /** Per road, 1 when the road must not be used. */
   blockedRoads?: Uint8Array;
+  /**
+   * When known, lists whose union holds every road set in blockedRoads (more is harmless), so
+   * a search that cares where the blocked roads are need not scan the whole mask.
+   */
+  blockedRoadLists?: readonly ArrayLike<number>[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
 }

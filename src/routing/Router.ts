@@ -256,7 +256,8 @@ export class Router {
   ): RouteLeg {
     const { zone, hard, all } = masks;
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
-    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all);
+    // Without a caller's mask, the zones' road lists hold every blocked road (a search may start from them).
+    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads));
     if (!leg && zone) {
       leg = this.searchLeg(from, to, metric, hard, uniformPenalty(zone, ZONE_COST_PER_METRE));
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
@@ -390,13 +391,14 @@ export class Router {
   /** The cheapest leg, or null; with `avoidance`, the metres it drove on avoided types. */
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
+    blockedRoadLists?: readonly ArrayLike<number>[],
   ): RouteLeg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
     const found = this.search.find({
-      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, penalty,
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, penalty,
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);

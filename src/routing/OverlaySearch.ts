@@ -1,0 +1,258 @@
+import { DetourError, ErrorCode } from '../errors.js';
+import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
+import { boundarySlot, cliqueOffsets, roadSteps, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { CHPotential } from './CHPotential.js';
+import { CHPotentialSearch, drivesNone } from './CHPotentialSearch.js';
+import { CHQuery } from './CHQuery.js';
+import { MinHeap } from './MinHeap.js';
+import { NodeRecords } from './NodeRecords.js';
+import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+
+/**
+ * A* over the cell overlay (CellOverlay) with the CH potential: inside an open cell (one holding a
+ * source, a target or a blocked road) the search walks the roads; a boundary node of any other
+ * cell leaves it by its clique (the costs through the cell, which nothing blocks) or by its links
+ * to other cells. Exact: every path through a closed cell between two of its boundary nodes costs
+ * at least its clique entry, and the potential (the unblocked cost to the targets) stays a lower
+ * bound. The cliques the path takes are unpacked by a Dijkstra inside their cell.
+ * With a penalty (stops inside zones) it hands the query to the CH-potential A* on the roads.
+ */
+export class OverlaySearch implements PathSearch {
+  readonly name = 'overlay';
+  private readonly records: NodeRecords;
+  private pushedPi: Float64Array = new Float64Array(4096);
+  private readonly toTargets: CHPotential;
+  private readonly heap = new MinHeap(4096);
+  /** Per cell: the query stamp when it is open. */
+  private readonly openStamp: Uint32Array;
+  private stamp = 0;
+  /** Per cell, where its clique starts (cliqueOffsets). */
+  private readonly cliqueFirst: Float64Array;
+  private readonly steps: { duration: Uint32Array; distance: Uint32Array };
+  /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
+  private readonly free: CHQuery;
+  /** The found path, target first: node, link, cost per node. */
+  private readonly path: number[] = [];
+  private penalised?: CHPotentialSearch;
+  /** Entries the last query's A* expanded (road nodes and boundary nodes). */
+  settledCount = 0;
+  /** Cells the last query opened. */
+  openCount = 0;
+
+  /** `records`: the search's and the potential's node records, lent by searches that never run at the same time (NodeRecords). */
+  constructor(private readonly graph: RoadGraph, private readonly overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords]) {
+    if (!graph.hierarchy) throw new DetourError(ErrorCode.INVALID_INPUT, 'the overlay search needs the contraction hierarchy for its potential');
+    const n = graph.nodeCount;
+    const [search, potential] = records ?? [new NodeRecords(n), new NodeRecords(n)];
+    this.records = search;
+    this.toTargets = new CHPotential(n, potential);
+    this.free = new CHQuery(graph, graph.hierarchy, [search, potential]);
+    this.openStamp = new Uint32Array(overlay.boundaryFirst.length - 1);
+    this.cliqueFirst = cliqueOffsets(overlay.boundaryFirst);
+    this.steps = { duration: roadSteps(graph, 'duration'), distance: roadSteps(graph, 'distance') };
+  }
+
+  find(query: PathQuery): PathResult | null {
+    if (query.penalty !== undefined) {
+      const penalised = (this.penalised ??= new CHPotentialSearch(this.graph, [this.records, this.toTargets.records]));
+      const found = penalised.find(query);
+      this.settledCount = penalised.settledCount;
+      this.openCount = 0;
+      return found;
+    }
+    const g = this.graph, o = this.overlay;
+    const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo } = g;
+    const { cellOf, boundaryFirst, boundaryNode } = o;
+    const cliqueFirst = this.cliqueFirst;
+    const metric = query.metric;
+    const clique = o[metric];
+    const step = COST_STEP[metric];
+    const steps = this.steps[metric];
+    const blocked = query.blockedRoads;
+    const { records, heap, toTargets, openStamp } = this;
+    const targets = query.targets;
+    const T = targets.length;
+
+    // Open the cells of the endpoints and of every blocked road.
+    if (++this.stamp === 0xffffffff) { openStamp.fill(0); this.stamp = 1; }
+    const stamp = this.stamp;
+    let opened = 0;
+    const open = (c: number) => { if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; } };
+    for (const s of query.sources) open(cellOf[s.node]);
+    for (const t of targets) open(cellOf[t.node]);
+    if (blocked !== undefined) {
+      const lists = query.blockedRoadLists;
+      if (lists) {
+        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
+      } else {
+        for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
+      }
+    }
+    this.openCount = opened;
+
+    records.clear();
+    if (this.pushedPi.length > records.values.length >>> 1) this.pushedPi = new Float64Array(records.values.length >>> 1);
+    toTargets.reset(g.hierarchy![metric], targets);
+    heap.clear();
+    this.settledCount = 0;
+    let pushedPi = this.pushedPi;
+    for (const s of query.sources) {
+      const i = records.improve(s.node, s.cost);
+      if (i < 0) continue;
+      records.words[4 * i + 3] = -1;
+      const h = toTargets.pi(s.node);
+      if (i >= pushedPi.length) pushedPi = this.growPushedPi();
+      pushedPi[i] = h;
+      if (h !== Infinity) heap.push(s.cost + h, s.node);
+    }
+
+    let best = Infinity;
+    let bestTarget = -1;
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      if (key >= best) break;
+      const u = heap.pop();
+      const iu = records.find(u);
+      const cu = records.values[2 * iu];
+      if (key !== cu + pushedPi[iu]) continue; // stale entry
+      this.settledCount++;
+      for (let t = 0; t < T; t++) {
+        if (targets[t].node === u && cu + targets[t].cost < best) {
+          best = cu + targets[t].cost;
+          bestTarget = t;
+        }
+      }
+      const c = cellOf[u];
+      // In a closed cell only boundary nodes are ever reached (by links between cells or cliques).
+      const slot = openStamp[c] !== stamp ? boundarySlot(o, u) : -1;
+      const closed = slot >= 0;
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if (closed && cellOf[v] === c) continue; // crossed by the clique below
+        const road = edgeRoad[e];
+        if (blocked !== undefined && blocked[road] !== 0) continue;
+        const cv = cu + steps[road] * step;
+        const i = records.improve(v, cv);
+        if (i < 0) continue;
+        records.words[4 * i + 3] = e;
+        if (i >= pushedPi.length) pushedPi = this.growPushedPi();
+        const h = toTargets.pi(v);
+        pushedPi[i] = h;
+        if (h !== Infinity) heap.push(cv + h, v);
+      }
+      if (!closed) continue;
+      const b0 = boundaryFirst[c], B = boundaryFirst[c + 1] - b0;
+      const row = cliqueFirst[c] + slot * B;
+      for (let j = 0; j < B; j++) {
+        const w = clique[row + j];
+        if (w === UNREACHABLE || j === slot) continue;
+        const v = boundaryNode[b0 + j];
+        const cv = cu + w * step;
+        const i = records.improve(v, cv);
+        if (i < 0) continue;
+        records.words[4 * i + 3] = -2 - u; // reached through the clique from u
+        if (i >= pushedPi.length) pushedPi = this.growPushedPi();
+        const h = toTargets.pi(v);
+        pushedPi[i] = h;
+        if (h !== Infinity) heap.push(cv + h, v);
+      }
+    }
+    if (bestTarget < 0) return null;
+    // The path backwards as nodes, links (an edge, or ~ the node a clique left from) and costs;
+    // read out before unpacking, which reuses the records.
+    const path = this.path;
+    path.length = 0;
+    let node = targets[bestTarget].node;
+    for (;;) {
+      const i = records.find(node);
+      const link = records.words[4 * i + 3];
+      path.push(node, link, records.values[2 * i]);
+      if (link === -1) break;
+      node = link >= 0 ? g.edgeTailOf(link) : -2 - link;
+    }
+    const hops = path.length / 3 - 1;
+    const at = (k: number) => 3 * (hops - k); // the k-th node from the source
+    const source = query.sources.findIndex((s) => s.node === node && s.cost === path[at(0) + 2]);
+    const edges: number[] = [];
+    this.unpack(0, hops, at, steps, blocked, metric, edges);
+    return { cost: best, source, target: bestTarget, edges };
+  }
+
+  /**
+   * Appends the edges of hops lo .. hi-1 of the path. Roads as they are; a stretch with cliques as
+   * the free CH path between its ends when that costs the same and drives no blocked road (the
+   * usual case: one query for a long stretch), else its halves; a lone clique by a Dijkstra inside
+   * its cell.
+   */
+  private unpack(lo: number, hi: number, at: (k: number) => number, steps: Uint32Array, blocked: Uint8Array | undefined, metric: PathQuery['metric'], edges: number[]): void {
+    const path = this.path;
+    let cliques = 0;
+    for (let k = lo + 1; k <= hi; k++) if (path[at(k) + 1] < -1) cliques++;
+    if (cliques === 0) {
+      for (let k = lo + 1; k <= hi; k++) edges.push(path[at(k) + 1]);
+      return;
+    }
+    const from = path[at(lo)], to = path[at(hi)];
+    if (hi - lo === 1) {
+      const start = edges.length;
+      this.unpackInCell(from, to, steps, edges);
+      reverseFrom(edges, start);
+      return;
+    }
+    const want = path[at(hi) + 2] - path[at(lo) + 2];
+    const free = this.free.find([{ node: from, cost: 0, reversed: false }], [{ node: to, cost: 0, reversed: false }], metric);
+    if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, path[at(hi) + 2]) && (blocked === undefined || drivesNone(this.graph.edgeRoad, free.edges, blocked))) {
+      for (const e of free.edges) edges.push(e);
+      return;
+    }
+    const mid = (lo + hi) >>> 1;
+    this.unpack(lo, mid, at, steps, blocked, metric, edges);
+    this.unpack(mid, hi, at, steps, blocked, metric, edges);
+  }
+
+  /** Appends, last edge first, a cheapest path from `from` to `to` over the roads of to's cell. */
+  private unpackInCell(from: number, to: number, steps: Uint32Array, reversedEdges: number[]): void {
+    const g = this.graph, { firstOut, edgeHead, edgeRoad } = g, cellOf = this.overlay.cellOf;
+    const c = cellOf[to];
+    // The potential's records: the search that needed them is over.
+    const rec = this.toTargets.records, heap = this.heap;
+    rec.clear();
+    heap.clear();
+    rec.words[4 * rec.improve(from, 0) + 3] = -1;
+    heap.push(0, from);
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      if (u === to) break;
+      if (key !== rec.values[2 * rec.find(u)]) continue;
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if (cellOf[v] !== c) continue;
+        const i = rec.improve(v, key + steps[edgeRoad[e]]);
+        if (i < 0) continue;
+        rec.words[4 * i + 3] = e;
+        heap.push(key + steps[edgeRoad[e]], v);
+      }
+    }
+    for (let v = to; v !== from;) {
+      const e = rec.words[4 * rec.find(v) + 3];
+      reversedEdges.push(e);
+      v = g.edgeTailOf(e);
+    }
+  }
+
+  /** Bytes of its search state (its records' and the potential's: see NodeRecords). */
+  get stateBytes(): number {
+    return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength + this.openStamp.byteLength;
+  }
+
+  private growPushedPi(): Float64Array {
+    const grown = new Float64Array(this.records.values.length >>> 1);
+    grown.set(this.pushedPi);
+    return (this.pushedPi = grown);
+  }
+}
+
+function reverseFrom(a: number[], start: number): void {
+  for (let i = start, j = a.length - 1; i < j; i++, j--) { const x = a[i]; a[i] = a[j]; a[j] = x; }
+}

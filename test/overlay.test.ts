@@ -1,0 +1,206 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type Metric, type RoadGraph } from '../src/index.js';
+import { boundarySlot, buildCellOverlay, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
+import { crc32 } from '../src/graph/crc32.js';
+import { sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { OverlaySearch } from '../src/routing/OverlaySearch.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
+
+const METRICS: Metric[] = ['duration', 'distance'];
+
+const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
+buildHierarchy(gothenburg);
+
+/** Random stops snapped as the router snaps them. */
+function randomSnaps(graph: RoadGraph, router: Router, rand: () => number) {
+  const ra = Math.floor(rand() * graph.roadCount), rb = Math.floor(rand() * graph.roadCount);
+  return router.snapStops([
+    { latitude: graph.roadPointLat(ra, 0) + (rand() - 0.5) * 1e-3, longitude: graph.roadPointLon(ra, 0) + (rand() - 0.5) * 1e-3 },
+    { latitude: graph.roadPointLat(rb, 0) + (rand() - 0.5) * 1e-3, longitude: graph.roadPointLon(rb, 0) + (rand() - 0.5) * 1e-3 },
+  ]);
+}
+
+/**
+ * Routes around random zones and random blocked-road sets through the overlay search (the zones
+ * with their road lists, the blocked sets as a bare mask) against plain Dijkstra on the roads:
+ * same cost, and a path of unblocked edges from a source to a target that adds up to it.
+ */
+function checkOverlayRoutes(graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number): { routed: number; opened: number } {
+  const rand = seededRandom(seed);
+  const router = new Router(graph);
+  const search = new OverlaySearch(graph, overlay);
+  let routed = 0, opened = 0;
+  for (let i = 0; i < pairs; i++) {
+    const [from, to] = randomSnaps(graph, router, rand);
+    const zones = [randomZone(graph, rand, 'a', 200 + rand() * 1500), randomZone(graph, rand, 'b', 200 + rand() * 1500)];
+    const zoneMask = new Uint8Array(graph.roadCount);
+    for (const z of zones) for (const r of z.roads) zoneMask[r] = 1;
+    const blocked = new Uint8Array(graph.roadCount);
+    for (let r = 0; r < graph.roadCount; r++) blocked[r] = rand() < 0.03 ? 1 : 0;
+    for (const metric of METRICS) {
+      const sources = sourceEndpoints(graph, from, metric), targets = targetEndpoints(graph, to, metric);
+      const base = { sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude };
+      for (const [kind, mask, lists] of [['zones', zoneMask, zones.map((z) => z.roads)], ['blocked', blocked, undefined]] as const) {
+        const want = dijkstra(graph, sources, targets, metric, mask);
+        const got = search.find({ ...base, blockedRoads: mask, blockedRoadLists: lists });
+        if (want === Infinity) { assert.equal(got, null, `pair ${i} ${metric} ${kind}: a route Dijkstra did not find`); continue; }
+        assert.ok(got, `pair ${i} ${metric} ${kind}: no route, Dijkstra ${want}`);
+        assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric} ${kind}: overlay ${got.cost} vs Dijkstra ${want}`);
+        const weight = graph.edgeCost(metric);
+        let node = sources[got.source].node, sum = sources[got.source].cost;
+        for (const e of got.edges) {
+          assert.equal(graph.edgeTail[e], node, `pair ${i} ${metric} ${kind}: the unpacked edges form a path`);
+          assert.equal(mask[graph.edgeRoad[e]], 0, `pair ${i} ${metric} ${kind}: a blocked road was used`);
+          node = graph.edgeHead[e];
+          sum += weight[e];
+        }
+        assert.equal(node, targets[got.target].node, 'the path ends at the target endpoint');
+        assert.ok(close(sum + targets[got.target].cost, got.cost, 1e-9), `pair ${i} ${metric} ${kind}: the edges add up to ${sum}, reported ${got.cost}`);
+        routed++;
+        opened += search.openCount;
+      }
+    }
+  }
+  return { routed, opened };
+}
+
+describe('cell overlay', () => {
+  test('the partition: every node in one cell, none over the size, cells connected to few others', () => {
+    for (const size of [32, 256, 2048]) {
+      const { cellOf, cellCount } = cellPartition(gothenburg, size);
+      const count = new Uint32Array(cellCount);
+      for (let v = 0; v < gothenburg.nodeCount; v++) {
+        assert.ok(cellOf[v] < cellCount);
+        count[cellOf[v]]++;
+      }
+      for (let c = 0; c < cellCount; c++) assert.ok(count[c] > 0 && count[c] <= size, `cell ${c} of size ${size} holds ${count[c]} nodes`);
+      assert.ok(cellCount <= (4 * gothenburg.nodeCount) / size, `${cellCount} cells of at most ${size} nodes: the parts are not packed`);
+    }
+  });
+
+  test('boundary nodes are exactly the ends of links between cells; clique entries equal Dijkstra over the cell\'s own roads', () => {
+    const overlay = buildCellOverlay(gothenburg, 256);
+    const { cellOf, boundaryFirst, boundaryNode } = overlay;
+    const cliqueFirst = cliqueOffsets(boundaryFirst), cellCount = boundaryFirst.length - 1;
+    const crossing = new Uint8Array(gothenburg.nodeCount);
+    for (let e = 0; e < gothenburg.edgeCount; e++) {
+      const t = gothenburg.edgeTail[e], h = gothenburg.edgeHead[e];
+      if (cellOf[t] !== cellOf[h]) crossing[t] = crossing[h] = 1;
+    }
+    for (let v = 0; v < gothenburg.nodeCount; v++) {
+      const slot = boundarySlot(overlay, v);
+      assert.equal(slot >= 0, crossing[v] === 1, `node ${v}`);
+      if (slot >= 0) assert.equal(boundaryNode[boundaryFirst[cellOf[v]] + slot], v);
+    }
+    const rand = seededRandom(3);
+    let checked = 0;
+    for (let k = 0; k < 25; k++) {
+      const c = Math.floor(rand() * cellCount);
+      const b0 = boundaryFirst[c], B = boundaryFirst[c + 1] - b0;
+      if (B < 2) continue;
+      // The oracle's graph: every road with an end outside the cell blocked.
+      const outside = new Uint8Array(gothenburg.roadCount);
+      for (let r = 0; r < gothenburg.roadCount; r++) if (cellOf[gothenburg.roadFrom[r]] !== c || cellOf[gothenburg.roadTo[r]] !== c) outside[r] = 1;
+      for (const metric of METRICS) {
+        const step = metric === 'duration' ? 0.001 : 0.01;
+        for (let n = 0; n < 4; n++) {
+          const i = Math.floor(rand() * B), j = Math.floor(rand() * B);
+          const want = dijkstra(gothenburg, [{ node: boundaryNode[b0 + i], cost: 0 }], [{ node: boundaryNode[b0 + j], cost: 0 }], metric, outside);
+          const entry = overlay[metric][cliqueFirst[c] + i * B + j];
+          if (want === Infinity) assert.equal(entry, UNREACHABLE, `cell ${c} ${metric} ${i}->${j}`);
+          else assert.ok(close(entry * step, want, 1e-9), `cell ${c} ${metric} ${i}->${j}: clique ${entry * step} vs Dijkstra ${want}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked >= 100, `${checked} clique entries checked`);
+  });
+
+  for (const size of [64, 512]) {
+    test(`Gothenburg, cells of ${size}: 100 pairs, both metrics, random zones and blocked sets equal Dijkstra`, () => {
+      const { routed, opened } = checkOverlayRoutes(gothenburg, buildCellOverlay(gothenburg, size), 100, size);
+      assert.ok(routed >= 300, `${routed} routes compared`);
+      assert.ok(opened > 2 * routed, 'zones and blocked roads open cells beyond the endpoints\'');
+    });
+  }
+
+  for (const name of ['monaco.osm.pbf', 'campo-grande.osm.gz']) {
+    const data = sharedExtract(name);
+    test(`${name}: 60 pairs, both metrics, zones and blocked sets equal Dijkstra`, { skip: data.skip }, async () => {
+      const graph = await openGraph(data.path);
+      buildHierarchy(graph);
+      const { routed } = checkOverlayRoutes(graph, buildCellOverlay(graph, 256), 60, name.length);
+      assert.ok(routed >= 150, `${routed} routes compared`);
+    });
+  }
+
+  test('the hierarchy engine with an overlay: the Router agrees with the ALT engine around zones, and stops inside a zone take the penalised A*', () => {
+    const overlay = buildCellOverlay(gothenburg, 256);
+    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay) });
+    const alt = new Router(gothenburg, { engine: 'astar' });
+    const rand = seededRandom(21);
+    let inside = 0;
+    for (let i = 0; i < 40; i++) {
+      const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
+      const points = [
+        { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
+        { latitude: gothenburg.roadPointLat(b, 0), longitude: gothenburg.roadPointLon(b, 0) },
+      ];
+      // Every third pair has a zone around its first stop: the least-metres-inside fallback.
+      const zones = [randomZone(gothenburg, rand, 'z', 400 + rand() * 1200)];
+      if (i % 3 === 0) zones.push(randomZone(gothenburg, () => a / gothenburg.roadCount, 'around', 600));
+      for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+        const run = (r: Router) => { try { return r.route({ points, calculationMode, zones }); } catch (err) { return (err as { code: string }).code; } };
+        const x = run(withOverlay), y = run(alt);
+        if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
+        const cost = (r: typeof x) => (calculationMode === 'THE_FASTEST' ? r.duration : r.distance);
+        assert.ok(close(cost(x), cost(y), 1e-9), `pair ${i} ${calculationMode}: overlay ${cost(x)} vs ALT ${cost(y)}`);
+        assert.deepEqual(x.legs[0].zonesEntered?.map((z) => z.name), y.legs[0].zonesEntered?.map((z) => z.name));
+        if (x.legs[0].zonesEntered) inside++;
+      }
+    }
+    assert.ok(inside > 0, 'some stops lay inside a zone');
+  });
+});
+
+describe('graph file with the cell overlay', () => {
+  test('save then load: the overlay comes back whole and the default engine routes with it', () => {
+    const loaded = decodeGraph(encodeGraph(gothenburg));
+    const a = gothenburg.hierarchy!.overlay!, b = loaded.hierarchy!.overlay!;
+    assert.ok(b, 'the overlay was loaded');
+    for (const key of OVERLAY_ARRAY_KEYS) assert.deepEqual(b[key], a[key], key);
+    const engine = new HierarchySearch(loaded);
+    assert.ok(engine.constrained instanceof OverlaySearch, 'the loaded overlay is used by default');
+    assert.ok(!(new HierarchySearch(loaded, null).constrained instanceof OverlaySearch), 'overlay: null keeps the CH-potential A*');
+  });
+
+  test('a file without the overlay (written before it) loads and routes around zones with the CH-potential A*', () => {
+    const copy = decodeGraph(encodeGraph(gothenburg));
+    delete copy.hierarchy!.overlay;
+    const loaded = decodeGraph(encodeGraph(copy));
+    assert.equal(loaded.hierarchy!.overlay, undefined);
+    assert.ok(!(new HierarchySearch(loaded).constrained instanceof OverlaySearch));
+  });
+
+  test('a damaged overlay is GRAPH_CORRUPT naming what is wrong, not a search out of range', () => {
+    const damage = (what: RegExp, change: (o: CellOverlay) => Partial<CellOverlay>) => {
+      const copy = decodeGraph(encodeGraph(gothenburg));
+      Object.assign(copy.hierarchy!.overlay!, change(copy.hierarchy!.overlay!));
+      assert.throws(() => decodeGraph(encodeGraph(copy)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && what.test(err.message), String(what));
+    };
+    damage(/puts node 5 in cell/, (o) => { const cellOf = o.cellOf.slice(); cellOf[5] = o.boundaryFirst.length; return { cellOf }; });
+    damage(/boundary node \d+ is not an ascending node/, (o) => { const boundaryNode = o.boundaryNode.slice(); boundaryNode[3] = boundaryNode[2]; return { boundaryNode }; });
+    damage(/cliques do not match/, (o) => ({ distance: o.distance.subarray(1) }));
+    damage(/boundary offsets do not match/, (o) => ({ boundaryNode: o.boundaryNode.subarray(1) }));
+    // One section renamed (a name no reader knows, so it is skipped), the checksum made good again.
+    const bytes = encodeGraph(gothenburg);
+    const name = new TextEncoder().encode('overlay.duration');
+    const at = Buffer.from(bytes).indexOf(Buffer.from(name));
+    assert.ok(at > 0);
+    bytes[at + 8] = 'D'.charCodeAt(0);
+    new DataView(bytes.buffer).setUint32(bytes.length - 4, crc32(bytes.subarray(0, bytes.length - 4)), true);
+    assert.throws(() => decodeGraph(bytes), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /cell overlay is incomplete/.test(err.message));
+  });
+});
