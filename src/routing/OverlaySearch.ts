@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
-import { boundarySlot, cliqueOffsets, roadSteps, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import { boundarySlot, cliqueOffsets, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { CHPotentialSearch, drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
@@ -28,7 +28,6 @@ export class OverlaySearch implements PathSearch {
   private stamp = 0;
   /** Per cell, where its clique starts (cliqueOffsets). */
   private readonly cliqueFirst: Float64Array;
-  private readonly steps: { duration: Uint32Array; distance: Uint32Array };
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
   private readonly free: CHQuery;
   /** The found path, target first: node, link, cost per node. */
@@ -49,7 +48,6 @@ export class OverlaySearch implements PathSearch {
     this.free = new CHQuery(graph, graph.hierarchy, [search, potential]);
     this.openStamp = new Uint32Array(overlay.boundaryFirst.length - 1);
     this.cliqueFirst = cliqueOffsets(overlay.boundaryFirst);
-    this.steps = { duration: roadSteps(graph, 'duration'), distance: roadSteps(graph, 'distance') };
   }
 
   find(query: PathQuery): PathResult | null {
@@ -61,13 +59,14 @@ export class OverlaySearch implements PathSearch {
       return found;
     }
     const g = this.graph, o = this.overlay;
-    const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo } = g;
+    const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLength } = g;
+    // Per road: metres or milliseconds, each array read at its own site (see CHPotentialSearch).
+    const millis = g.roadMillis, byTime = query.metric === 'duration';
     const { cellOf, boundaryFirst, boundaryNode } = o;
     const cliqueFirst = this.cliqueFirst;
     const metric = query.metric;
     const clique = o[metric];
     const step = COST_STEP[metric];
-    const steps = this.steps[metric];
     const blocked = query.blockedRoads;
     const { records, heap, toTargets, openStamp } = this;
     const targets = query.targets;
@@ -131,7 +130,7 @@ export class OverlaySearch implements PathSearch {
         if (closed && cellOf[v] === c) continue; // crossed by the clique below
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
-        const cv = cu + steps[road] * step;
+        const cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLength[road]);
         const i = records.improve(v, cv);
         if (i < 0) continue;
         records.words[4 * i + 3] = e;
@@ -140,7 +139,9 @@ export class OverlaySearch implements PathSearch {
         pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v);
       }
-      if (!closed) continue;
+      // Reached by its cell's clique: the clique already went from there to every boundary node
+      // (its costs are cheapest paths inside the cell, so two of its arcs in a row never beat one).
+      if (!closed || records.words[4 * iu + 3] <= -2) continue;
       const b0 = boundaryFirst[c], B = boundaryFirst[c + 1] - b0;
       const row = cliqueFirst[c] + slot * B;
       for (let j = 0; j < B; j++) {
@@ -174,7 +175,7 @@ export class OverlaySearch implements PathSearch {
     const at = (k: number) => 3 * (hops - k); // the k-th node from the source
     const source = query.sources.findIndex((s) => s.node === node && s.cost === path[at(0) + 2]);
     const edges: number[] = [];
-    this.unpack(0, hops, at, steps, blocked, metric, edges);
+    this.unpack(0, hops, at, blocked, metric, edges);
     return { cost: best, source, target: bestTarget, edges };
   }
 
@@ -184,7 +185,7 @@ export class OverlaySearch implements PathSearch {
    * usual case: one query for a long stretch), else its halves; a lone clique by a Dijkstra inside
    * its cell.
    */
-  private unpack(lo: number, hi: number, at: (k: number) => number, steps: Uint32Array, blocked: Uint8Array | undefined, metric: PathQuery['metric'], edges: number[]): void {
+  private unpack(lo: number, hi: number, at: (k: number) => number, blocked: Uint8Array | undefined, metric: Metric, edges: number[]): void {
     const path = this.path;
     let cliques = 0;
     for (let k = lo + 1; k <= hi; k++) if (path[at(k) + 1] < -1) cliques++;
@@ -195,7 +196,7 @@ export class OverlaySearch implements PathSearch {
     const from = path[at(lo)], to = path[at(hi)];
     if (hi - lo === 1) {
       const start = edges.length;
-      this.unpackInCell(from, to, steps, edges);
+      this.unpackInCell(from, to, metric, edges);
       reverseFrom(edges, start);
       return;
     }
@@ -206,13 +207,15 @@ export class OverlaySearch implements PathSearch {
       return;
     }
     const mid = (lo + hi) >>> 1;
-    this.unpack(lo, mid, at, steps, blocked, metric, edges);
-    this.unpack(mid, hi, at, steps, blocked, metric, edges);
+    this.unpack(lo, mid, at, blocked, metric, edges);
+    this.unpack(mid, hi, at, blocked, metric, edges);
   }
 
   /** Appends, last edge first, a cheapest path from `from` to `to` over the roads of to's cell. */
-  private unpackInCell(from: number, to: number, steps: Uint32Array, reversedEdges: number[]): void {
-    const g = this.graph, { firstOut, edgeHead, edgeRoad } = g, cellOf = this.overlay.cellOf;
+  private unpackInCell(from: number, to: number, metric: Metric, reversedEdges: number[]): void {
+    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLength } = g, cellOf = this.overlay.cellOf;
+    // Whole steps, as the clique was summed (a rare path: the cost of rounding metres here is no matter).
+    const millis = g.roadMillis, byTime = metric === 'duration';
     const c = cellOf[to];
     // The potential's records: the search that needed them is over.
     const rec = this.toTargets.records, heap = this.heap;
@@ -228,10 +231,12 @@ export class OverlaySearch implements PathSearch {
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         const v = edgeHead[e];
         if (cellOf[v] !== c) continue;
-        const i = rec.improve(v, key + steps[edgeRoad[e]]);
+        const r = edgeRoad[e];
+        const d = key + (byTime ? millis[r] : Math.round(roadLength[r] / COST_STEP.distance));
+        const i = rec.improve(v, d);
         if (i < 0) continue;
         rec.words[4 * i + 3] = e;
-        heap.push(key + steps[edgeRoad[e]], v);
+        heap.push(d, v);
       }
     }
     for (let v = to; v !== from;) {
