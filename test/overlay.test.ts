@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type Metric, type RoadGraph } from '../src/index.js';
-import { boundarySlot, buildCellOverlay, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
+import { buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { crc32 } from '../src/graph/crc32.js';
 import { sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { OverlaySearch } from '../src/routing/OverlaySearch.js';
@@ -80,35 +80,38 @@ describe('cell overlay', () => {
     }
   });
 
-  test('boundary nodes are exactly the ends of links between cells; clique entries equal Dijkstra over the cell\'s own roads', () => {
+  test('entries and exits are exactly the heads and tails of links between cells; clique entries equal Dijkstra over the cell\'s own roads', () => {
     const overlay = buildCellOverlay(gothenburg, 256);
-    const { cellOf, boundaryFirst, boundaryNode } = overlay;
-    const cliqueFirst = cliqueOffsets(boundaryFirst), cellCount = boundaryFirst.length - 1;
-    const crossing = new Uint8Array(gothenburg.nodeCount);
+    const { cellOf, entryFirst, entryNode, exitFirst, exitNode } = overlay;
+    const cliqueFirst = cliqueOffsets(entryFirst, exitFirst), cellCount = entryFirst.length - 1;
+    const entering = new Uint8Array(gothenburg.nodeCount), leaving = new Uint8Array(gothenburg.nodeCount);
     for (let e = 0; e < gothenburg.edgeCount; e++) {
       const t = gothenburg.edgeTail[e], h = gothenburg.edgeHead[e];
-      if (cellOf[t] !== cellOf[h]) crossing[t] = crossing[h] = 1;
+      if (cellOf[t] !== cellOf[h]) { leaving[t] = 1; entering[h] = 1; }
     }
+    let oneWay = 0;
     for (let v = 0; v < gothenburg.nodeCount; v++) {
-      const slot = boundarySlot(overlay, v);
-      assert.equal(slot >= 0, crossing[v] === 1, `node ${v}`);
-      if (slot >= 0) assert.equal(boundaryNode[boundaryFirst[cellOf[v]] + slot], v);
+      const entry = slotIn(entryFirst, entryNode, cellOf[v], v), exit = slotIn(exitFirst, exitNode, cellOf[v], v);
+      assert.equal(entry >= 0, entering[v] === 1, `node ${v} as an entry`);
+      assert.equal(exit >= 0, leaving[v] === 1, `node ${v} as an exit`);
+      if (entering[v] !== leaving[v]) oneWay++;
     }
+    assert.ok(oneWay > 0, 'some node only enters or only leaves its cell (one-way roads)');
     const rand = seededRandom(3);
     let checked = 0;
     for (let k = 0; k < 25; k++) {
       const c = Math.floor(rand() * cellCount);
-      const b0 = boundaryFirst[c], B = boundaryFirst[c + 1] - b0;
-      if (B < 2) continue;
+      const e0 = entryFirst[c], E = entryFirst[c + 1] - e0, x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
+      if (E < 1 || X < 1) continue;
       // The oracle's graph: every road with an end outside the cell blocked.
       const outside = new Uint8Array(gothenburg.roadCount);
       for (let r = 0; r < gothenburg.roadCount; r++) if (cellOf[gothenburg.roadFrom[r]] !== c || cellOf[gothenburg.roadTo[r]] !== c) outside[r] = 1;
       for (const metric of METRICS) {
         const step = metric === 'duration' ? 0.001 : 0.01;
         for (let n = 0; n < 4; n++) {
-          const i = Math.floor(rand() * B), j = Math.floor(rand() * B);
-          const want = dijkstra(gothenburg, [{ node: boundaryNode[b0 + i], cost: 0 }], [{ node: boundaryNode[b0 + j], cost: 0 }], metric, outside);
-          const entry = overlay[metric][cliqueFirst[c] + i * B + j];
+          const i = Math.floor(rand() * E), j = Math.floor(rand() * X);
+          const want = dijkstra(gothenburg, [{ node: entryNode[e0 + i], cost: 0 }], [{ node: exitNode[x0 + j], cost: 0 }], metric, outside);
+          const entry = overlay[metric][cliqueFirst[c] + i * X + j];
           if (want === Infinity) assert.equal(entry, UNREACHABLE, `cell ${c} ${metric} ${i}->${j}`);
           else assert.ok(close(entry * step, want, 1e-9), `cell ${c} ${metric} ${i}->${j}: clique ${entry * step} vs Dijkstra ${want}`);
           checked++;
@@ -190,16 +193,17 @@ describe('graph file with the cell overlay', () => {
       Object.assign(copy.hierarchy!.overlay!, change(copy.hierarchy!.overlay!));
       assert.throws(() => decodeGraph(encodeGraph(copy)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && what.test(err.message), String(what));
     };
-    damage(/puts node 5 in cell/, (o) => { const cellOf = o.cellOf.slice(); cellOf[5] = o.boundaryFirst.length; return { cellOf }; });
-    damage(/boundary node \d+ is not an ascending node/, (o) => { const boundaryNode = o.boundaryNode.slice(); boundaryNode[3] = boundaryNode[2]; return { boundaryNode }; });
+    damage(/puts node 5 in cell/, (o) => { const cellOf = o.cellOf.slice(); cellOf[5] = o.entryFirst.length; return { cellOf }; });
+    damage(/entries \d+ is not an ascending node/, (o) => { const entryNode = o.entryNode.slice(); entryNode[3] = entryNode[2]; return { entryNode }; });
+    damage(/exits \d+ is not an ascending node/, (o) => { const exitNode = o.exitNode.slice(); exitNode[4] = o.cellOf.length; return { exitNode }; });
     damage(/cliques do not match/, (o) => ({ distance: o.distance.subarray(1) }));
-    damage(/boundary offsets do not match/, (o) => ({ boundaryNode: o.boundaryNode.subarray(1) }));
+    damage(/exits do not match their offsets/, (o) => ({ exitNode: o.exitNode.subarray(1) }));
     // One section renamed (a name no reader knows, so it is skipped), the checksum made good again.
     const bytes = encodeGraph(gothenburg);
-    const name = new TextEncoder().encode('overlay.duration');
+    const name = new TextEncoder().encode('cells.duration');
     const at = Buffer.from(bytes).indexOf(Buffer.from(name));
     assert.ok(at > 0);
-    bytes[at + 8] = 'D'.charCodeAt(0);
+    bytes[at + 6] = 'D'.charCodeAt(0);
     new DataView(bytes.buffer).setUint32(bytes.length - 4, crc32(bytes.subarray(0, bytes.length - 4)), true);
     assert.throws(() => decodeGraph(bytes), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /cell overlay is incomplete/.test(err.message));
   });

@@ -18,7 +18,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
- * the cell overlay (`overlay.cellOf`, ...: all or none, only with the hierarchies);
+ * the cell overlay (`cells.cellOf`, ...: all or none, only with the hierarchies);
  * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.bits`,
  * `roads.groupTree`). Earlier files carry `snap.tree` (before snapping used the road tree),
  * `roads.tree` (a box per road) and `snap.roadComponent` with `snap.roadBits` (a component per
@@ -65,7 +65,7 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
     }
     if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
     const overlay = graph.hierarchy.overlay;
-    if (overlay) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: `overlay.${key}`, array: overlay[key] });
+    if (overlay) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: overlaySection(key), array: overlay[key] });
   }
   for (const [key, name] of Object.entries(INDEX_SECTIONS)) {
     const array = graph.indexes[key as keyof GraphIndexes];
@@ -173,7 +173,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   readExactly(metaBytes, 'metadata');
   const known = new Set<string>([...ARRAY_KEYS, ORDER_SECTION, ...Object.values(INDEX_SECTIONS)]);
   for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) known.add(`${metric}.${key}`);
-  for (const key of OVERLAY_ARRAY_KEYS) known.add(`overlay.${key}`);
+  for (const key of OVERLAY_ARRAY_KEYS) known.add(overlaySection(key));
   const arrays: Record<string, AnyTyped> = {};
   const sectionHead = new Uint8Array(16);
   const sectionView = new DataView(sectionHead.buffer);
@@ -240,7 +240,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
     hierarchy = byMetric;
     if (arrays[ORDER_SECTION]) hierarchy.order = checkOrder(arrays[ORDER_SECTION], g, source);
   }
-  const overlayFound = OVERLAY_ARRAY_KEYS.filter((key) => arrays[`overlay.${key}`]).length;
+  const overlayFound = OVERLAY_ARRAY_KEYS.filter((key) => arrays[overlaySection(key)]).length;
   if (overlayFound !== 0 && (overlayFound !== OVERLAY_ARRAY_KEYS.length || !hierarchy)) throw corrupt(source, 'the cell overlay is incomplete');
   if (hierarchy && overlayFound) hierarchy.overlay = checkOverlay(arrays, g, source);
   return new RoadGraph(g, meta, hierarchy, checkIndexes(arrays, g, source));
@@ -331,34 +331,41 @@ function checkShape(a: RoadGraphArrays, source: string): void {
 }
 
 /**
- * The cell overlay's sections: cells below the cell count, boundary offsets in order, each cell's
- * boundary nodes ascending and in that cell, cliques of B^2 entries per cell (OverlaySearch reads
- * all of these without further checks). O(nodes + boundary nodes).
+ * The cell overlay's sections: cells below the cell count; per cell, entry and exit offsets in
+ * order and its entries and exits ascending and in that cell; cliques of entries x exits per cell
+ * (OverlaySearch reads all of these without further checks). O(nodes + entries + exits).
  */
 function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): CellOverlay {
   const n = g.nodeLatE7.length;
-  const cellOf = arrays['overlay.cellOf'], first = arrays['overlay.boundaryFirst'], nodes = arrays['overlay.boundaryNode'];
-  const duration = arrays['overlay.duration'], distance = arrays['overlay.distance'];
+  const [cellOf, entryFirst, entryNode, exitFirst, exitNode, duration, distance] = OVERLAY_ARRAY_KEYS.map((key) => arrays[overlaySection(key)]);
   if (!(cellOf instanceof Uint16Array || cellOf instanceof Uint32Array) || cellOf.length !== n) throw corrupt(source, 'the cell overlay does not match the node count');
-  if (!(first instanceof Uint32Array) || first.length < 1 || first[0] !== 0 || !(nodes instanceof Uint32Array) || first[first.length - 1] !== nodes.length) {
-    throw corrupt(source, 'the cell overlay\'s boundary offsets do not match its boundary nodes');
+  const cells = entryFirst.length - 1;
+  for (const [what, first, nodes] of [['entries', entryFirst, entryNode], ['exits', exitFirst, exitNode]] as const) {
+    if (!(first instanceof Uint32Array) || first.length !== cells + 1 || first[0] !== 0 || !(nodes instanceof Uint32Array) || first[cells] !== nodes.length) {
+      throw corrupt(source, `the cell overlay's ${what} do not match their offsets`);
+    }
+    for (let c = 0; c < cells; c++) {
+      if (first[c] > first[c + 1]) throw corrupt(source, `the cell overlay's ${what} offsets of cell ${c} are out of order`);
+      for (let k = first[c]; k < first[c + 1]; k++) {
+        const v = nodes[k];
+        if (v >= n || cellOf[v] !== c || (k > first[c] && nodes[k - 1] >= v)) throw corrupt(source, `the cell overlay's ${what} ${k} is not an ascending node of cell ${c}`);
+      }
+    }
   }
-  const cells = first.length - 1;
   for (let v = 0; v < n; v++) if (cellOf[v] >= cells) throw corrupt(source, `the cell overlay puts node ${v} in cell ${cellOf[v]} of ${cells}`);
   let entries = 0;
-  for (let c = 0; c < cells; c++) {
-    if (first[c] > first[c + 1]) throw corrupt(source, `the cell overlay's boundary offsets of cell ${c} are out of order`);
-    for (let k = first[c]; k < first[c + 1]; k++) {
-      const v = nodes[k];
-      if (v >= n || cellOf[v] !== c || (k > first[c] && nodes[k - 1] >= v)) throw corrupt(source, `the cell overlay's boundary node ${k} is not an ascending node of cell ${c}`);
-    }
-    entries += (first[c + 1] - first[c]) ** 2;
-  }
+  for (let c = 0; c < cells; c++) entries += (entryFirst[c + 1] - entryFirst[c]) * (exitFirst[c + 1] - exitFirst[c]);
   for (const clique of [duration, distance]) {
     if (!(clique instanceof Uint32Array) || clique.length !== entries) throw corrupt(source, 'the cell overlay\'s cliques do not match its cells');
   }
-  return { cellOf, boundaryFirst: first, boundaryNode: nodes, duration: duration as Uint32Array, distance: distance as Uint32Array };
+  return {
+    cellOf, entryFirst: entryFirst as Uint32Array, entryNode: entryNode as Uint32Array, exitFirst: exitFirst as Uint32Array, exitNode: exitNode as Uint32Array,
+    duration: duration as Uint32Array, distance: distance as Uint32Array,
+  };
 }
+
+/** A cell overlay array's section name. */
+const overlaySection = (key: string) => `cells.${key}`;
 
 /** The name of the nested dissection order's section. */
 const ORDER_SECTION = 'order';

@@ -12,8 +12,9 @@ export const DEFAULT_CELL_SIZE = 8192;
 /**
  * A one-level overlay in the manner of CRP / multi-level Dijkstra (Delling, Goldberg, Pajor,
  * Werneck, "Customizable route planning"): the nodes fall into cells of at most a given size, cut
- * where few links cross; a node with a link to another cell is a boundary node; per cell and
- * metric a clique holds the cost between each pair of its boundary nodes through the cell alone.
+ * where few links cross; a node a link from another cell enters is an entry, one a link to
+ * another cell leaves is an exit; per cell and metric a clique holds the cost from each entry to
+ * each exit through the cell alone (entries x exits: a one-way road's end is only one of them).
  * A search may cross a cell by its clique instead of its roads whenever nothing inside the cell is
  * blocked, so its work follows the cells the zones touch rather than every node a detour might.
  * Plain typed arrays, saved in the graph file with the hierarchy.
@@ -21,42 +22,41 @@ export const DEFAULT_CELL_SIZE = 8192;
 export interface CellOverlay {
   /** Per node: its cell (16 bits while the cells fit). */
   cellOf: Uint16Array | Uint32Array;
-  /** Per cell (CSR, length cells + 1): its boundary nodes, ascending, are boundaryNode[boundaryFirst[c] .. boundaryFirst[c+1]-1]. */
-  boundaryFirst: Uint32Array;
-  boundaryNode: Uint32Array;
+  /** Per cell (CSR, length cells + 1): its entries, ascending, are entryNode[entryFirst[c] .. entryFirst[c+1]-1]. */
+  entryFirst: Uint32Array;
+  entryNode: Uint32Array;
+  /** Per cell, its exits, the same way. */
+  exitFirst: Uint32Array;
+  exitNode: Uint32Array;
   /**
-   * Per metric, the cells' cliques one after the other (cell c's B x B block at cliqueOffsets[c],
-   * row i from its boundary node i): costs in whole steps of the metric (COST_STEP), UNREACHABLE
-   * where no path inside the cell joins the pair.
+   * Per metric, the cells' cliques one after the other (cell c's entries x exits block at
+   * cliqueOffsets[c], row i from its entry i): costs in whole steps of the metric (COST_STEP),
+   * UNREACHABLE where no path inside the cell joins the pair.
    */
   duration: Uint32Array;
   distance: Uint32Array;
 }
 
 /** The array members of a CellOverlay, in file order. */
-export const OVERLAY_ARRAY_KEYS = ['cellOf', 'boundaryFirst', 'boundaryNode', 'duration', 'distance'] as const;
+export const OVERLAY_ARRAY_KEYS = ['cellOf', 'entryFirst', 'entryNode', 'exitFirst', 'exitNode', 'duration', 'distance'] as const;
 
-/** Where each cell's clique starts (length cells + 1; float64: the sum of B^2 may pass 2^32). */
-export function cliqueOffsets(boundaryFirst: Uint32Array): Float64Array {
-  const cells = boundaryFirst.length - 1;
+/** Where each cell's clique starts (length cells + 1; float64: the sum of the blocks may pass 2^32). */
+export function cliqueOffsets(entryFirst: Uint32Array, exitFirst: Uint32Array): Float64Array {
+  const cells = entryFirst.length - 1;
   const first = new Float64Array(cells + 1);
-  for (let c = 0; c < cells; c++) {
-    const B = boundaryFirst[c + 1] - boundaryFirst[c];
-    first[c + 1] = first[c] + B * B;
-  }
+  for (let c = 0; c < cells; c++) first[c + 1] = first[c] + (entryFirst[c + 1] - entryFirst[c]) * (exitFirst[c + 1] - exitFirst[c]);
   return first;
 }
 
-/** Node v's place among its cell's boundary nodes (binary search), or -1 when it has no link out of the cell. */
-export function boundarySlot(o: CellOverlay, v: number): number {
-  const c = o.cellOf[v], nodes = o.boundaryNode;
-  let lo = o.boundaryFirst[c], hi = o.boundaryFirst[c + 1];
+/** v's place in the ascending nodes[first[c] .. first[c+1]-1] (binary search), or -1. */
+export function slotIn(first: Uint32Array, nodes: Uint32Array, c: number, v: number): number {
+  let lo = first[c], hi = first[c + 1];
   const b0 = lo;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (nodes[mid] < v) lo = mid + 1; else hi = mid;
   }
-  return lo < o.boundaryFirst[c + 1] && nodes[lo] === v ? lo - b0 : -1;
+  return lo < first[c + 1] && nodes[lo] === v ? lo - b0 : -1;
 }
 
 /**
@@ -128,19 +128,15 @@ export function buildCellOverlay(graph: RoadGraph, maxCellSize = DEFAULT_CELL_SI
   const cellOf = cellCount <= 0x10000 ? Uint16Array.from(partition.cellOf) : partition.cellOf;
   const { firstOut, edgeHead, edgeRoad } = graph;
   const edgeTail = graph.edgeTail;
-  // Boundary nodes: an end of a link between two cells.
-  const isBoundary = new Uint8Array(n);
+  // Entries and exits: the heads and tails of links between two cells.
+  const isEntry = new Uint8Array(n), isExit = new Uint8Array(n);
   for (let e = 0; e < edgeHead.length; e++) {
     const t = edgeTail[e], h = edgeHead[e];
-    if (cellOf[t] !== cellOf[h]) { isBoundary[t] = 1; isBoundary[h] = 1; }
+    if (cellOf[t] !== cellOf[h]) { isExit[t] = 1; isEntry[h] = 1; }
   }
-  const boundaryFirst = new Uint32Array(cellCount + 1);
-  for (let v = 0; v < n; v++) if (isBoundary[v]) boundaryFirst[cellOf[v] + 1]++;
-  for (let c = 0; c < cellCount; c++) boundaryFirst[c + 1] += boundaryFirst[c];
-  const boundaryNode = new Uint32Array(boundaryFirst[cellCount]);
-  const fill = boundaryFirst.slice(0, cellCount);
-  for (let v = 0; v < n; v++) if (isBoundary[v]) boundaryNode[fill[cellOf[v]]++] = v; // ascending per cell
-  const first = cliqueOffsets(boundaryFirst);
+  const [entryFirst, entryNode] = nodesPerCell(cellOf, cellCount, isEntry);
+  const [exitFirst, exitNode] = nodesPerCell(cellOf, cellCount, isExit);
+  const first = cliqueOffsets(entryFirst, exitFirst);
   const dist = new Float64Array(n).fill(Infinity);
   const heap = new MinHeap(1024);
   const touched: number[] = [];
@@ -149,10 +145,10 @@ export function buildCellOverlay(graph: RoadGraph, maxCellSize = DEFAULT_CELL_SI
     const steps = roadSteps(graph, metric);
     const clique = new Uint32Array(first[cellCount]).fill(UNREACHABLE);
     for (let c = 0; c < cellCount; c++) {
-      const b0 = boundaryFirst[c], B = boundaryFirst[c + 1] - b0;
-      for (let i = 0; i < B; i++) {
-        // Dijkstra from boundary node i over the cell's own links.
-        const s = boundaryNode[b0 + i];
+      const e0 = entryFirst[c], E = entryFirst[c + 1] - e0, x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
+      for (let i = 0; i < E; i++) {
+        // Dijkstra from entry i over the cell's own links.
+        const s = entryNode[e0 + i];
         dist[s] = 0; touched.push(s);
         heap.clear(); heap.push(0, s);
         while (heap.size > 0) {
@@ -170,9 +166,9 @@ export function buildCellOverlay(graph: RoadGraph, maxCellSize = DEFAULT_CELL_SI
             }
           }
         }
-        const row = first[c] + i * B;
-        for (let j = 0; j < B; j++) {
-          const d = dist[boundaryNode[b0 + j]];
+        const row = first[c] + i * X;
+        for (let j = 0; j < X; j++) {
+          const d = dist[exitNode[x0 + j]];
           if (d === Infinity) continue;
           if (d >= UNREACHABLE) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
           clique[row + j] = d;
@@ -183,7 +179,18 @@ export function buildCellOverlay(graph: RoadGraph, maxCellSize = DEFAULT_CELL_SI
     }
     cliques[metric] = clique;
   }
-  return { cellOf, boundaryFirst, boundaryNode, duration: cliques.duration, distance: cliques.distance };
+  return { cellOf, entryFirst, entryNode, exitFirst, exitNode, duration: cliques.duration, distance: cliques.distance };
+}
+
+/** The marked nodes of each cell, ascending, as CSR by cell. */
+function nodesPerCell(cellOf: Uint16Array | Uint32Array, cellCount: number, marked: Uint8Array): [Uint32Array, Uint32Array] {
+  const first = new Uint32Array(cellCount + 1);
+  for (let v = 0; v < marked.length; v++) if (marked[v]) first[cellOf[v] + 1]++;
+  for (let c = 0; c < cellCount; c++) first[c + 1] += first[c];
+  const nodes = new Uint32Array(first[cellCount]);
+  const fill = first.slice(0, cellCount);
+  for (let v = 0; v < marked.length; v++) if (marked[v]) nodes[fill[cellOf[v]]++] = v;
+  return [first, nodes];
 }
 
 /** Bytes the overlay holds. */

@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { boundarySlot, cliqueOffsets, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { cliqueOffsets, slotIn, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { CHPotentialSearch, drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
@@ -46,8 +46,8 @@ export class OverlaySearch implements PathSearch {
     this.records = search;
     this.toTargets = new CHPotential(n, potential);
     this.free = new CHQuery(graph, graph.hierarchy, [search, potential]);
-    this.openStamp = new Uint32Array(overlay.boundaryFirst.length - 1);
-    this.cliqueFirst = cliqueOffsets(overlay.boundaryFirst);
+    this.openStamp = new Uint32Array(overlay.entryFirst.length - 1);
+    this.cliqueFirst = cliqueOffsets(overlay.entryFirst, overlay.exitFirst);
   }
 
   find(query: PathQuery): PathResult | null {
@@ -62,7 +62,7 @@ export class OverlaySearch implements PathSearch {
     const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLength } = g;
     // Per road: metres or milliseconds, each array read at its own site (see CHPotentialSearch).
     const millis = g.roadMillis, byTime = query.metric === 'duration';
-    const { cellOf, boundaryFirst, boundaryNode } = o;
+    const { cellOf, entryFirst, entryNode, exitFirst, exitNode } = o;
     const cliqueFirst = this.cliqueFirst;
     const metric = query.metric;
     const clique = o[metric];
@@ -122,9 +122,13 @@ export class OverlaySearch implements PathSearch {
         }
       }
       const c = cellOf[u];
-      // In a closed cell only boundary nodes are ever reached (by links between cells or cliques).
-      const slot = openStamp[c] !== stamp ? boundarySlot(o, u) : -1;
-      const closed = slot >= 0;
+      // In a closed cell only entries (by a link from another cell) and exits (by the clique) are
+      // ever reached. An exit the clique reached leaves by links only: the clique already went
+      // from its entry to every exit (cheapest paths inside the cell: two in a row never beat one).
+      const byClique = records.words[4 * iu + 3] <= -2;
+      const shut = openStamp[c] !== stamp;
+      const slot = shut && !byClique ? slotIn(entryFirst, entryNode, c, u) : -1;
+      const closed = shut && (byClique || slot >= 0);
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         const v = edgeHead[e];
         if (closed && cellOf[v] === c) continue; // crossed by the clique below
@@ -139,15 +143,13 @@ export class OverlaySearch implements PathSearch {
         pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v);
       }
-      // Reached by its cell's clique: the clique already went from there to every boundary node
-      // (its costs are cheapest paths inside the cell, so two of its arcs in a row never beat one).
-      if (!closed || records.words[4 * iu + 3] <= -2) continue;
-      const b0 = boundaryFirst[c], B = boundaryFirst[c + 1] - b0;
-      const row = cliqueFirst[c] + slot * B;
-      for (let j = 0; j < B; j++) {
+      if (slot < 0) continue;
+      const x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
+      const row = cliqueFirst[c] + slot * X;
+      for (let j = 0; j < X; j++) {
         const w = clique[row + j];
-        if (w === UNREACHABLE || j === slot) continue;
-        const v = boundaryNode[b0 + j];
+        if (w === UNREACHABLE) continue;
+        const v = exitNode[x0 + j];
         const cv = cu + w * step;
         const i = records.improve(v, cv);
         if (i < 0) continue;
