@@ -18,6 +18,8 @@ export { Landmarks } from './routing/Landmarks.js';
 export { NgraphSearch } from './routing/NgraphSearch.js';
 export { CHQuery } from './routing/CHQuery.js';
 export { CHPotentialSearch, HierarchySearch } from './routing/CHPotentialSearch.js';
+export { OverlaySearch } from './routing/OverlaySearch.js';
+export { buildCellOverlay, type CellOverlay } from './hierarchy/CellOverlay.js';
 export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 export { contractGraph, type ContractOptions, type ContractionInput } from './hierarchy/contract.js';
 export { unpackArc, hierarchyByteSize, type ContractionHierarchy, type GraphHierarchy } from './hierarchy/ContractionHierarchy.js';
