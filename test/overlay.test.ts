@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import type { RouteRequest } from '../src/routing/Router.js';
 import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type Metric, type RoadGraph } from '../src/index.js';
 import { buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { crc32 } from '../src/graph/crc32.js';
@@ -165,6 +166,33 @@ describe('cell overlay', () => {
       }
     }
     assert.ok(inside > 0, 'some stops lay inside a zone');
+  });
+
+  test('around avoided road types (their road lists open the cells, as zones\' do): the Router with the overlay agrees with the ALT engine', () => {
+    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, buildCellOverlay(gothenburg, 128)) });
+    const alt = new Router(gothenburg, { engine: 'astar' });
+    const rand = seededRandom(33);
+    let compared = 0, avoided = 0;
+    for (let i = 0; i < 40; i++) {
+      const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
+      const points = [
+        { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
+        { latitude: gothenburg.roadPointLat(b, 0), longitude: gothenburg.roadPointLon(b, 0) },
+      ];
+      const zones = [randomZone(gothenburg, rand, 'z', 300 + rand() * 900)];
+      const avoidanceBehavior = (['STRONG', 'FAIL'] as const)[i % 2];
+      for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+        const request: RouteRequest = { points, calculationMode, zones, avoidanceTypes: ['BRIDGES', 'TUNNELS'], avoidanceBehavior };
+        const run = (r: Router) => { try { return r.route(request); } catch (err) { return (err as { code: string }).code; } };
+        const x = run(withOverlay), y = run(alt);
+        if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
+        const cost = (r: typeof x) => (calculationMode === 'THE_FASTEST' ? r.duration : r.distance);
+        assert.ok(close(cost(x), cost(y), 1e-9), `pair ${i} ${calculationMode} ${avoidanceBehavior}: overlay ${cost(x)} vs ALT ${cost(y)}`);
+        compared++;
+        if (!x.legs[0].avoidedTypesDriven) avoided++;
+      }
+    }
+    assert.ok(compared >= 40 && avoided >= 20, `${compared} routes compared, ${avoided} driving no avoided road`);
   });
 });
 

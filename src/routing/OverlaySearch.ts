@@ -10,12 +10,15 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
  * A* over the cell overlay (CellOverlay) with the CH potential: inside an open cell (one holding a
- * source, a target or a blocked road) the search walks the roads; a boundary node of any other
- * cell leaves it by its clique (the costs through the cell, which nothing blocks) or by its links
- * to other cells. Exact: every path through a closed cell between two of its boundary nodes costs
- * at least its clique entry, and the potential (the unblocked cost to the targets) stays a lower
- * bound. The cliques the path takes are unpacked by a Dijkstra inside their cell.
- * With a penalty (stops inside zones) it hands the query to the CH-potential A* on the roads.
+ * source, a target or an end of a blocked road) the search walks the roads; any other cell is
+ * crossed from the entry a link arrived at to its exits by its clique (the costs through the
+ * cell, which nothing blocks), and left by links. Exact: every path through a closed cell from an
+ * entry to an exit costs at least its clique entry, and the potential (the unblocked cost to the
+ * targets) stays a lower bound. The path's stretches of cliques unpack as free CH paths of the
+ * same cost that drive no blocked road, else by halves, a lone clique by a Dijkstra in its cell.
+ * Knowing where the blocked roads are costs O(blocked roads) with PathQuery.blockedRoadLists, a
+ * pass over the mask without. With a penalty (stops inside zones) it hands the query to the
+ * CH-potential A* on the roads.
  */
 export class OverlaySearch implements PathSearch {
   readonly name = 'overlay';

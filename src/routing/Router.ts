@@ -293,6 +293,8 @@ export class Router {
     };
     out.lists.push(classes);
     out.blockedAll = avoidance.behavior === 'RELAXED' ? masks.all : union(true);
+    // Without a caller's mask, the zones' and the avoided types' road lists hold every road blockedAll blocks.
+    if (!masks.hard) out.allLists = [...zones.map((z) => z.roads), ...(avoidance.behavior === 'RELAXED' ? [] : avoidance.types.map((t) => flagged.roads(AVOIDANCE_FLAGS[t])))];
     if (avoidance.behavior === 'FAIL') out.blockedHard = union(false);
     return out;
   }
@@ -337,7 +339,7 @@ export class Router {
     let leg: RouteLeg | null = null;
     if (!stopInZone && !(behavior === 'STRONG' && stopOnAvoided)) {
       const penalty = behavior === 'RELAXED' ? { roads: m.classes, costPerMetre: Float64Array.of(0, 0, relaxed, relaxed) } : undefined;
-      leg = this.searchLeg(from, to, metric, m.blockedAll, penalty, m.avoidance);
+      leg = this.searchLeg(from, to, metric, m.blockedAll, penalty, m.avoidance, m.allLists);
     }
     if (!leg && (zone || behavior === 'STRONG')) {
       // Zones (and, STRONG, avoided types) cost per metre: a zone's metre outweighs every avoided one.
@@ -477,6 +479,8 @@ interface AvoidanceMasks {
   zones: CalculatedZone[];
   classes: Uint8Array;
   blockedAll?: Uint8Array;
+  /** Road lists whose union is what blockedAll blocks, when known (PathQuery.blockedRoadLists). */
+  allLists?: ArrayLike<number>[];
   blockedHard?: Uint8Array;
   /** Masks cleared road by road (zones' and avoided types' roads) and masks cleared whole. */
   lists: Uint8Array[];
