@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { RouteRequest } from '../src/routing/Router.js';
-import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type Metric, type RoadGraph } from '../src/index.js';
+import type { Route, RouteRequest } from '../src/routing/Router.js';
+import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type LatLon, type Metric, type RoadGraph } from '../src/index.js';
 import { buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { crc32 } from '../src/graph/crc32.js';
 import { sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -140,58 +140,61 @@ describe('cell overlay', () => {
     });
   }
 
-  test('the hierarchy engine with an overlay: the Router agrees with the ALT engine around zones, and stops inside a zone take the penalised A*', () => {
-    const overlay = buildCellOverlay(gothenburg, 256);
-    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay) });
+  /**
+   * 40 random pairs of road starts, both metrics, through the Router with an overlay of cells of
+   * `cellSize` and through the ALT engine: equal costs and zones entered, or the same error code.
+   * `request` makes a pair's request (from its stops, the random sequence and the first stop's
+   * road); `check` sees each route both found (the overlay's). Returns how many were compared.
+   */
+  function agreeWithAlt(
+    cellSize: number, seed: number,
+    request: (i: number, points: LatLon[], rand: () => number, firstRoad: number) => Omit<RouteRequest, 'calculationMode'>,
+    check: (route: Route) => void,
+  ): number {
+    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, buildCellOverlay(gothenburg, cellSize)) });
     const alt = new Router(gothenburg, { engine: 'astar' });
-    const rand = seededRandom(21);
-    let inside = 0;
+    const rand = seededRandom(seed);
+    let compared = 0;
     for (let i = 0; i < 40; i++) {
       const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
       const points = [
         { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
         { latitude: gothenburg.roadPointLat(b, 0), longitude: gothenburg.roadPointLon(b, 0) },
       ];
-      // Every third pair has a zone around its first stop: the least-metres-inside fallback.
-      const zones = [randomZone(gothenburg, rand, 'z', 400 + rand() * 1200)];
-      if (i % 3 === 0) zones.push(randomZone(gothenburg, () => a / gothenburg.roadCount, 'around', 600));
+      const pair = request(i, points, rand, a);
       for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
-        const run = (r: Router) => { try { return r.route({ points, calculationMode, zones }); } catch (err) { return (err as { code: string }).code; } };
+        const run = (r: Router) => { try { return r.route({ ...pair, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
         const x = run(withOverlay), y = run(alt);
         if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
-        const cost = (r: typeof x) => (calculationMode === 'THE_FASTEST' ? r.duration : r.distance);
+        const cost = (r: Route) => (calculationMode === 'THE_FASTEST' ? r.duration : r.distance);
         assert.ok(close(cost(x), cost(y), 1e-9), `pair ${i} ${calculationMode}: overlay ${cost(x)} vs ALT ${cost(y)}`);
-        assert.deepEqual(x.legs[0].zonesEntered?.map((z) => z.name), y.legs[0].zonesEntered?.map((z) => z.name));
-        if (x.legs[0].zonesEntered) inside++;
+        assert.deepEqual(x.legs[0].zonesEntered?.map((z) => z.name), y.legs[0].zonesEntered?.map((z) => z.name), `pair ${i} ${calculationMode}: zones entered`);
+        check(x);
+        compared++;
       }
     }
+    return compared;
+  }
+
+  test('the hierarchy engine with an overlay: the Router agrees with the ALT engine around zones, and stops inside a zone take the penalised A*', () => {
+    let inside = 0;
+    agreeWithAlt(256, 21, (i, points, rand, firstRoad) => {
+      const zones = [randomZone(gothenburg, rand, 'z', 400 + rand() * 1200)];
+      // Every third pair has a zone around its first stop: the least-metres-inside fallback.
+      if (i % 3 === 0) zones.push(randomZone(gothenburg, () => firstRoad / gothenburg.roadCount, 'around', 600));
+      return { points, zones };
+    }, (route) => { if (route.legs[0].zonesEntered) inside++; });
     assert.ok(inside > 0, 'some stops lay inside a zone');
   });
 
   test('around avoided road types (their road lists open the cells, as zones\' do): the Router with the overlay agrees with the ALT engine', () => {
-    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, buildCellOverlay(gothenburg, 128)) });
-    const alt = new Router(gothenburg, { engine: 'astar' });
-    const rand = seededRandom(33);
-    let compared = 0, avoided = 0;
-    for (let i = 0; i < 40; i++) {
-      const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
-      const points = [
-        { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
-        { latitude: gothenburg.roadPointLat(b, 0), longitude: gothenburg.roadPointLon(b, 0) },
-      ];
-      const zones = [randomZone(gothenburg, rand, 'z', 300 + rand() * 900)];
-      const avoidanceBehavior = (['STRONG', 'FAIL'] as const)[i % 2];
-      for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
-        const request: RouteRequest = { points, calculationMode, zones, avoidanceTypes: ['BRIDGES', 'TUNNELS'], avoidanceBehavior };
-        const run = (r: Router) => { try { return r.route(request); } catch (err) { return (err as { code: string }).code; } };
-        const x = run(withOverlay), y = run(alt);
-        if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
-        const cost = (r: typeof x) => (calculationMode === 'THE_FASTEST' ? r.duration : r.distance);
-        assert.ok(close(cost(x), cost(y), 1e-9), `pair ${i} ${calculationMode} ${avoidanceBehavior}: overlay ${cost(x)} vs ALT ${cost(y)}`);
-        compared++;
-        if (!x.legs[0].avoidedTypesDriven) avoided++;
-      }
-    }
+    let avoided = 0;
+    const compared = agreeWithAlt(128, 33, (i, points, rand) => ({
+      points,
+      zones: [randomZone(gothenburg, rand, 'z', 300 + rand() * 900)],
+      avoidanceTypes: ['BRIDGES', 'TUNNELS'],
+      avoidanceBehavior: (['STRONG', 'FAIL'] as const)[i % 2],
+    }), (route) => { if (!route.legs[0].avoidedTypesDriven) avoided++; });
     assert.ok(compared >= 40 && avoided >= 20, `${compared} routes compared, ${avoided} driving no avoided road`);
   });
 });

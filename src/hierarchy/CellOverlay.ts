@@ -1,5 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../routing/MinHeap.js';
 import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './nestedDissection.js';
 
@@ -116,7 +116,7 @@ function concat(parts: Uint32Array[], size: number): Uint32Array {
 export function roadSteps(graph: RoadGraph, metric: Metric): Uint32Array {
   if (metric === 'duration') return graph.roadMillis;
   const length = graph.roadLength, steps = new Uint32Array(length.length);
-  for (let r = 0; r < length.length; r++) steps[r] = Math.round(length[r] / 0.01);
+  for (let r = 0; r < length.length; r++) steps[r] = Math.round(length[r] / COST_STEP.distance);
   return steps;
 }
 
