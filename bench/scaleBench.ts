@@ -62,6 +62,8 @@ interface Timings {
   zoned: Record<string, number[]>;
   /** Around another pair's zones: mostly off this pair's path. */
   elsewhere: Record<string, number[]>;
+  /** Around its own zones and one more around its target: the leg drives the fewest metres inside. */
+  inside: Record<string, number[]>;
 }
 
 async function benchSize(size: ScaleSize): Promise<string[]> {
@@ -100,7 +102,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
 
   // First route of each mode: includes whatever an engine prepares lazily (ALT landmarks).
   const timings: Record<CalculationMode, Timings> = {} as never;
-  for (const mode of MODES) timings[mode] = { first: {}, free: {}, zoned: {}, elsewhere: {} };
+  for (const mode of MODES) timings[mode] = { first: {}, free: {}, zoned: {}, elsewhere: {}, inside: {} };
   // Memory is read after the default engine's first routes (what a service holds ready to
   // query), then again once the peers have prepared too.
   const readyBytes: number[] = [];
@@ -116,6 +118,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
       timings[mode].free[e.label] = [];
       timings[mode].zoned[e.label] = [];
       timings[mode].elsewhere[e.label] = [];
+      timings[mode].inside[e.label] = [];
     }
     gc();
     const ready = process.memoryUsage();
@@ -172,7 +175,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   // first; then each engine in a row as above.
   const zoneMillis: number[] = [];
   const pairZones: CalculatedZone[][] = [];
-  let zoneCount = 0, stopOnZoneRoad = 0;
+  let zoneCount = 0, stopOnZoneRoad = 0, insideEntered = 0;
   for (let p = 0; p < pairs.length; p++) {
     if (failed.has(p) || !freePath[p]) continue;
     const flat = freePath[p];
@@ -183,13 +186,22 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     zoneCount += zones.length;
     pairZones[p] = zones;
   }
+  // One more zone of 1-3 km around each pair's target: a stop inside a zone (its own random
+  // sequence: the zones and samples after it stay those of earlier runs).
+  const insideRand = seededRandom(size.seed * 7 + 11);
+  const insideZones: CalculatedZone[][] = [];
+  for (let p = 0; p < pairs.length; p++) {
+    if (!pairZones[p]) continue;
+    const to = pairs[p][1];
+    insideZones[p] = [...pairZones[p], calculateZone(graph, roundZone(`p${p}-around`, to.latitude, to.longitude, 1000 + insideRand() * 2000, insideRand))];
+  }
   // Each pair around its own zones (on and near its path), then around the next pair's (the
   // zones a client keeps elsewhere: most routes miss most of them).
-  for (const [kind, shift] of [['zoned', 0], ['elsewhere', 1]] as const) {
+  for (const [kind, shift] of [['zoned', 0], ['elsewhere', 1], ['inside', 0]] as const) {
     for (const e of engines) {
       for (const mode of MODES) {
         for (let p = 0; p < pairs.length; p++) {
-          const zones = pairZones[(p + shift) % pairs.length];
+          const zones = kind === 'inside' ? insideZones[p] : pairZones[(p + shift) % pairs.length];
           if (!pairZones[p] || !zones) continue;
           const t0 = performance.now();
           let route: Route;
@@ -200,7 +212,8 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
             continue;
           }
           timings[mode][kind][e.label].push(performance.now() - t0);
-          if (shift === 0 && route.legs[0].zonesEntered && mode === 'THE_FASTEST' && e === engines[0]) stopOnZoneRoad++;
+          if (kind === 'zoned' && route.legs[0].zonesEntered && mode === 'THE_FASTEST' && e === engines[0]) stopOnZoneRoad++;
+          if (kind === 'inside' && route.legs[0].zonesEntered && mode === 'THE_FASTEST' && e === engines[0]) insideEntered++;
           freeCost.set(`${kind}/${mode}/${p}/${e.label}`, costOf(route, mode));
         }
       }
@@ -325,6 +338,14 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     if (engines.length > 1) {
       const ratio = (k: 'free' | 'zoned' | 'elsewhere') => quantile(timings[mode][k][engines[1].label], 0.5) / quantile(timings[mode][k][engines[0].label], 0.5);
       out.push(`| ${mode} | default vs ALT, median | | ${ratio('free').toFixed(1)}x | | ${ratio('zoned').toFixed(1)}x | | ${ratio('elsewhere').toFixed(1)}x | |`);
+    }
+  }
+  out.push('', `A stop inside a zone: the same pairs around their zones and one more of 1-3 km around the target (${insideEntered} of the THE_FASTEST routes entered a zone; the others reached the target from a road outside it). The leg drives the fewest metres inside zones, then the metric (\`src/routing/PenaltyBound.ts\`).`, '');
+  out.push('| metric | engine | p50 | p95 | max |', '|---|---|---|---|---|');
+  for (const mode of MODES) {
+    for (const e of engines) {
+      const v = timings[mode].inside[e.label];
+      out.push(`| ${mode} | ${e.label} | ${ms(quantile(v, 0.5))} | ${ms(quantile(v, 0.95))} | ${ms(v.length ? Math.max(...v) : NaN)} |`);
     }
   }
   if (ngraphLines.length) {

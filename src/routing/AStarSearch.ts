@@ -4,6 +4,7 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Landmarks } from './Landmarks.js';
 import { MinHeap } from './MinHeap.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import { PenaltyBound } from './PenaltyBound.js';
 import { prefault } from './prefault.js';
 
 /**
@@ -39,6 +40,7 @@ export class AStarSearch implements PathSearch {
   private readonly parentEdge: Int32Array;
   private readonly seen: Uint32Array;
   private readonly heap = new MinHeap(4096);
+  private penaltyLeft?: PenaltyBound;
   private readonly landmarks: number | Landmarks[];
   private readonly activeLandmarks: number;
   private stamp = 0;
@@ -65,6 +67,9 @@ export class AStarSearch implements PathSearch {
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre;
+    // With a penalty, the penalty still to pay joins the bound (PenaltyBound).
+    const left = query.penalty === undefined ? undefined : (this.penaltyLeft ??= new PenaltyBound(g));
+    left?.reset(query.targets, query.penalty!, blocked);
     const edgeDistance = g.edgeDistance;
     const { cost, heuristic, parentEdge, seen, heap } = this;
     const targets = query.targets;
@@ -139,7 +144,7 @@ export class AStarSearch implements PathSearch {
       const u = s.node;
       if (seen[u] === stamp && cost[u] <= s.cost) continue;
       if (seen[u] !== stamp) {
-        heuristic[u] = estimate(u);
+        heuristic[u] = estimate(u) + (left === undefined ? 0 : left.of(u));
         seen[u] = stamp;
       }
       cost[u] = s.cost;
@@ -170,7 +175,7 @@ export class AStarSearch implements PathSearch {
         if (penalised !== undefined) cv += perMetre![penalised[edgeRoad[e]]] * edgeDistance[e];
         if (seen[v] !== stamp) {
           seen[v] = stamp;
-          heuristic[v] = estimate(v);
+          heuristic[v] = estimate(v) + (left === undefined ? 0 : left.of(v));
         } else if (cv >= cost[v]) {
           continue;
         }

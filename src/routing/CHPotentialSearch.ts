@@ -5,6 +5,7 @@ import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
+import { PenaltyBound } from './PenaltyBound.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
@@ -13,7 +14,9 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
  * lazily from the contraction hierarchy (CHPotential, reset per query). Blocked
  * roads and penalties only make paths dearer, so pi stays admissible and consistent; the search
  * explores only where blocked roads force a detour. Honours blocked roads and the zone penalty
- * exactly like AStarSearch. State per touched node in sparse sets, cleared per query in O(1); not
+ * exactly like AStarSearch; with a penalty the potential adds the penalty still to pay
+ * (PenaltyBound), else a target inside a zone drew the search over every node outside the zones
+ * first. State per touched node in sparse sets, cleared per query in O(1); not
  * re-entrant. `records` lends it the state of a search that never runs at the same time
  * (NodeRecords): its own and the potential's.
  */
@@ -25,6 +28,8 @@ export class CHPotentialSearch implements PathSearch {
   private pushedPi: Float64Array = new Float64Array(4096);
   private readonly toTargets: CHPotential;
   private readonly heap = new MinHeap(4096);
+  /** With a penalty: the penalty still to pay, added to the potential (made at the first such query). */
+  private penaltyLeft?: PenaltyBound;
   /** Nodes expanded by the last query's A*. */
   settledCount = 0;
   /** Nodes whose potential the last query computed. */
@@ -56,6 +61,8 @@ export class CHPotentialSearch implements PathSearch {
     // The records may have given room back (NodeRecords.clear): so does the pushed potential beside them.
     if (this.pushedPi.length > records.values.length >>> 1) this.pushedPi = new Float64Array(records.values.length >>> 1);
     toTargets.reset(g.hierarchy![query.metric], targets);
+    const left = query.penalty === undefined ? undefined : (this.penaltyLeft ??= new PenaltyBound(g));
+    left?.reset(targets, query.penalty!, blocked);
     heap.clear();
     this.settledCount = 0;
 
@@ -63,7 +70,8 @@ export class CHPotentialSearch implements PathSearch {
       const i = records.improve(s.node, s.cost);
       if (i < 0) continue;
       records.words[4 * i + 3] = -1;
-      const h = toTargets.pi(s.node);
+      let h = toTargets.pi(s.node);
+      if (left !== undefined) h += left.of(s.node);
       if (i >= this.pushedPi.length) this.growPushedPi();
       this.pushedPi[i] = h;
       if (h !== Infinity) heap.push(s.cost + h, s.node);
@@ -96,7 +104,8 @@ export class CHPotentialSearch implements PathSearch {
         if (i < 0) continue;
         records.words[4 * i + 3] = e;
         if (i >= pushedPi.length) pushedPi = this.growPushedPi();
-        const h = toTargets.pi(v);
+        let h = toTargets.pi(v);
+        if (left !== undefined) h += left.of(v);
         pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }

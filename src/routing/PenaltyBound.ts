@@ -1,0 +1,91 @@
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import { MinHeap } from './MinHeap.js';
+import type { Endpoint } from './endpoints.js';
+import type { Penalty } from './PathSearch.js';
+
+/** Most nodes the backward search settles (a bound on its cost per query). */
+export const PENALTY_BOUND_BUDGET = 1 << 16;
+/**
+ * Nodes settled in a row at one key after which the search stops: at a positive key it has left
+ * the penalised roads (everything beyond costs the same); at key 0 the targets are reached without
+ * a penalty from far around (a stop outside the zones: the metric's potential is all there is).
+ */
+const PLATEAU = 1024;
+
+/**
+ * A lower bound of the penalty a path still pays from each node to the nearest target, to add to
+ * an A*'s potential when roads cost extra per metre (a stop inside a zone). Without it the A*
+ * settles, before it pays the first penalised metre, every node it can reach without one: with a
+ * target inside a zone, everything outside the zones (a whole country, seconds).
+ *
+ * A Dijkstra backward from the targets over the in-edges, with a road's penalty as its only cost
+ * (0 on roads without one), stopped once it has settled PENALTY_BOUND_BUDGET nodes or a plateau
+ * of nodes in a row at one key.
+ * Settled nodes keep their exact backward penalty; every other node costs at least the key the
+ * search stopped at (`rest`; Infinity when it ran dry: no target is reachable from them). A
+ * truncated Dijkstra's labels are consistent: on an edge from v to w, bound(v) <= penalty(v, w) +
+ * bound(w). So the sum with a consistent potential of the metric stays consistent.
+ */
+export class PenaltyBound {
+  /** Settled nodes: their backward penalty. */
+  private readonly settled = new Map<number, number>();
+  private readonly tentative = new Map<number, number>();
+  private readonly heap = new MinHeap(1024);
+  /** The bound of every node not in `settled`. */
+  rest = 0;
+
+  constructor(private readonly graph: RoadGraph) {}
+
+  /** Aims at new targets, with roads `blocked` closed and `penalty` on the rest. */
+  reset(targets: readonly Endpoint[], penalty: Penalty, blocked?: Uint8Array): void {
+    const g = this.graph;
+    // The reverse adjacency is derived on first use (8 bytes per edge, once per graph).
+    const { firstIn, inEdge, edgeRoad, roadLength } = g;
+    const { roads, costPerMetre } = penalty;
+    const { settled, tentative, heap } = this;
+    settled.clear();
+    tentative.clear();
+    heap.clear();
+    for (const t of targets) {
+      tentative.set(t.node, 0);
+      heap.push(0, t.node);
+    }
+    let plateauKey = -1, plateau = 0;
+    this.rest = Infinity;
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      if (settled.has(u)) continue;
+      if (settled.size >= PENALTY_BOUND_BUDGET || (key === plateauKey && plateau >= PLATEAU)) {
+        this.rest = key;
+        break;
+      }
+      if (key !== plateauKey) { plateauKey = key; plateau = 0; }
+      plateau++;
+      settled.set(u, key);
+      for (let k = firstIn[u], end = firstIn[u + 1]; k < end; k++) {
+        const e = inEdge[k];
+        const road = edgeRoad[e];
+        if (blocked !== undefined && blocked[road] !== 0) continue;
+        const x = g.edgeTailOf(e);
+        if (settled.has(x)) continue;
+        const c = key + costPerMetre[roads[road]] * roadLength[road];
+        const known = tentative.get(x);
+        if (known !== undefined && known <= c) continue;
+        tentative.set(x, c);
+        heap.push(c, x);
+      }
+    }
+  }
+
+  /** The lower bound for node v. */
+  of(v: number): number {
+    const s = this.settled.get(v);
+    return s === undefined ? this.rest : s;
+  }
+
+  /** Nodes the last reset settled. */
+  get settledCount(): number {
+    return this.settled.size;
+  }
+}

@@ -1,0 +1,119 @@
+import { describe, test } from 'node:test';
+import TinyQueue from 'tinyqueue';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { buildHierarchy, HierarchySearch, importGeoJson, Router, type Metric, type RoadGraph } from '../src/index.js';
+import { sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
+import { uniformPenalty, type Penalty } from '../src/routing/PathSearch.js';
+import { PenaltyBound } from '../src/routing/PenaltyBound.js';
+import { ZONE_COST_PER_METRE } from '../src/routing/Router.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom } from './support/helpers.js';
+
+const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
+buildHierarchy(gothenburg);
+const METRICS: Metric[] = ['duration', 'distance'];
+
+/** The exact penalty from every node to the nearest target: a plain backward Dijkstra over all edges (the oracle). */
+function penaltyLeft(graph: RoadGraph, targets: Endpoint[], penalty: Penalty, blocked: Uint8Array): Float64Array {
+  const into: number[][] = Array.from({ length: graph.nodeCount }, () => []);
+  for (let e = 0; e < graph.edgeCount; e++) into[graph.edgeHead[e]].push(e);
+  const dist = new Float64Array(graph.nodeCount).fill(Infinity);
+  const done = new Uint8Array(graph.nodeCount);
+  const queue = new TinyQueue<[number, number]>([], (a, b) => a[0] - b[0]);
+  for (const t of targets) { dist[t.node] = 0; queue.push([0, t.node]); }
+  while (queue.length) {
+    const [d, u] = queue.pop()!;
+    if (done[u]) continue;
+    done[u] = 1;
+    for (const e of into[u]) {
+      const road = graph.edgeRoad[e];
+      if (blocked[road]) continue;
+      const c = d + penalty.costPerMetre[penalty.roads[road]] * graph.roadLength[road];
+      const x = graph.edgeTail[e];
+      if (c < dist[x]) { dist[x] = c; queue.push([c, x]); }
+    }
+  }
+  return dist;
+}
+
+/** A stop on a road of the zone: the first point of one of its roads. */
+function stopOnZone(graph: RoadGraph, roads: ArrayLike<number>, rand: () => number) {
+  const r = roads[Math.floor(rand() * roads.length)];
+  return { latitude: graph.roadPointLat(r, 0), longitude: graph.roadPointLon(r, 0) };
+}
+
+describe('the penalty bound (stops inside zones)', () => {
+  test('a lower bound of the penalty left from every node, consistent on every edge, and exact outside the zone', () => {
+    const rand = seededRandom(5);
+    const router = new Router(gothenburg);
+    let positive = 0;
+    for (let i = 0; i < 6; i++) {
+      const zone = randomZone(gothenburg, rand, 'z', 600 + rand() * 900);
+      if (zone.roads.length === 0) continue;
+      const mask = new Uint8Array(gothenburg.roadCount);
+      for (const r of zone.roads) mask[r] = 1;
+      const blocked = new Uint8Array(gothenburg.roadCount);
+      for (let r = 0; r < gothenburg.roadCount; r++) if (!mask[r] && rand() < 0.02) blocked[r] = 1;
+      const [to] = router.snapStops([stopOnZone(gothenburg, zone.roads, rand)]);
+      const penalty = uniformPenalty(mask, i % 2 ? ZONE_COST_PER_METRE : 3);
+      const targets = targetEndpoints(gothenburg, to, 'distance', penalty);
+      const bound = new PenaltyBound(gothenburg);
+      bound.reset(targets, penalty, blocked);
+      const exact = penaltyLeft(gothenburg, targets, penalty, blocked);
+      const slack = (x: number) => 1e-9 * Math.max(1, Math.abs(x));
+      for (let v = 0; v < gothenburg.nodeCount; v++) {
+        const b = bound.of(v);
+        if (exact[v] === Infinity) continue; // any bound holds where no target can be reached
+        assert.ok(b <= exact[v] + slack(exact[v]), `zone ${i}: node ${v} bound ${b} above the exact ${exact[v]}`);
+      }
+      for (let e = 0; e < gothenburg.edgeCount; e++) {
+        const road = gothenburg.edgeRoad[e];
+        if (blocked[road]) continue;
+        const v = gothenburg.edgeTail[e], w = gothenburg.edgeHead[e];
+        const p = penalty.costPerMetre[penalty.roads[road]] * gothenburg.roadLength[road];
+        const bv = bound.of(v), bw = bound.of(w);
+        if (bw === Infinity) continue;
+        assert.ok(bv <= p + bw + slack(bv), `zone ${i}: edge ${e} breaks consistency: ${bv} > ${p} + ${bw}`);
+      }
+      // Where a target needs penalised metres from everywhere outside, the bound says so there.
+      let far = -1;
+      for (let v = 0; v < gothenburg.nodeCount; v++) if (exact[v] < Infinity && (far < 0 || exact[v] > exact[far])) far = v;
+      if (far >= 0 && exact[far] > 0 && bound.rest > 0) positive++;
+    }
+    assert.ok(positive >= 2, `${positive} zones gave a positive bound outside them`);
+  });
+
+  test('a stop inside a zone: the default engine settles a small part of the city and costs what Dijkstra costs', () => {
+    const rand = seededRandom(8);
+    const router = new Router(gothenburg);
+    const search = new HierarchySearch(gothenburg);
+    let checked = 0, settled = 0;
+    for (let i = 0; i < 20; i++) {
+      const zone = randomZone(gothenburg, rand, 'z', 500 + rand() * 800);
+      if (zone.roads.length === 0) continue;
+      const mask = new Uint8Array(gothenburg.roadCount);
+      for (const r of zone.roads) mask[r] = 1;
+      const a = Math.floor(rand() * gothenburg.roadCount);
+      const [from, to] = router.snapStops([
+        { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
+        stopOnZone(gothenburg, zone.roads, rand),
+      ]);
+      if (mask[from.road]) continue;
+      const penalty = uniformPenalty(mask, ZONE_COST_PER_METRE);
+      for (const metric of METRICS) {
+        const sources = sourceEndpoints(gothenburg, from, metric, penalty), targets = targetEndpoints(gothenburg, to, metric, penalty);
+        const want = dijkstra(gothenburg, sources, targets, metric, undefined, penalty);
+        const got = search.find({ sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, penalty });
+        if (want === Infinity) { assert.equal(got, null); continue; }
+        assert.ok(got, `pair ${i} ${metric}: no route, Dijkstra ${want}`);
+        assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric}: ${got.cost} vs Dijkstra ${want}`);
+        settled += search.settledCount;
+        checked++;
+      }
+    }
+    assert.ok(checked >= 20, `${checked} routes checked`);
+    // Without the bound the A* settled every node it could reach without a penalised metre first:
+    // most of the city on every such route. With it, what a detour to the cheapest way in needs.
+    assert.ok(settled / checked < gothenburg.nodeCount / 8, `${(settled / checked).toFixed(0)} nodes settled per route, of ${gothenburg.nodeCount}`);
+  });
+});
