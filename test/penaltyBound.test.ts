@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import TinyQueue from 'tinyqueue';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { buildHierarchy, HierarchySearch, importGeoJson, Router, type Metric, type RoadGraph } from '../src/index.js';
+import { buildHierarchy, calculateZone, HierarchySearch, importGeoJson, Router, zoneFromGeoJson, type Metric, type RoadGraph } from '../src/index.js';
 import { sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty, type Penalty } from '../src/routing/PathSearch.js';
 import { PenaltyBound } from '../src/routing/PenaltyBound.js';
@@ -36,6 +36,30 @@ function penaltyLeft(graph: RoadGraph, targets: Endpoint[], penalty: Penalty, bl
   return dist;
 }
 
+/**
+ * PenaltyBound for the targets against the oracle: at or below the exact penalty left at every
+ * node that reaches a target, and consistent on every open edge.
+ */
+function checkBound(targets: Endpoint[], penalty: Penalty, blocked: Uint8Array, label: string): { bound: PenaltyBound; exact: Float64Array } {
+  const bound = new PenaltyBound(gothenburg);
+  bound.reset(targets, penalty, blocked);
+  const exact = penaltyLeft(gothenburg, targets, penalty, blocked);
+  const slack = (x: number) => 1e-9 * Math.max(1, Math.abs(x));
+  for (let v = 0; v < gothenburg.nodeCount; v++) {
+    if (exact[v] === Infinity) continue; // any bound holds where no target can be reached
+    assert.ok(bound.of(v) <= exact[v] + slack(exact[v]), `${label}: node ${v} bound ${bound.of(v)} above the exact ${exact[v]}`);
+  }
+  for (let e = 0; e < gothenburg.edgeCount; e++) {
+    const road = gothenburg.edgeRoad[e];
+    if (blocked[road]) continue;
+    const p = penalty.costPerMetre[penalty.roads[road]] * gothenburg.roadLength[road];
+    const bv = bound.of(gothenburg.edgeTail[e]), bw = bound.of(gothenburg.edgeHead[e]);
+    if (bw === Infinity) continue;
+    assert.ok(bv <= p + bw + slack(bv), `${label}: edge ${e} breaks consistency: ${bv} > ${p} + ${bw}`);
+  }
+  return { bound, exact };
+}
+
 /** A stop on a road of the zone: the first point of one of its roads. */
 function stopOnZone(graph: RoadGraph, roads: ArrayLike<number>, rand: () => number) {
   const r = roads[Math.floor(rand() * roads.length)];
@@ -43,7 +67,7 @@ function stopOnZone(graph: RoadGraph, roads: ArrayLike<number>, rand: () => numb
 }
 
 describe('the penalty bound (stops inside zones)', () => {
-  test('a lower bound of the penalty left from every node, consistent on every edge, and exact outside the zone', () => {
+  test('a lower bound of the penalty left from every node, consistent on every edge, and positive outside the zone where a target needs penalised metres', () => {
     const rand = seededRandom(5);
     const router = new Router(gothenburg);
     let positive = 0;
@@ -57,30 +81,41 @@ describe('the penalty bound (stops inside zones)', () => {
       const [to] = router.snapStops([stopOnZone(gothenburg, zone.roads, rand)]);
       const penalty = uniformPenalty(mask, i % 2 ? ZONE_COST_PER_METRE : 3);
       const targets = targetEndpoints(gothenburg, to, 'distance', penalty);
-      const bound = new PenaltyBound(gothenburg);
-      bound.reset(targets, penalty, blocked);
-      const exact = penaltyLeft(gothenburg, targets, penalty, blocked);
-      const slack = (x: number) => 1e-9 * Math.max(1, Math.abs(x));
-      for (let v = 0; v < gothenburg.nodeCount; v++) {
-        const b = bound.of(v);
-        if (exact[v] === Infinity) continue; // any bound holds where no target can be reached
-        assert.ok(b <= exact[v] + slack(exact[v]), `zone ${i}: node ${v} bound ${b} above the exact ${exact[v]}`);
-      }
-      for (let e = 0; e < gothenburg.edgeCount; e++) {
-        const road = gothenburg.edgeRoad[e];
-        if (blocked[road]) continue;
-        const v = gothenburg.edgeTail[e], w = gothenburg.edgeHead[e];
-        const p = penalty.costPerMetre[penalty.roads[road]] * gothenburg.roadLength[road];
-        const bv = bound.of(v), bw = bound.of(w);
-        if (bw === Infinity) continue;
-        assert.ok(bv <= p + bw + slack(bv), `zone ${i}: edge ${e} breaks consistency: ${bv} > ${p} + ${bw}`);
-      }
+      const { bound, exact } = checkBound(targets, penalty, blocked, `zone ${i}`);
       // Where a target needs penalised metres from everywhere outside, the bound says so there.
       let far = -1;
       for (let v = 0; v < gothenburg.nodeCount; v++) if (exact[v] < Infinity && (far < 0 || exact[v] > exact[far])) far = v;
       if (far >= 0 && exact[far] > 0 && bound.rest > 0) positive++;
     }
     assert.ok(positive >= 2, `${positive} zones gave a positive bound outside them`);
+  });
+
+  test('a target enclosed by a ring zone (reached only through it): with the penalty unavoidable the bound walks the enclosed roads and bounds the outside by the least way in', () => {
+    let lat = 0, lon = 0;
+    for (let v = 0; v < gothenburg.nodeCount; v++) { lat += gothenburg.nodeLatitude(v); lon += gothenburg.nodeLongitude(v); }
+    lat /= gothenburg.nodeCount; lon /= gothenburg.nodeCount;
+    const circle = (r: number) => {
+      const ry = r / 111_320, rx = ry / Math.cos((lat * Math.PI) / 180), ring: number[][] = [];
+      for (let i = 0; i < 48; i++) ring.push([lon + rx * Math.cos((2 * Math.PI * i) / 48), lat + ry * Math.sin((2 * Math.PI * i) / 48)]);
+      ring.push([...ring[0]]);
+      return ring;
+    };
+    const zone = calculateZone(gothenburg, zoneFromGeoJson('ring', { type: 'Polygon', coordinates: [circle(3000), circle(2200).reverse()] }));
+    const mask = new Uint8Array(gothenburg.roadCount);
+    for (const r of zone.roads) mask[r] = 1;
+    const [to] = new Router(gothenburg).snapStops([{ latitude: lat, longitude: lon }]);
+    assert.equal(mask[to.road], 0, 'the target lies in the hole');
+    const penalty = { ...uniformPenalty(mask, ZONE_COST_PER_METRE), unavoidable: true };
+    const targets = targetEndpoints(gothenburg, to, 'duration', penalty);
+    const { bound, exact } = checkBound(targets, penalty, new Uint8Array(gothenburg.roadCount), 'ring');
+    let inside = 0, outsideLeast = Infinity;
+    for (let v = 0; v < gothenburg.nodeCount; v++) {
+      if (exact[v] === 0) inside++;
+      else if (exact[v] < Infinity) outsideLeast = Math.min(outsideLeast, exact[v]);
+    }
+    assert.ok(inside > 1024, `${inside} nodes reach the target without a penalty: more than a plateau`);
+    assert.ok(outsideLeast > 0 && outsideLeast < Infinity);
+    assert.ok(bound.rest > 0, `the bound outside is ${bound.rest}`);
   });
 
   test('a stop inside a zone: the default engine settles a small part of the city and costs what Dijkstra costs', () => {

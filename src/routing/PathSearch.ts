@@ -27,6 +27,12 @@ export interface PathQuery {
 export interface Penalty {
   roads: Uint8Array;
   costPerMetre: Float64Array;
+  /**
+   * Set when a search that closed the penalised roads found no path: the targets are reached only
+   * through them, so what surrounds the targets without a penalty is enclosed, and a search's
+   * lower bound of the penalty (PenaltyBound) is worth walking it to the end.
+   */
+  unavoidable?: boolean;
 }
 
 /** A penalty of `costPerMetre` on every road whose mask entry is 1. */

@@ -20,7 +20,7 @@ const PLATEAU = 1024;
  *
  * A Dijkstra backward from the targets over the in-edges, with a road's penalty as its only cost
  * (0 on roads without one), stopped once it has settled PENALTY_BOUND_BUDGET nodes or a plateau
- * of nodes in a row at one key.
+ * of nodes in a row at one key (at key 0 only when the penalty is not known to be unavoidable).
  * Settled nodes keep their exact backward penalty; every other node costs at least the key the
  * search stopped at (`rest`; Infinity when it ran dry: no target is reachable from them). A
  * truncated Dijkstra's labels are consistent: on an edge from v to w, bound(v) <= penalty(v, w) +
@@ -39,7 +39,7 @@ export class PenaltyBound {
   /** Aims at new targets, with roads `blocked` closed and `penalty` on the rest. */
   reset(targets: readonly Endpoint[], penalty: Penalty, blocked?: Uint8Array): void {
     const g = this.graph;
-    // The reverse adjacency is derived on first use (8 bytes per edge, once per graph).
+    // The reverse adjacency is derived on first use (4 bytes per edge and per node, once per graph).
     const { firstIn, inEdge, edgeRoad, roadLength } = g;
     const { roads, costPerMetre } = penalty;
     const { settled, tentative, heap } = this;
@@ -50,13 +50,17 @@ export class PenaltyBound {
       tentative.set(t.node, 0);
       heap.push(0, t.node);
     }
+    // At key 0 the plateau is the targets' surroundings without a penalty: stopped early unless
+    // the penalty is known to be unavoidable (those surroundings are enclosed, and the A* would
+    // otherwise walk everything outside them).
+    const zeroPlateau = penalty.unavoidable ? Infinity : PLATEAU;
     let plateauKey = -1, plateau = 0;
     this.rest = Infinity;
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
       if (settled.has(u)) continue;
-      if (settled.size >= PENALTY_BOUND_BUDGET || (key === plateauKey && plateau >= PLATEAU)) {
+      if (settled.size >= PENALTY_BOUND_BUDGET || (key === plateauKey && plateau >= (key > 0 ? PLATEAU : zeroPlateau))) {
         this.rest = key;
         break;
       }

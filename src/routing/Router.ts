@@ -259,7 +259,7 @@ export class Router {
     // Without a caller's mask, the zones' road lists hold every blocked road (a search may start from them).
     let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads));
     if (!leg && zone) {
-      leg = this.searchLeg(from, to, metric, hard, uniformPenalty(zone, ZONE_COST_PER_METRE));
+      leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone });
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
     }
     if (!leg) throw noRoute(index, labels);
@@ -337,7 +337,8 @@ export class Router {
     }
     const relaxed = RELAXED_EXTRA_PER_METRE[metric];
     let leg: RouteLeg | null = null;
-    if (!stopInZone && !(behavior === 'STRONG' && stopOnAvoided)) {
+    const firstRan = !stopInZone && !(behavior === 'STRONG' && stopOnAvoided);
+    if (firstRan) {
       const penalty = behavior === 'RELAXED' ? { roads: m.classes, costPerMetre: Float64Array.of(0, 0, relaxed, relaxed) } : undefined;
       leg = this.searchLeg(from, to, metric, m.blockedAll, penalty, m.avoidance, m.allLists);
     }
@@ -345,7 +346,8 @@ export class Router {
       // Zones (and, STRONG, avoided types) cost per metre: a zone's metre outweighs every avoided one.
       const zoneCost = behavior === 'STRONG' ? ZONE_COST_PER_METRE * STRONG_COST_PER_METRE : ZONE_COST_PER_METRE;
       const avoidCost = behavior === 'STRONG' ? STRONG_COST_PER_METRE : behavior === 'RELAXED' ? relaxed : 0;
-      const penalty = { roads: m.classes, costPerMetre: Float64Array.of(0, zoneCost, avoidCost, zoneCost + avoidCost) };
+      // Unavoidable when the search around them ran and found nothing.
+      const penalty = { roads: m.classes, costPerMetre: Float64Array.of(0, zoneCost, avoidCost, zoneCost + avoidCost), unavoidable: firstRan };
       leg = this.searchLeg(from, to, metric, behavior === 'FAIL' ? m.blockedHard : hard, penalty, m.avoidance);
       // Only when it did enter one: STRONG comes here for the avoided types alone too.
       const entered = leg && zone ? this.zonesEntered(leg, zones) : [];
