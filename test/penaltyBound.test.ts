@@ -6,6 +6,7 @@ import { buildHierarchy, calculateZone, HierarchySearch, importGeoJson, Router, 
 import { sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty, type Penalty } from '../src/routing/PathSearch.js';
 import { PenaltyBound } from '../src/routing/PenaltyBound.js';
+import { buildCellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { ZONE_COST_PER_METRE } from '../src/routing/Router.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom } from './support/helpers.js';
 
@@ -118,37 +119,50 @@ describe('the penalty bound (stops inside zones)', () => {
     assert.ok(bound.rest > 0, `the bound outside is ${bound.rest}`);
   });
 
-  test('a stop inside a zone: the default engine settles a small part of the city and costs what Dijkstra costs', () => {
-    const rand = seededRandom(8);
-    const router = new Router(gothenburg);
-    const search = new HierarchySearch(gothenburg);
-    let checked = 0, settled = 0;
-    for (let i = 0; i < 20; i++) {
-      const zone = randomZone(gothenburg, rand, 'z', 500 + rand() * 800);
-      if (zone.roads.length === 0) continue;
-      const mask = new Uint8Array(gothenburg.roadCount);
-      for (const r of zone.roads) mask[r] = 1;
-      const a = Math.floor(rand() * gothenburg.roadCount);
-      const [from, to] = router.snapStops([
-        { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
-        stopOnZone(gothenburg, zone.roads, rand),
-      ]);
-      if (mask[from.road]) continue;
-      const penalty = uniformPenalty(mask, ZONE_COST_PER_METRE);
-      for (const metric of METRICS) {
-        const sources = sourceEndpoints(gothenburg, from, metric, penalty), targets = targetEndpoints(gothenburg, to, metric, penalty);
-        const want = dijkstra(gothenburg, sources, targets, metric, undefined, penalty);
-        const got = search.find({ sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, penalty });
-        if (want === Infinity) { assert.equal(got, null); continue; }
-        assert.ok(got, `pair ${i} ${metric}: no route, Dijkstra ${want}`);
-        assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric}: ${got.cost} vs Dijkstra ${want}`);
-        settled += search.settledCount;
-        checked++;
+  for (const [label, overlay] of [['the overlay of the file', undefined], ['an overlay of 256-node cells', buildCellOverlay(gothenburg, 256)], ['no overlay (the CH-potential A*)', null]] as const) {
+    test(`a stop inside a zone, ${label}: the hierarchy engine settles a small part of the city, costs what Dijkstra costs, and its path adds up`, () => {
+      const rand = seededRandom(8);
+      const router = new Router(gothenburg);
+      const search = new HierarchySearch(gothenburg, overlay);
+      let checked = 0, settled = 0;
+      for (let i = 0; i < 20; i++) {
+        const zone = randomZone(gothenburg, rand, 'z', 500 + rand() * 800);
+        if (zone.roads.length === 0) continue;
+        const mask = new Uint8Array(gothenburg.roadCount);
+        for (const r of zone.roads) mask[r] = 1;
+        const a = Math.floor(rand() * gothenburg.roadCount);
+        const [from, to] = router.snapStops([
+          { latitude: gothenburg.roadPointLat(a, 0), longitude: gothenburg.roadPointLon(a, 0) },
+          stopOnZone(gothenburg, zone.roads, rand),
+        ]);
+        if (mask[from.road]) continue;
+        // Half the queries tell where the penalised roads are; the others leave the search to find them.
+        const penalty = { ...uniformPenalty(mask, ZONE_COST_PER_METRE), roadLists: i % 2 ? [zone.roads] : undefined };
+        for (const metric of METRICS) {
+          const sources = sourceEndpoints(gothenburg, from, metric, penalty), targets = targetEndpoints(gothenburg, to, metric, penalty);
+          const want = dijkstra(gothenburg, sources, targets, metric, undefined, penalty);
+          const got = search.find({ sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, penalty });
+          if (want === Infinity) { assert.equal(got, null); continue; }
+          assert.ok(got, `pair ${i} ${metric}: no route, Dijkstra ${want}`);
+          assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric}: ${got.cost} vs Dijkstra ${want}`);
+          const weight = gothenburg.edgeCost(metric);
+          let node = sources[got.source].node, sum = sources[got.source].cost;
+          for (const e of got.edges) {
+            assert.equal(gothenburg.edgeTail[e], node, `pair ${i} ${metric}: the edges form a path`);
+            const road = gothenburg.edgeRoad[e];
+            sum += weight[e] + penalty.costPerMetre[mask[road]] * gothenburg.roadLength[road];
+            node = gothenburg.edgeHead[e];
+          }
+          assert.equal(node, targets[got.target].node, `pair ${i} ${metric}: the path ends at the target`);
+          assert.ok(close(sum + targets[got.target].cost, got.cost, 1e-9), `pair ${i} ${metric}: the path costs ${sum + targets[got.target].cost}, reported ${got.cost}`);
+          settled += search.settledCount;
+          checked++;
+        }
       }
-    }
-    assert.ok(checked >= 20, `${checked} routes checked`);
-    // Without the bound the A* settled every node it could reach without a penalised metre first:
-    // most of the city on every such route. With it, what a detour to the cheapest way in needs.
-    assert.ok(settled / checked < gothenburg.nodeCount / 8, `${(settled / checked).toFixed(0)} nodes settled per route, of ${gothenburg.nodeCount}`);
-  });
+      assert.ok(checked >= 20, `${checked} routes checked`);
+      // Without the bound the A* settled every node it could reach without a penalised metre first:
+      // most of the city on every such route. With it, what a detour to the cheapest way in needs.
+      assert.ok(settled / checked < gothenburg.nodeCount / 8, `${(settled / checked).toFixed(0)} nodes settled per route, of ${gothenburg.nodeCount}`);
+    });
+  }
 });

@@ -2,11 +2,12 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { cliqueOffsets, slotIn, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
-import { CHPotentialSearch, drivesNone } from './CHPotentialSearch.js';
+import { drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import { PenaltyBound } from './PenaltyBound.js';
 
 /**
  * A* over the cell overlay (CellOverlay) with the CH potential: inside an open cell (one holding a
@@ -17,8 +18,10 @@ import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
  * targets) stays a lower bound. The path's stretches of cliques unpack as free CH paths of the
  * same cost that drive no blocked road, else by halves, a lone clique by a Dijkstra in its cell.
  * Knowing where the blocked roads are costs O(blocked roads) with PathQuery.blockedRoadLists, a
- * pass over the mask without. With a penalty (stops inside zones) it hands the query to the
- * CH-potential A* on the roads.
+ * pass over the mask without. With a penalty (stops inside zones) the cells of the penalised
+ * roads open too (Penalty.roadLists, else a pass over its mask), roads there cost their penalty
+ * as well, and the potential adds the penalty still to pay (PenaltyBound): a closed cell has no
+ * penalised road, so its clique is its cost with the penalty too.
  */
 export class OverlaySearch implements PathSearch {
   readonly name = 'overlay';
@@ -35,7 +38,8 @@ export class OverlaySearch implements PathSearch {
   private readonly free: CHQuery;
   /** The found path, target first: node, link, cost per node. */
   private readonly path: number[] = [];
-  private penalised?: CHPotentialSearch;
+  /** With a penalty: the penalty still to pay (made at the first such query). */
+  private penaltyLeft?: PenaltyBound;
   /** Entries the last query's A* expanded (road nodes and boundary nodes). */
   settledCount = 0;
   /** Cells the last query opened. */
@@ -54,13 +58,6 @@ export class OverlaySearch implements PathSearch {
   }
 
   find(query: PathQuery): PathResult | null {
-    if (query.penalty !== undefined) {
-      const penalised = (this.penalised ??= new CHPotentialSearch(this.graph, [this.records, this.toTargets.records]));
-      const found = penalised.find(query);
-      this.settledCount = penalised.settledCount;
-      this.openCount = 0;
-      return found;
-    }
     const g = this.graph, o = this.overlay;
     const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLength } = g;
     // Per road: metres or milliseconds, each array read at its own site (see CHPotentialSearch).
@@ -71,6 +68,8 @@ export class OverlaySearch implements PathSearch {
     const clique = o[metric];
     const step = COST_STEP[metric];
     const blocked = query.blockedRoads;
+    const penalty = query.penalty;
+    const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
     const { records, heap, toTargets, openStamp } = this;
     const targets = query.targets;
     const T = targets.length;
@@ -90,11 +89,21 @@ export class OverlaySearch implements PathSearch {
         for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
       }
     }
+    if (penalised !== undefined) {
+      const lists = penalty!.roadLists;
+      if (lists) {
+        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; if (perMetre![penalised[r]] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); } }
+      } else {
+        for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
+      }
+    }
     this.openCount = opened;
 
     records.clear();
     if (this.pushedPi.length > records.values.length >>> 1) this.pushedPi = new Float64Array(records.values.length >>> 1);
     toTargets.reset(g.hierarchy![metric], targets);
+    const left = penalty === undefined ? undefined : (this.penaltyLeft ??= new PenaltyBound(g));
+    left?.reset(targets, penalty!, blocked);
     heap.clear();
     this.settledCount = 0;
     let pushedPi = this.pushedPi;
@@ -102,7 +111,8 @@ export class OverlaySearch implements PathSearch {
       const i = records.improve(s.node, s.cost);
       if (i < 0) continue;
       records.words[4 * i + 3] = -1;
-      const h = toTargets.pi(s.node);
+      let h = toTargets.pi(s.node);
+      if (left !== undefined) h += left.of(s.node);
       if (i >= pushedPi.length) pushedPi = this.growPushedPi();
       pushedPi[i] = h;
       if (h !== Infinity) heap.push(s.cost + h, s.node);
@@ -137,12 +147,14 @@ export class OverlaySearch implements PathSearch {
         if (closed && cellOf[v] === c) continue; // crossed by the clique below
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
-        const cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLength[road]);
+        let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLength[road]);
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
         const i = records.improve(v, cv);
         if (i < 0) continue;
         records.words[4 * i + 3] = e;
         if (i >= pushedPi.length) pushedPi = this.growPushedPi();
-        const h = toTargets.pi(v);
+        let h = toTargets.pi(v);
+        if (left !== undefined) h += left.of(v);
         pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v);
       }
@@ -158,7 +170,8 @@ export class OverlaySearch implements PathSearch {
         if (i < 0) continue;
         records.words[4 * i + 3] = -2 - u; // reached through the clique from u
         if (i >= pushedPi.length) pushedPi = this.growPushedPi();
-        const h = toTargets.pi(v);
+        let h = toTargets.pi(v);
+        if (left !== undefined) h += left.of(v);
         pushedPi[i] = h;
         if (h !== Infinity) heap.push(cv + h, v);
       }
@@ -180,7 +193,7 @@ export class OverlaySearch implements PathSearch {
     const at = (k: number) => 3 * (hops - k); // the k-th node from the source
     const source = query.sources.findIndex((s) => s.node === node && s.cost === path[at(0) + 2]);
     const edges: number[] = [];
-    this.unpack(0, hops, at, blocked, metric, edges);
+    this.unpack(0, hops, at, blocked, penalised, metric, edges);
     return { cost: best, source, target: bestTarget, edges };
   }
 
@@ -190,7 +203,7 @@ export class OverlaySearch implements PathSearch {
    * usual case: one query for a long stretch), else its halves; a lone clique by a Dijkstra inside
    * its cell.
    */
-  private unpack(lo: number, hi: number, at: (k: number) => number, blocked: Uint8Array | undefined, metric: Metric, edges: number[]): void {
+  private unpack(lo: number, hi: number, at: (k: number) => number, blocked: Uint8Array | undefined, penalised: Uint8Array | undefined, metric: Metric, edges: number[]): void {
     const path = this.path;
     let cliques = 0;
     for (let k = lo + 1; k <= hi; k++) if (path[at(k) + 1] < -1) cliques++;
@@ -207,13 +220,16 @@ export class OverlaySearch implements PathSearch {
     }
     const want = path[at(hi) + 2] - path[at(lo) + 2];
     const free = this.free.find([{ node: from, cost: 0, reversed: false }], [{ node: to, cost: 0, reversed: false }], metric);
-    if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, path[at(hi) + 2]) && (blocked === undefined || drivesNone(this.graph.edgeRoad, free.edges, blocked))) {
+    // The free path must drive no penalised road either: its cost would then be more than `want`.
+    const { edgeRoad } = this.graph;
+    if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, path[at(hi) + 2]) &&
+      (blocked === undefined || drivesNone(edgeRoad, free.edges, blocked)) && (penalised === undefined || drivesNone(edgeRoad, free.edges, penalised))) {
       for (const e of free.edges) edges.push(e);
       return;
     }
     const mid = (lo + hi) >>> 1;
-    this.unpack(lo, mid, at, blocked, metric, edges);
-    this.unpack(mid, hi, at, blocked, metric, edges);
+    this.unpack(lo, mid, at, blocked, penalised, metric, edges);
+    this.unpack(mid, hi, at, blocked, penalised, metric, edges);
   }
 
   /** Appends, last edge first, a cheapest path from `from` to `to` over the roads of to's cell. */

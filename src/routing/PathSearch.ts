@@ -33,6 +33,8 @@ export interface Penalty {
    * lower bound of the penalty (PenaltyBound) is worth walking it to the end.
    */
   unavoidable?: boolean;
+  /** When known, lists whose union holds every road with a penalty (as blockedRoadLists for blocked roads). */
+  roadLists?: readonly ArrayLike<number>[];
 }
 
 /** A penalty of `costPerMetre` on every road whose mask entry is 1. */

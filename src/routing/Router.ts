@@ -259,7 +259,8 @@ export class Router {
     // Without a caller's mask, the zones' road lists hold every blocked road (a search may start from them).
     let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads));
     if (!leg && zone) {
-      leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone });
+      const roadLists = zones.map((z) => z.roads);
+      leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists });
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
     }
     if (!leg) throw noRoute(index, labels);
@@ -336,10 +337,14 @@ export class Router {
       );
     }
     const relaxed = RELAXED_EXTRA_PER_METRE[metric];
+    // Every road of a penalty class: the zones' and the avoided types' lists.
+    const flagged = this.flaggedRoads!;
+    const typeLists = m.avoidance.types.map((t) => flagged.roads(AVOIDANCE_FLAGS[t]));
+    const classLists = [...zones.map((z) => z.roads), ...typeLists];
     let leg: RouteLeg | null = null;
     const firstRan = !stopInZone && !(behavior === 'STRONG' && stopOnAvoided);
     if (firstRan) {
-      const penalty = behavior === 'RELAXED' ? { roads: m.classes, costPerMetre: Float64Array.of(0, 0, relaxed, relaxed) } : undefined;
+      const penalty = behavior === 'RELAXED' ? { roads: m.classes, costPerMetre: Float64Array.of(0, 0, relaxed, relaxed), roadLists: typeLists } : undefined;
       leg = this.searchLeg(from, to, metric, m.blockedAll, penalty, m.avoidance, m.allLists);
     }
     if (!leg && (zone || behavior === 'STRONG')) {
@@ -347,7 +352,7 @@ export class Router {
       const zoneCost = behavior === 'STRONG' ? ZONE_COST_PER_METRE * STRONG_COST_PER_METRE : ZONE_COST_PER_METRE;
       const avoidCost = behavior === 'STRONG' ? STRONG_COST_PER_METRE : behavior === 'RELAXED' ? relaxed : 0;
       // Unavoidable when the search around them ran and found nothing.
-      const penalty = { roads: m.classes, costPerMetre: Float64Array.of(0, zoneCost, avoidCost, zoneCost + avoidCost), unavoidable: firstRan };
+      const penalty = { roads: m.classes, costPerMetre: Float64Array.of(0, zoneCost, avoidCost, zoneCost + avoidCost), unavoidable: firstRan, roadLists: classLists };
       leg = this.searchLeg(from, to, metric, behavior === 'FAIL' ? m.blockedHard : hard, penalty, m.avoidance);
       // Only when it did enter one: STRONG comes here for the avoided types alone too.
       const entered = leg && zone ? this.zonesEntered(leg, zones) : [];
@@ -356,7 +361,7 @@ export class Router {
     if (leg) return leg;
     if (behavior === 'FAIL') {
       // Would the leg exist without the avoidance? Then name the types that route drives.
-      const free = this.searchLeg(from, to, metric, hard, zone && uniformPenalty(zone, ZONE_COST_PER_METRE), m.avoidance);
+      const free = this.searchLeg(from, to, metric, hard, zone && { ...uniformPenalty(zone, ZONE_COST_PER_METRE), roadLists: zones.map((z) => z.roads) }, m.avoidance);
       if (free) {
         const driven = free.avoidedTypesDriven ?? [];
         const types = driven.length > 0 ? driven.map((d) => d.type) : m.avoidance.types;
