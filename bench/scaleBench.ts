@@ -340,7 +340,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
       out.push(`| ${mode} | default vs ALT, median | | ${ratio('free').toFixed(1)}x | | ${ratio('zoned').toFixed(1)}x | | ${ratio('elsewhere').toFixed(1)}x | |`);
     }
   }
-  out.push('', `A stop inside a zone: the same pairs around their zones and one more of 1-3 km around the target (${insideEntered} of the THE_FASTEST routes entered a zone; the others reached the target from a road outside it). The leg drives the fewest metres inside zones, then the metric (\`src/routing/PenaltyBound.ts\`).`, '');
+  out.push('', `A stop inside a zone: the same pairs around their zones and one more of 1-3 km around the target (${insideEntered} of the THE_FASTEST routes entered a zone). The leg drives the fewest metres inside zones, then the metric (\`src/routing/PenaltyBound.ts\`).`, '');
   out.push('| metric | engine | p50 | p95 | max |', '|---|---|---|---|---|');
   for (const mode of MODES) {
     for (const e of engines) {
