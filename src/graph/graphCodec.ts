@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import {
   HIERARCHY_ARRAY_KEYS, contractionOrder, type ContractionHierarchy, type GraphHierarchy,
 } from '../hierarchy/ContractionHierarchy.js';
-import { OVERLAY_ARRAY_KEYS, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { bigCellPerNode, OVERLAY_ARRAY_KEYS, smallCellRanges, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { crc32 } from './crc32.js';
 import {
   ARRAY_KEYS, RoadGraph, type GraphIndexes, type GraphMeta, type Metric, type RoadGraphArrays,
@@ -18,7 +18,8 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
  * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
- * the cell overlay (`cells.cellOf`, ...: all or none, only with the hierarchies);
+ * the cell overlay (`cells.cellOf`, ...: all or none, only with the hierarchies) and its small cells
+ * (`cells.fine.cellOf`, ...: all or none, only with the overlay);
  * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.bits`,
  * `roads.groupTree`). Earlier files carry `snap.tree` (before snapping used the road tree),
  * `roads.tree` (a box per road) and `snap.roadComponent` with `snap.roadBits` (a component per
@@ -65,7 +66,8 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
     }
     if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
     const overlay = graph.hierarchy.overlay;
-    if (overlay) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: overlaySection(key), array: overlay[key] });
+    if (overlay) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: overlaySection(key), array: key === 'cellOf' ? bigCellPerNode(overlay) : overlay[key] });
+    if (overlay?.fine) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: overlaySection(key, FINE), array: overlay.fine[key] });
   }
   for (const [key, name] of Object.entries(INDEX_SECTIONS)) {
     const array = graph.indexes[key as keyof GraphIndexes];
@@ -173,7 +175,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   readExactly(metaBytes, 'metadata');
   const known = new Set<string>([...ARRAY_KEYS, ORDER_SECTION, ...Object.values(INDEX_SECTIONS)]);
   for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) known.add(`${metric}.${key}`);
-  for (const key of OVERLAY_ARRAY_KEYS) known.add(overlaySection(key));
+  for (const key of OVERLAY_ARRAY_KEYS) known.add(overlaySection(key)).add(overlaySection(key, FINE));
   const arrays: Record<string, AnyTyped> = {};
   const sectionHead = new Uint8Array(16);
   const sectionView = new DataView(sectionHead.buffer);
@@ -243,6 +245,13 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   const overlayFound = OVERLAY_ARRAY_KEYS.filter((key) => arrays[overlaySection(key)]).length;
   if (overlayFound !== 0 && (overlayFound !== OVERLAY_ARRAY_KEYS.length || !hierarchy)) throw corrupt(source, 'the cell overlay is incomplete');
   if (hierarchy && overlayFound) hierarchy.overlay = checkOverlay(arrays, g, source);
+  const fineFound = OVERLAY_ARRAY_KEYS.filter((key) => arrays[overlaySection(key, FINE)]).length;
+  if (fineFound !== 0 && (fineFound !== OVERLAY_ARRAY_KEYS.length || !hierarchy?.overlay)) throw corrupt(source, 'the cell overlay\'s small cells are incomplete');
+  if (hierarchy?.overlay && fineFound) {
+    const fine = checkOverlay(arrays, g, source, FINE);
+    hierarchy.overlay.cellOf = bigCellPerSmallCell(fine, hierarchy.overlay, source);
+    hierarchy.overlay.fine = fine;
+  }
   return new RoadGraph(g, meta, hierarchy, checkIndexes(arrays, g, source));
 }
 
@@ -335,9 +344,9 @@ function checkShape(a: RoadGraphArrays, source: string): void {
  * order and its entries and exits ascending and in that cell; cliques of entries x exits per cell
  * (OverlaySearch reads all of these without further checks). O(nodes + entries + exits).
  */
-function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): CellOverlay {
+function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string, prefix = ''): CellOverlay {
   const n = g.nodeLatE7.length;
-  const [cellOf, entryFirst, entryNode, exitFirst, exitNode, duration, distance] = OVERLAY_ARRAY_KEYS.map((key) => arrays[overlaySection(key)]);
+  const [cellOf, entryFirst, entryNode, exitFirst, exitNode, duration, distance] = OVERLAY_ARRAY_KEYS.map((key) => arrays[overlaySection(key, prefix)]);
   if (!(cellOf instanceof Uint16Array || cellOf instanceof Uint32Array) || cellOf.length !== n) throw corrupt(source, 'the cell overlay does not match the node count');
   const cells = entryFirst.length - 1;
   for (const [what, first, nodes] of [['entries', entryFirst, entryNode], ['exits', exitFirst, exitNode]] as const) {
@@ -364,8 +373,33 @@ function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, sour
   };
 }
 
+/**
+ * Per small cell, its big cell (what CellOverlay.cellOf holds with small cells; the file's per-node
+ * array is dropped). Each small cell must lie inside one big cell, and the small cells of a big cell
+ * be numbered in a row: a search that crosses a small cell by its clique while its big cell is
+ * open would otherwise land in a closed big cell it never entered. O(nodes).
+ */
+function bigCellPerSmallCell(fine: CellOverlay, big: CellOverlay, source: string): Uint16Array | Uint32Array {
+  const smallCells = fine.entryFirst.length - 1, bigCells = big.entryFirst.length - 1;
+  const bigOf = new (big.cellOf instanceof Uint16Array ? Uint16Array : Uint32Array)(new SharedOrPlainBuffer(smallCells * big.cellOf.BYTES_PER_ELEMENT));
+  const seen = new Uint8Array(smallCells);
+  for (let v = 0; v < big.cellOf.length; v++) {
+    const c = fine.cellOf[v];
+    if (!seen[c]) { seen[c] = 1; bigOf[c] = big.cellOf[v]; }
+    else if (bigOf[c] !== big.cellOf[v]) throw corrupt(source, `the cell overlay's small cell ${c} lies in two big cells`);
+  }
+  const empty = seen.indexOf(0);
+  if (empty >= 0) throw corrupt(source, `the cell overlay's small cell ${empty} holds no node`);
+  const ranges = smallCellRanges(bigOf, bigCells);
+  if (typeof ranges === 'string') throw corrupt(source, `the cell overlay's ${ranges}`);
+  return bigOf;
+}
+
+/** The small cells' prefix after `cells.` (CellOverlay.fine). */
+const FINE = 'fine.';
+
 /** A cell overlay array's section name. */
-const overlaySection = (key: string) => `cells.${key}`;
+const overlaySection = (key: string, prefix = '') => `cells.${prefix}${key}`;
 
 /** The name of the nested dissection order's section. */
 const ORDER_SECTION = 'order';

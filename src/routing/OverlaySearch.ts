@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { cliqueOffsets, slotIn, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { cliqueOffsets, slotIn, smallCellRanges, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
@@ -9,13 +9,36 @@ import { NodeRecords } from './NodeRecords.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 
+/** One level of the overlay as the search reads it. */
+interface Level {
+  entryFirst: Uint32Array;
+  entryNode: Uint32Array;
+  exitFirst: Uint32Array;
+  exitNode: Uint32Array;
+  /** Per cell, where its clique starts (cliqueOffsets). */
+  cliqueFirst: Float64Array;
+  cliques: Record<Metric, Uint32Array>;
+  /** Per cell: the query stamp when it is open. */
+  openStamp: Uint32Array;
+}
+
+function levelOf(o: CellOverlay): Level {
+  return {
+    entryFirst: o.entryFirst, entryNode: o.entryNode, exitFirst: o.exitFirst, exitNode: o.exitNode,
+    cliqueFirst: cliqueOffsets(o.entryFirst, o.exitFirst), cliques: { duration: o.duration, distance: o.distance },
+    openStamp: new Uint32Array(o.entryFirst.length - 1),
+  };
+}
+
 /**
  * A* over the cell overlay (CellOverlay) with the CH potential: inside an open cell (one holding a
  * source, a target or an end of a blocked road) the search walks the roads; any other cell is
  * crossed from the entry a link arrived at to its exits by its clique (the costs through the
- * cell, which nothing blocks), and left by links. Exact: every path through a closed cell from an
- * entry to an exit costs at least its clique entry, and the potential (the unblocked cost to the
- * targets) stays a lower bound. The path's stretches of cliques unpack as free CH paths of the
+ * cell, which nothing blocks), and left by links. With small cells inside the big ones, a closed
+ * big cell is crossed by its clique, and inside an open big cell each closed small cell by its
+ * own; roads are walked only in the open small cells (CRP's levels). Exact: every path through a
+ * closed cell from an entry to an exit costs at least its clique entry, and the potential (the
+ * unblocked cost to the targets) stays a lower bound. The path's stretches of cliques unpack as free CH paths of the
  * same cost that drive no blocked road, else by halves, a lone clique by a Dijkstra in its cell.
  * Knowing where the blocked roads are costs O(blocked roads) with PathQuery.blockedRoadLists, a
  * pass over the mask without. With a penalty (stops inside zones) the cells of the penalised
@@ -29,11 +52,15 @@ export class OverlaySearch implements PathSearch {
   private pushedPi: Float64Array = new Float64Array(4096);
   private readonly toTargets: CHPotential;
   private readonly heap = new MinHeap(4096);
-  /** Per cell: the query stamp when it is open. */
-  private readonly openStamp: Uint32Array;
+  /** The big cells, and the small cells inside them when the overlay has them. */
+  private readonly coarse: Level;
+  private readonly fine?: Level;
+  /** Per node: its small cell when the overlay has them, else its cell. */
+  private readonly nodeCell: Uint16Array | Uint32Array;
+  /** With small cells: per small cell, its big cell, and per big cell the row of its small cells (smallCellRanges). */
+  private readonly bigOf?: Uint16Array | Uint32Array;
+  private readonly smallFirst?: Uint32Array;
   private stamp = 0;
-  /** Per cell, where its clique starts (cliqueOffsets). */
-  private readonly cliqueFirst: Float64Array;
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
   private readonly free: CHQuery;
   /** The found path, target first: node, link, cost per node. */
@@ -53,48 +80,60 @@ export class OverlaySearch implements PathSearch {
     this.records = search;
     this.toTargets = new CHPotential(n, potential);
     this.free = new CHQuery(graph, graph.hierarchy, [search, potential]);
-    this.openStamp = new Uint32Array(overlay.entryFirst.length - 1);
-    this.cliqueFirst = cliqueOffsets(overlay.entryFirst, overlay.exitFirst);
+    this.coarse = levelOf(overlay);
+    this.nodeCell = overlay.cellOf;
+    if (overlay.fine) {
+      this.fine = levelOf(overlay.fine);
+      this.nodeCell = overlay.fine.cellOf;
+      this.bigOf = overlay.cellOf;
+      const ranges = smallCellRanges(overlay.cellOf, overlay.entryFirst.length - 1);
+      if (typeof ranges === 'string') throw new DetourError(ErrorCode.INVALID_INPUT, `the cell overlay's ${ranges}`);
+      this.smallFirst = ranges;
+    }
   }
 
   find(query: PathQuery): PathResult | null {
-    const g = this.graph, o = this.overlay;
+    const g = this.graph;
     const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLength } = g;
     // Per road: metres or milliseconds, each array read at its own site (see CHPotentialSearch).
     const millis = g.roadMillis, byTime = query.metric === 'duration';
-    const { cellOf, entryFirst, entryNode, exitFirst, exitNode } = o;
-    const cliqueFirst = this.cliqueFirst;
+    const coarse = this.coarse, fine = this.fine;
+    const { nodeCell, bigOf, smallFirst } = this;
+    const openStamp = coarse.openStamp, fineStamp = fine?.openStamp;
     const metric = query.metric;
-    const clique = o[metric];
     const step = COST_STEP[metric];
     const blocked = query.blockedRoads;
     const penalty = query.penalty;
     const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
-    const { records, heap, toTargets, openStamp } = this;
+    const { records, heap, toTargets } = this;
     const targets = query.targets;
     const T = targets.length;
 
-    // Open the cells of the endpoints and of every blocked road.
-    if (++this.stamp === 0xffffffff) { openStamp.fill(0); this.stamp = 1; }
+    // Open the cells (of both levels) of the endpoints and of every blocked or penalised road.
+    if (++this.stamp === 0xffffffff) { openStamp.fill(0); fineStamp?.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
     let opened = 0;
-    const open = (c: number) => { if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; } };
-    for (const s of query.sources) open(cellOf[s.node]);
-    for (const t of targets) open(cellOf[t.node]);
+    const open = (v: number) => {
+      const f = nodeCell[v], c = bigOf !== undefined ? bigOf[f] : f;
+      if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
+      if (fineStamp !== undefined) fineStamp[f] = stamp;
+    };
+    for (const s of query.sources) open(s.node);
+    for (const t of targets) open(t.node);
     if (blocked !== undefined) {
       const lists = query.blockedRoadLists;
       if (lists) {
-        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
+        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; open(roadFrom[r]); open(roadTo[r]); }
       } else {
-        for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
+        for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { open(roadFrom[r]); open(roadTo[r]); }
       }
     }
     if (penalised !== undefined) {
       const lists = penalty!.roadLists;
       if (lists) {
-        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; if (perMetre![penalised[r]] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); } }
+        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; if (perMetre![penalised[r]] !== 0) { open(roadFrom[r]); open(roadTo[r]); } }
       } else {
-        for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { open(cellOf[roadFrom[r]]); open(cellOf[roadTo[r]]); }
+        for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { open(roadFrom[r]); open(roadTo[r]); }
       }
     }
     this.openCount = opened;
@@ -134,17 +173,29 @@ export class OverlaySearch implements PathSearch {
           bestTarget = t;
         }
       }
-      const c = cellOf[u];
-      // In a closed cell only entries (by a link from another cell) and exits (by the clique) are
-      // ever reached. An exit the clique reached leaves by links only: the clique already went
-      // from its entry to every exit (cheapest paths inside the cell: two in a row never beat one).
+      // The cell u is crossed in: its big cell when that is closed, else its small cell when that
+      // is, else none (the roads of an open small cell). In a closed cell only entries (by a link
+      // from another cell) and exits (by the clique) are ever reached. An exit the clique reached
+      // leaves by links only: the clique already went from its entry to every exit (cheapest
+      // paths inside the cell: two in a row never beat one).
+      // Cells as ranges of nodeCell: a big cell is the row of its small cells, a small cell one.
+      let level: Level | undefined;
+      const f = nodeCell[u];
+      let c = bigOf !== undefined ? bigOf[f] : f;
+      let lo = c, span = 1;
+      if (openStamp[c] !== stamp) {
+        level = coarse;
+        if (smallFirst !== undefined) { lo = smallFirst[c]; span = smallFirst[c + 1] - lo; }
+      } else if (fineStamp !== undefined && fineStamp[f] !== stamp) {
+        level = fine;
+        c = lo = f;
+      }
       const byClique = records.words[4 * iu + 3] <= -2;
-      const shut = openStamp[c] !== stamp;
-      const slot = shut && !byClique ? slotIn(entryFirst, entryNode, c, u) : -1;
-      const closed = shut && (byClique || slot >= 0);
+      const slot = level !== undefined && !byClique ? slotIn(level.entryFirst, level.entryNode, c, u) : -1;
+      if (level === undefined || (!byClique && slot < 0)) span = 0; // an open cell, or a closed cell's exit reached by a link: all links
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         const v = edgeHead[e];
-        if (closed && cellOf[v] === c) continue; // crossed by the clique below
+        if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLength[road]);
@@ -159,8 +210,10 @@ export class OverlaySearch implements PathSearch {
         if (h !== Infinity) heap.push(cv + h, v);
       }
       if (slot < 0) continue;
+      const { exitFirst, exitNode } = level!;
+      const clique = level!.cliques[metric];
       const x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
-      const row = cliqueFirst[c] + slot * X;
+      const row = level!.cliqueFirst[c] + slot * X;
       for (let j = 0; j < X; j++) {
         const w = clique[row + j];
         if (w === UNREACHABLE) continue;
@@ -234,10 +287,15 @@ export class OverlaySearch implements PathSearch {
 
   /** Appends, last edge first, a cheapest path from `from` to `to` over the roads of to's cell. */
   private unpackInCell(from: number, to: number, metric: Metric, reversedEdges: number[]): void {
-    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLength } = g, cellOf = this.overlay.cellOf;
+    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLength } = g;
     // Whole steps, as the clique was summed (a rare path: the cost of rounding metres here is no matter).
     const millis = g.roadMillis, byTime = metric === 'duration';
-    const c = cellOf[to];
+    // The clique was the big cell's when that is closed, else the small cell's (the stamps are
+    // still the query's); the cell as a range of nodeCell, as in find().
+    const { nodeCell, bigOf, smallFirst } = this;
+    const f = nodeCell[to], big = bigOf !== undefined ? bigOf[f] : f;
+    let lo = f, span = 1;
+    if (this.coarse.openStamp[big] !== this.stamp && smallFirst !== undefined) { lo = smallFirst[big]; span = smallFirst[big + 1] - lo; }
     // The potential's records: the search that needed them is over.
     const rec = this.toTargets.records, heap = this.heap;
     rec.clear();
@@ -251,7 +309,7 @@ export class OverlaySearch implements PathSearch {
       if (key !== rec.values[2 * rec.find(u)]) continue;
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         const v = edgeHead[e];
-        if (cellOf[v] !== c) continue;
+        if ((nodeCell[v] - lo) >>> 0 >= span) continue;
         const r = edgeRoad[e];
         const d = key + (byTime ? millis[r] : Math.round(roadLength[r] / COST_STEP.distance));
         const i = rec.improve(v, d);
@@ -269,7 +327,7 @@ export class OverlaySearch implements PathSearch {
 
   /** Bytes of its search state (its records' and the potential's: see NodeRecords). */
   get stateBytes(): number {
-    return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength + this.openStamp.byteLength;
+    return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength + this.coarse.openStamp.byteLength + (this.fine?.openStamp.byteLength ?? 0);
   }
 
   private growPushedPi(): Float64Array {
