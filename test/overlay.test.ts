@@ -184,11 +184,12 @@ describe('cell overlay', () => {
    * road); `check` sees each route both found (the overlay's). Returns how many were compared.
    */
   function agreeWithAlt(
-    cellSize: number, seed: number,
+    cellSize: number | [big: number, small: number], seed: number,
     request: (i: number, points: LatLon[], rand: () => number, firstRoad: number) => Omit<RouteRequest, 'calculationMode'>,
     check: (route: Route) => void,
   ): number {
-    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, buildCellOverlay(gothenburg, cellSize)) });
+    const overlay = typeof cellSize === 'number' ? buildCellOverlay(gothenburg, cellSize) : buildCellOverlay(gothenburg, ...cellSize);
+    const withOverlay = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay) });
     const alt = new Router(gothenburg, { engine: 'astar' });
     const rand = seededRandom(seed);
     let compared = 0;
@@ -222,6 +223,16 @@ describe('cell overlay', () => {
       return { points, zones };
     }, (route) => { if (route.legs[0].zonesEntered) inside++; });
     assert.ok(inside > 0, 'some stops lay inside a zone');
+  });
+
+  test('two levels (big cells of 1,024, small of 64): stops inside a zone and avoided road types agree with the ALT engine', () => {
+    let inside = 0;
+    const compared = agreeWithAlt([1024, 64], 45, (i, points, rand, firstRoad) => {
+      const zones = [randomZone(gothenburg, rand, 'z', 300 + rand() * 1200)];
+      if (i % 2 === 0) zones.push(randomZone(gothenburg, () => firstRoad / gothenburg.roadCount, 'around', 500));
+      return { points, zones, avoidanceTypes: i % 3 === 0 ? ['BRIDGES', 'TUNNELS'] : undefined, avoidanceBehavior: i % 3 === 0 ? 'STRONG' : undefined };
+    }, (route) => { if (route.legs[0].zonesEntered) inside++; });
+    assert.ok(compared >= 60 && inside > 0, `${compared} routes compared, ${inside} entering a zone`);
   });
 
   test('around avoided road types (their road lists open the cells, as zones\' do): the Router with the overlay agrees with the ALT engine', () => {
