@@ -8,12 +8,10 @@ export const UNREACHABLE = 0xffffffff;
 
 /**
  * The big cells' size bound at import. With small cells of DEFAULT_FINE_CELL_SIZE inside, on the
- * 5M-node country (tiles of real cities; 200 routes around 10 zones of 1-5 km, both metrics, one
- * process): big cells of 8,192 with small of 512, p50 / p95 6.5 / 17.2 ms; 16,384 with 1,024
- * 5.9 / 14.1 ms; 16,384 with 2,048 6.0 / 14.5 ms, where one level of 8,192 took 14.5 and 40 ms
- * (THE_FASTEST); stops inside a zone p95 40 ms with big cells of 16,384 against 108 ms with 8,192.
- * Overlay memory per directed edge, with an array per node for each level: 7.2, 5.6 and 4.5 B;
- * 16,384 / 2,048 with one array per node for both (as now): 3.6 B (one level of 8,192: 2.3).
+ * 5M-node country (`npm run bench:overlay-sizes -- --size 5m --pairs 100`, bench/RESULTS.md: 10
+ * zones of 1-5 km, both metrics), p50 / p95: 16,384 / 2,048 6.5 / 15.4 ms, 16,384 / 1,024 6.4 /
+ * 14.7 ms, 8,192 / 512 7.3 / 21.4 ms, one level of 8,192 10.9 / 36.5 ms; with a stop inside a zone
+ * p95 44, 40, 120 and 151 ms. Overlay bytes per directed edge: 3.6, 4.8, 6.3 and 1.8.
  */
 export const DEFAULT_CELL_SIZE = 16384;
 
