@@ -171,7 +171,7 @@ test('roads are numbered in the order of their lower end node (spatial like the 
     for (let k = 1; k < graph.roadPointCount(r); k++) {
       length += haversineMetres(graph.roadPointLat(r, k - 1), graph.roadPointLon(r, k - 1), graph.roadPointLat(r, k), graph.roadPointLon(r, k));
     }
-    assert.ok(Math.abs(Math.ceil(length * 100 - 1e-6) / 100 - graph.roadLength[r]) <= 1e-9 * Math.max(1, length), `road ${r} length ${graph.roadLength[r]} vs ${length}`);
+    assert.ok(Math.abs(Math.ceil(length * 100 - 1e-6) / 100 - graph.roadMetres(r)) <= 1e-9 * Math.max(1, length), `road ${r} length ${graph.roadMetres(r)} vs ${length}`);
   }
   // Each edge drives its road between the road's ends.
   for (let e = 0; e < graph.edgeCount; e++) {

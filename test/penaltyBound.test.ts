@@ -29,7 +29,7 @@ function penaltyLeft(graph: RoadGraph, targets: Endpoint[], penalty: Penalty, bl
     for (const e of into[u]) {
       const road = graph.edgeRoad[e];
       if (blocked[road]) continue;
-      const c = d + penalty.costPerMetre[penalty.roads[road]] * graph.roadLength[road];
+      const c = d + penalty.costPerMetre[penalty.roads[road]] * graph.roadMetres(road);
       const x = graph.edgeTail[e];
       if (c < dist[x]) { dist[x] = c; queue.push([c, x]); }
     }
@@ -53,7 +53,7 @@ function checkBound(targets: Endpoint[], penalty: Penalty, blocked: Uint8Array, 
   for (let e = 0; e < gothenburg.edgeCount; e++) {
     const road = gothenburg.edgeRoad[e];
     if (blocked[road]) continue;
-    const p = penalty.costPerMetre[penalty.roads[road]] * gothenburg.roadLength[road];
+    const p = penalty.costPerMetre[penalty.roads[road]] * gothenburg.roadMetres(road);
     const bv = bound.of(gothenburg.edgeTail[e]), bw = bound.of(gothenburg.edgeHead[e]);
     if (bw === Infinity) continue;
     assert.ok(bv <= p + bw + slack(bv), `${label}: edge ${e} breaks consistency: ${bv} > ${p} + ${bw}`);
@@ -150,7 +150,7 @@ describe('the penalty bound (stops inside zones)', () => {
           for (const e of got.edges) {
             assert.equal(gothenburg.edgeTail[e], node, `pair ${i} ${metric}: the edges form a path`);
             const road = gothenburg.edgeRoad[e];
-            sum += weight[e] + penalty.costPerMetre[mask[road]] * gothenburg.roadLength[road];
+            sum += weight[e] + penalty.costPerMetre[mask[road]] * gothenburg.roadMetres(road);
             node = gothenburg.edgeHead[e];
           }
           assert.equal(node, targets[got.target].node, `pair ${i} ${metric}: the path ends at the target`);

@@ -148,7 +148,7 @@ describe('calculateZone: blocked roads summarised from the blocked ids', () => {
     const set = new Set(z.roads);
     let edges = 0, length = 0;
     for (let e = 0; e < graph.edgeCount; e++) if (set.has(graph.edgeRoad[e])) edges++;
-    for (let r = 0; r < graph.roadCount; r++) if (set.has(r)) length += graph.roadLength[r];
+    for (let r = 0; r < graph.roadCount; r++) if (set.has(r)) length += graph.roadMetres(r);
     assert.equal(z.edgeCount, edges);
     assert.ok(Math.abs(z.blockedLength - length) < 1e-6 * length);
   });

@@ -25,7 +25,7 @@ describe('scale bench graphs', () => {
     assert.ok(g.nodeCount <= 10_000 && g.nodeCount > 9_000, `${g.nodeCount} nodes`);
     // Each link is one road unless degree-2 chains were joined; edges count both directions.
     let metres = 0;
-    for (let r = 0; r < g.roadCount; r++) metres += g.roadLength[r];
+    for (let r = 0; r < g.roadCount; r++) metres += g.roadMetres(r);
     const kept = metres / 80;
     assert.ok(kept > 0.85 * links && kept < 0.95 * links, `${kept.toFixed(0)} of ${links} links kept`);
     assert.equal(new Set(g.roadClass).size, 3);

@@ -39,7 +39,7 @@ test('snaps to the nearest segment (projection, not nearest node), matching brut
     assert.ok(snap.distance <= brute + 1e-6, `point ${i}: snapped ${snap.distance} m, brute force ${brute} m`);
     assert.ok(snap.distance >= brute - 0.5, `point ${i}: snapped ${snap.distance} m, brute force ${brute} m`);
     assert.ok(Math.abs(haversineMetres(lat, lon, snap.latitude, snap.longitude) - snap.distance) < 1e-6);
-    assert.ok(snap.offset >= 0 && snap.offset <= graph.roadLength[snap.road]);
+    assert.ok(snap.offset >= 0 && snap.offset <= graph.roadMetres(snap.road));
   }
 });
 

@@ -3,7 +3,7 @@ import { fromE7, toE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
-import { RoadGraph, ceilToStep, type GraphMeta } from './RoadGraph.js';
+import { RoadGraph, roadCentimetres, type GraphMeta } from './RoadGraph.js';
 import { expandTurns, outAdjacency } from './turnExpansion.js';
 
 const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
@@ -390,7 +390,7 @@ function assemble(
   const shapeLatE7 = new Int32Array(pts.length - 2 * roadCount);
   const shapeLonE7 = new Int32Array(pts.length - 2 * roadCount);
   let shapeCount = 0;
-  const roadLength = new Float64Array(roadCount);
+  const roadLengthCm = new Uint32Array(roadCount);
   const roadSpeedKmh = new Float32Array(roadCount);
   const roadFlags = new Uint16Array(roadCount);
   const roadClass = new Uint8Array(roadCount);
@@ -418,7 +418,7 @@ function assemble(
     roadTo[r] = nodeOfPoint[pts[b - 1]];
     roadEnds[roadFrom[r]]++;
     roadEnds[roadTo[r]]++;
-    roadLength[r] = ceilToStep(length, 'distance'); // whole centimetres (COST_STEP)
+    roadLengthCm[r] = roadCentimetres(length);
     roadSpeedKmh[r] = attrs.speedKmh;
     let flags = attrs.flags;
     if (pointFlags.size > 0) for (let i = a; i < b; i++) flags |= pointFlags.get(pts[i]) ?? 0;
@@ -511,7 +511,7 @@ function assemble(
 
   const graph = new RoadGraph(
     {
-      nodeLatE7, nodeLonE7, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLatE7, shapeLonE7, roadLength, roadSpeedKmh,
+      nodeLatE7, nodeLonE7, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLatE7, shapeLonE7, roadLengthCm, roadSpeedKmh,
       roadFlags, roadClass,
     },
     meta,

@@ -46,10 +46,11 @@ export interface RoadGraphArrays {
   shapeLatE7: Int32Array;
   shapeLonE7: Int32Array;
   /**
-   * Per road: length in metres (whole centimetres: COST_STEP), speed in km/h, RoadFlag bits, highway class index. Both directions
-   * of a road cost the same, so an edge's cost is its road's (RoadGraph.roadCost, edgeCost).
+   * Per road: length in whole centimetres (COST_STEP.distance; RoadGraph.roadMetres reads metres), speed in km/h, RoadFlag
+   * bits, highway class index. Both directions of a road cost the same, so an edge's cost is its road's (RoadGraph.roadCost,
+   * edgeCost). Centimetres in 4 bytes, where float64 metres took 8: lengths were whole centimetres already.
    */
-  roadLength: Float64Array;
+  roadLengthCm: Uint32Array;
   roadSpeedKmh: Float32Array;
   roadFlags: Uint16Array;
   roadClass: Uint8Array;
@@ -102,11 +103,18 @@ export function roadMillis(metres: number, speedKmh: number): number {
 }
 
 /**
- * The unit of RoadGraph.roadCost's numbers per metric: metres (the road lengths), or
- * milliseconds (whole, in 4 bytes a road where float64 seconds took 8). unit * cost is the
- * same double as the float64 seconds were (k * 0.001, as ceilToStep makes them).
+ * The unit of RoadGraph.roadCost's numbers per metric: whole centimetres (roadLengthCm) or whole
+ * milliseconds (roadMillis), 4 bytes a road each. unit * cost is the same double as the float64
+ * metres or seconds were (k * 0.01, k * 0.001, as ceilToStep makes them).
  */
-export const ROAD_COST_UNIT: Readonly<Record<Metric, number>> = { distance: 1, duration: COST_STEP.duration };
+export const ROAD_COST_UNIT: Readonly<Record<Metric, number>> = { distance: COST_STEP.distance, duration: COST_STEP.duration };
+
+/** A road's length in whole centimetres (at or above the exact length; ceilToStep's rounding), checked to fit 32 bits. */
+export function roadCentimetres(metres: number): number {
+  const cm = Math.ceil(metres / COST_STEP.distance - 1e-6);
+  if (!(cm <= 0xffffffff)) throw new DetourError(ErrorCode.INVALID_INPUT, `a road of ${metres} m is longer than 32 bits of centimetres (42,949 km)`);
+  return cm;
+}
 
 /**
  * An immutable road graph. Per-request state (search arrays, blocked masks) lives elsewhere,
@@ -124,7 +132,7 @@ export class RoadGraph implements RoadGraphArrays {
   readonly roadShapeStart!: Uint32Array;
   readonly shapeLatE7!: Int32Array;
   readonly shapeLonE7!: Int32Array;
-  readonly roadLength!: Float64Array;
+  readonly roadLengthCm!: Uint32Array;
   readonly roadSpeedKmh!: Float32Array;
   readonly roadFlags!: Uint16Array;
   readonly roadClass!: Uint8Array;
@@ -260,10 +268,10 @@ export class RoadGraph implements RoadGraphArrays {
   /** Per road, travel time at its speed in whole milliseconds (made on first use: routes read it, zone workers do not). */
   get roadMillis(): Uint32Array {
     if (!this.millis) {
-      const { roadLength, roadSpeedKmh } = this;
-      const millis = new Uint32Array(roadLength.length);
-      for (let r = 0; r < roadLength.length; r++) {
-        const t = roadMillis(roadLength[r], roadSpeedKmh[r]);
+      const { roadLengthCm, roadSpeedKmh } = this;
+      const millis = new Uint32Array(roadLengthCm.length);
+      for (let r = 0; r < roadLengthCm.length; r++) {
+        const t = roadMillis(roadLengthCm[r] * COST_STEP.distance, roadSpeedKmh[r]);
         if (!(t <= 0xffffffff)) {
           throw new DetourError(ErrorCode.INVALID_INPUT, `road ${r} takes ${t} ms at ${roadSpeedKmh[r]} km/h: more than 32 bits of milliseconds (49 days)`);
         }
@@ -277,13 +285,13 @@ export class RoadGraph implements RoadGraphArrays {
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */
   get maxSpeedMps(): number {
     if (this.fastest === undefined) {
-      const { roadLength, edgeRoad } = this;
+      const { roadLengthCm, edgeRoad } = this;
       const millis = this.roadMillis;
       let maxSpeed = 0;
       for (let e = 0; e < edgeRoad.length; e++) {
         const r = edgeRoad[e];
         const t = millis[r] * COST_STEP.duration;
-        if (t > 0) maxSpeed = Math.max(maxSpeed, roadLength[r] / t);
+        if (t > 0) maxSpeed = Math.max(maxSpeed, roadLengthCm[r] * COST_STEP.distance / t);
       }
       this.fastest = maxSpeed > 0 ? maxSpeed : 1;
     }
@@ -291,11 +299,16 @@ export class RoadGraph implements RoadGraphArrays {
   }
 
   /**
-   * The per-road cost array for a metric, in ROAD_COST_UNIT[metric]: metres (roadLength) or whole
-   * milliseconds (roadMillis); edge e costs roadCost[edgeRoad[e]] * ROAD_COST_UNIT[metric].
+   * The per-road cost array for a metric, in ROAD_COST_UNIT[metric]: whole centimetres (roadLengthCm)
+   * or whole milliseconds (roadMillis); edge e costs roadCost[edgeRoad[e]] * ROAD_COST_UNIT[metric].
    */
-  roadCost(metric: Metric): Float64Array | Uint32Array {
-    return metric === 'distance' ? this.roadLength : this.roadMillis;
+  roadCost(metric: Metric): Uint32Array {
+    return metric === 'distance' ? this.roadLengthCm : this.roadMillis;
+  }
+
+  /** Road r's length in metres. */
+  roadMetres(r: number): number {
+    return this.roadLengthCm[r] * COST_STEP.distance;
   }
 
   /**
@@ -328,8 +341,8 @@ export class RoadGraph implements RoadGraphArrays {
   /** Total length of all roads in metres (each road counted once, whatever its directions). */
   totalRoadLength(): number {
     let sum = 0;
-    for (let r = 0; r < this.roadLength.length; r++) sum += this.roadLength[r];
-    return sum;
+    for (let r = 0; r < this.roadLengthCm.length; r++) sum += this.roadLengthCm[r];
+    return sum * COST_STEP.distance;
   }
 
   /** Bytes held by the graph's typed arrays (the derived ones once made). */
@@ -352,5 +365,5 @@ export class RoadGraph implements RoadGraphArrays {
 /** The array members of RoadGraphArrays, in file order. */
 export const ARRAY_KEYS = [
   'nodeLatE7', 'nodeLonE7', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed', 'roadFrom', 'roadTo', 'roadShapeStart',
-  'shapeLatE7', 'shapeLonE7', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass',
+  'shapeLatE7', 'shapeLonE7', 'roadLengthCm', 'roadSpeedKmh', 'roadFlags', 'roadClass',
 ] as const satisfies readonly (keyof RoadGraphArrays)[];

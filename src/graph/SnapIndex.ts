@@ -226,7 +226,7 @@ export class SnapIndex {
     const g = this.graph;
     // The road's length is its segments' sum rounded up to whole centimetres (COST_STEP): its
     // last point is at the length itself, so a snap there has nothing left to drive on the road.
-    if (t === 1 && segment === g.roadPointCount(road) - 2) return g.roadLength[road];
+    if (t === 1 && segment === g.roadPointCount(road) - 2) return g.roadMetres(road);
     let offset = 0;
     for (let j = 0; j < segment; j++) {
       offset += haversineMetres(g.roadPointLat(road, j), g.roadPointLon(road, j), g.roadPointLat(road, j + 1), g.roadPointLon(road, j + 1));
@@ -235,7 +235,7 @@ export class SnapIndex {
       g.roadPointLat(road, segment), g.roadPointLon(road, segment),
       g.roadPointLat(road, segment + 1), g.roadPointLon(road, segment + 1),
     );
-    return Math.min(offset + t * seg, g.roadLength[road]);
+    return Math.min(offset + t * seg, g.roadMetres(road));
   }
 }
 

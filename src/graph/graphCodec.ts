@@ -10,7 +10,7 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 7):
+ * The detour graph file (format version 8):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -29,7 +29,8 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * (version 5 left out what the graph derives: edge tails, the reverse adjacency and edge costs;
  * and it stores a shortcut as its middle node instead of its two child arcs; version 6 stores
  * coordinates as int32 in 1e-7 degree instead of float64 degrees; version 7 road lengths in whole
- * centimetres and hierarchy arc costs as uint32 whole steps instead of float64). A hierarchy's rank
+ * centimetres and hierarchy arc costs as uint32 whole steps instead of float64; version 8 stores the
+ * road lengths as uint32 centimetres, `roadLengthCm`, instead of float64 metres). A hierarchy's rank
  * is its contraction order, or any order its arcs lead up in when contraction left no core (then
  * only loading reads it, to check the arcs, and the loaded hierarchy drops it). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
@@ -37,7 +38,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 7;
+export const GRAPH_FORMAT_VERSION = 8;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -306,6 +307,16 @@ export function decodeGraph(bytes: Uint8Array, source = 'graph'): RoadGraph {
   }, source);
 }
 
+/** The element type of each of the graph's arrays (RoadGraphArrays). */
+const ELEMENT_TYPES: { readonly [K in keyof RoadGraphArrays]: (typeof TYPES)[number] } = {
+  nodeLatE7: Int32Array, nodeLonE7: Int32Array, firstOut: Uint32Array, edgeHead: Uint32Array, edgeRoad: Uint32Array,
+  edgeReversed: Uint8Array, roadFrom: Uint32Array, roadTo: Uint32Array, roadShapeStart: Uint32Array, shapeLatE7: Int32Array,
+  shapeLonE7: Int32Array, roadLengthCm: Uint32Array, roadSpeedKmh: Float32Array, roadFlags: Uint16Array, roadClass: Uint8Array,
+};
+const TYPE_NAMES = new Map<(typeof TYPES)[number], string>([
+  [Float64Array, 'float64'], [Float32Array, 'float32'], [Uint32Array, 'uint32'], [Uint8Array, 'uint8'], [Int32Array, 'int32'], [Uint16Array, 'uint16'],
+]);
+
 /** Cheap consistency checks so a bad file fails here, not as an out-of-range read in a search. */
 function checkShape(a: RoadGraphArrays, source: string): void {
   const n = a.nodeLatE7.length;
@@ -315,15 +326,17 @@ function checkShape(a: RoadGraphArrays, source: string): void {
   const same = (what: string, got: number, want: number) => {
     if (got !== want) throw corrupt(source, `${what} has ${got} entries, expected ${want}`);
   };
-  for (const k of ['nodeLatE7', 'nodeLonE7', 'shapeLatE7', 'shapeLonE7'] as const) {
-    if (!(a[k] instanceof Int32Array)) throw corrupt(source, `${k} is not int32`);
+  // Each array of its own element type, so another type (e.g. an earlier layout's float64) is refused, not misread.
+  for (const k of ARRAY_KEYS) {
+    const T = ELEMENT_TYPES[k];
+    if (!(a[k] instanceof T)) throw corrupt(source, `${k} is not ${TYPE_NAMES.get(T)}`);
   }
   same('nodeLonE7', a.nodeLonE7.length, n);
   same('firstOut', a.firstOut.length, n + 1);
   for (const k of ['edgeRoad', 'edgeReversed'] as const) {
     same(k, a[k].length, m);
   }
-  for (const k of ['roadTo', 'roadLength', 'roadSpeedKmh', 'roadFlags', 'roadClass'] as const) same(k, a[k].length, r);
+  for (const k of ['roadTo', 'roadLengthCm', 'roadSpeedKmh', 'roadFlags', 'roadClass'] as const) same(k, a[k].length, r);
   same('roadShapeStart', a.roadShapeStart.length, r + 1);
   same('shapeLonE7', a.shapeLonE7.length, s);
   if (a.firstOut[0] !== 0 || a.firstOut[n] !== m || a.roadShapeStart[r] !== s) {

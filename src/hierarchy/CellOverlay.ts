@@ -133,10 +133,7 @@ function concat(parts: Uint32Array[], size: number): Uint32Array {
 
 /** Per road, its cost in whole steps of the metric (the hierarchy's unit). */
 export function roadSteps(graph: RoadGraph, metric: Metric): Uint32Array {
-  if (metric === 'duration') return graph.roadMillis;
-  const length = graph.roadLength, steps = new Uint32Array(length.length);
-  for (let r = 0; r < length.length; r++) steps[r] = Math.round(length[r] / COST_STEP.distance);
-  return steps;
+  return graph.roadCost(metric);
 }
 
 /** The small cells' size bound at import (cut inside each big cell; see DEFAULT_CELL_SIZE for the measurements). */

@@ -1,4 +1,4 @@
-import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
 import { outAdjacency } from '../graph/turnExpansion.js';
 import { nestedDissectionOrder, undirectedAdjacency } from './nestedDissection.js';
@@ -193,14 +193,14 @@ export function customizeInto(
   const weight = graph.roadCost(out.metric), other = graph.roadCost(otherMetric(out.metric));
   const unit = ROAD_COST_UNIT[out.metric], otherUnit = ROAD_COST_UNIT[otherMetric(out.metric)];
   const { edgeArc, edgeUp, upFirst, upHead } = t;
-  const { edgeRoad, roadLength } = graph;
+  const { edgeRoad, roadLengthCm } = graph;
   const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
   for (let e = 0; e < edgeArc.length; e++) {
     const a = edgeArc[e];
     const road = edgeRoad[e];
     if (a === NO_ARC || (closed && closed[road])) continue;
     const p = weight[road] * unit, c2 = other[road] * otherUnit;
-    const c = penalised && penalised[road] ? p + perMetre![penalised[road]] * roadLength[road] : p;
+    const c = penalised && penalised[road] ? p + perMetre![penalised[road]] * (roadLengthCm[road] * COST_STEP.distance) : p;
     if (edgeUp[e]) {
       if (c < up[a] || (c === up[a] && c2 < upSecond[a])) { up[a] = c; upSecond[a] = c2; upPlain[a] = p; }
     } else if (c < down[a] || (c === down[a] && c2 < downSecond[a])) { down[a] = c; downSecond[a] = c2; downPlain[a] = p; }

@@ -47,14 +47,14 @@ export class CCHBlockedMetric {
   /** Per road, in milliseconds; whether the base metric is time (metres and milliseconds read at separate sites: see CHPotentialSearch.find). */
   private readonly millis: Uint32Array;
   private readonly byTime: boolean;
-  private readonly metres: Float64Array;
+  private readonly lengthCm: Uint32Array;
 
   constructor(readonly topology: CCHTopology, readonly base: CCHMetric, private readonly graph: RoadGraph) {
     this.edgeRoad = graph.edgeRoad;
     // Per road: an edge costs its road's.
     this.millis = graph.roadMillis;
     this.byTime = base.metric === 'duration';
-    this.metres = graph.roadLength;
+    this.lengthCm = graph.roadLengthCm;
     const M = topology.upHead.length;
     this.changedStamp = new Uint32Array(M);
     this.slot = new Uint32Array(M);
@@ -157,7 +157,7 @@ export class CCHBlockedMetric {
   private recompute(a: number, p: number, q: number): void {
     this.recomputed++;
     const t = this.topology, base = this.base, blocked = this.blocked;
-    const { millis, byTime, edgeRoad, metres } = this;
+    const { millis, byTime, edgeRoad, lengthCm } = this;
     const step = COST_STEP.duration;
     const penalised = this.penalty?.roads, perMetre = this.penalty?.costPerMetre;
     let up = Infinity, down = Infinity, upSecond = Infinity, downSecond = Infinity, upPlain = Infinity, downPlain = Infinity;
@@ -165,9 +165,9 @@ export class CCHBlockedMetric {
       const e = t.arcEdge[k];
       const road = edgeRoad[e];
       if (blocked[road]) continue;
-      const seconds = millis[road] * step;
-      const plain = byTime ? seconds : metres[road], c2 = byTime ? metres[road] : seconds;
-      const c = penalised && penalised[road] ? plain + perMetre![penalised[road]] * metres[road] : plain;
+      const seconds = millis[road] * step, metres = lengthCm[road] * COST_STEP.distance;
+      const plain = byTime ? seconds : metres, c2 = byTime ? metres : seconds;
+      const c = penalised && penalised[road] ? plain + perMetre![penalised[road]] * metres : plain;
       if (t.edgeUp[e]) {
         if (c < up || (c === up && c2 < upSecond)) { up = c; upSecond = c2; upPlain = plain; }
       } else if (c < down || (c === down && c2 < downSecond)) { down = c; downSecond = c2; downPlain = plain; }

@@ -45,10 +45,10 @@ export class CHPotentialSearch implements PathSearch {
 
   find(query: PathQuery): PathResult | null {
     const g = this.graph;
-    const { firstOut, edgeHead, edgeRoad, roadLength } = g;
-    // Per road: an edge costs its road's. Each array read at its own site, so each stays of one
-    // element type (one site reading both float64 metres and uint32 milliseconds ran the city's
-    // zoned searches 15-40 % slower once both metrics had been routed).
+    const { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
+    // Per road: an edge costs its road's. Centimetres and milliseconds each read at their own site
+    // (when one site read both float64 metres and uint32 milliseconds, the city's zoned searches
+    // ran 15-40 % slower once both metrics had been routed).
     const millis = g.roadMillis, byTime = query.metric === 'duration';
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
@@ -98,8 +98,8 @@ export class CHPotentialSearch implements PathSearch {
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLength[road]);
-        if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
+        let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLengthCm[road] * COST_STEP.distance);
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * (roadLengthCm[road] * COST_STEP.distance);
         const i = records.improve(v, cv);
         if (i < 0) continue;
         records.words[4 * i + 3] = e;

@@ -71,12 +71,12 @@ export class LegLine {
    */
   pushEdges(edges: readonly number[]): void {
     const g = this.graph;
-    const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadLength } = g;
+    const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadLengthCm } = g;
     const roadMillis = g.roadMillis;
     let metres = this.metres, seconds = this.seconds;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i], r = edgeRoad[e];
-      metres += roadLength[r];
+      metres += roadLengthCm[r] * COST_STEP.distance;
       seconds += roadMillis[r] * COST_STEP.duration;
       const first = roadShapeStart[r], end = roadShapeStart[r + 1];
       this.reserve(end - first + 1);

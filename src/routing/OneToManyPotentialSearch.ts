@@ -94,7 +94,7 @@ export class OneToManyPotentialSearch {
     outCost: Float64Array, outSecond: Float64Array, offset: number,
   ): void {
     const g = this.graph;
-    const { firstOut, edgeHead, edgeRoad, roadLength } = g;
+    const { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
     // Per road: an edge costs its road's.
     // Per road: an edge costs its road's; metres and milliseconds read at separate sites (see CHPotentialSearch.find).
     const millis = g.roadMillis, byTime = this.metric === 'duration', step = COST_STEP.duration;
@@ -156,14 +156,14 @@ export class OneToManyPotentialSearch {
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const v = edgeHead[e];
-        const w = byTime ? millis[road] * step : roadLength[road];
+        const w = byTime ? millis[road] * step : roadLengthCm[road] * COST_STEP.distance;
         let cv = cu + w;
-        if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * (roadLengthCm[road] * COST_STEP.distance);
         if (seen[v] === stamp && cv >= cost[v]) continue;
         seen[v] = stamp;
         cost[v] = cv;
         plain[v] = pu + w;
-        second[v] = su + (byTime ? roadLength[road] : millis[road] * step);
+        second[v] = su + (byTime ? roadLengthCm[road] * COST_STEP.distance : millis[road] * step);
         const h = toTargets.pi(v);
         if (h !== Infinity) heap.push(cv + h, v); // Infinity: no target is reachable from v
       }

@@ -73,7 +73,7 @@ export class OverlaySearch implements PathSearch {
   openCount = 0;
 
   /** `records`: the search's and the potential's node records, lent by searches that never run at the same time (NodeRecords). */
-  constructor(private readonly graph: RoadGraph, private readonly overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords]) {
+  constructor(private readonly graph: RoadGraph, overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords]) {
     if (!graph.hierarchy) throw new DetourError(ErrorCode.INVALID_INPUT, 'the overlay search needs the contraction hierarchy for its potential');
     const n = graph.nodeCount;
     const [search, potential] = records ?? [new NodeRecords(n), new NodeRecords(n)];
@@ -94,7 +94,7 @@ export class OverlaySearch implements PathSearch {
 
   find(query: PathQuery): PathResult | null {
     const g = this.graph;
-    const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLength } = g;
+    const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLengthCm } = g;
     // Per road: metres or milliseconds, each array read at its own site (see CHPotentialSearch).
     const millis = g.roadMillis, byTime = query.metric === 'duration';
     const coarse = this.coarse, fine = this.fine;
@@ -198,8 +198,8 @@ export class OverlaySearch implements PathSearch {
         if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
-        let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLength[road]);
-        if (penalised !== undefined) cv += perMetre![penalised[road]] * roadLength[road];
+        let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLengthCm[road] * COST_STEP.distance);
+        if (penalised !== undefined) cv += perMetre![penalised[road]] * (roadLengthCm[road] * COST_STEP.distance);
         const i = records.improve(v, cv);
         if (i < 0) continue;
         records.words[4 * i + 3] = e;
@@ -287,7 +287,7 @@ export class OverlaySearch implements PathSearch {
 
   /** Appends, last edge first, a cheapest path from `from` to `to` over the roads of to's cell. */
   private unpackInCell(from: number, to: number, metric: Metric, reversedEdges: number[]): void {
-    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLength } = g;
+    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
     // Whole steps, as the clique was summed (a rare path: the cost of rounding metres here is no matter).
     const millis = g.roadMillis, byTime = metric === 'duration';
     // The clique was the big cell's when that is closed, else the small cell's (the stamps are
@@ -311,7 +311,7 @@ export class OverlaySearch implements PathSearch {
         const v = edgeHead[e];
         if ((nodeCell[v] - lo) >>> 0 >= span) continue;
         const r = edgeRoad[e];
-        const d = key + (byTime ? millis[r] : Math.round(roadLength[r] / COST_STEP.distance));
+        const d = key + (byTime ? millis[r] : roadLengthCm[r]);
         const i = rec.improve(v, d);
         if (i < 0) continue;
         rec.words[4 * i + 3] = e;

@@ -1,4 +1,4 @@
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from './MinHeap.js';
 import type { Endpoint } from './endpoints.js';
 import type { Penalty } from './PathSearch.js';
@@ -40,7 +40,7 @@ export class PenaltyBound {
   reset(targets: readonly Endpoint[], penalty: Penalty, blocked?: Uint8Array): void {
     const g = this.graph;
     // The reverse adjacency is derived on first use (4 bytes per edge and per node, once per graph).
-    const { firstIn, inEdge, edgeRoad, roadLength } = g;
+    const { firstIn, inEdge, edgeRoad, roadLengthCm } = g;
     const { roads, costPerMetre } = penalty;
     const { settled, tentative, heap } = this;
     settled.clear();
@@ -73,7 +73,7 @@ export class PenaltyBound {
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const x = g.edgeTailOf(e);
         if (settled.has(x)) continue;
-        const c = key + costPerMetre[roads[road]] * roadLength[road];
+        const c = key + costPerMetre[roads[road]] * (roadLengthCm[road] * COST_STEP.distance);
         const known = tentative.get(x);
         if (known !== undefined && known <= c) continue;
         tentative.set(x, c);

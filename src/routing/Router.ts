@@ -425,8 +425,8 @@ export class Router {
     if (!found) return null;
     const source = sources[found.source];
     const target = targets[found.target];
-    const startMetres = source.reversed ? from.offset : g.roadLength[from.road] - from.offset;
-    const endMetres = target.reversed ? g.roadLength[to.road] - to.offset : to.offset;
+    const startMetres = source.reversed ? from.offset : g.roadMetres(from.road) - from.offset;
+    const endMetres = target.reversed ? g.roadMetres(to.road) - to.offset : to.offset;
     const leg = this.assembleLeg(from, to, source, target, found.edges, startMetres, endMetres);
     if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, found.edges, from, to, false, startMetres, endMetres));
     return leg;

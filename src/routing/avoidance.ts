@@ -140,7 +140,7 @@ export function metresOnAvoided(
     add(from.road, Math.abs(to.offset - from.offset));
   } else {
     add(from.road, startMetres);
-    for (const e of edges) add(graph.edgeRoad[e], graph.roadLength[graph.edgeRoad[e]]);
+    for (const e of edges) add(graph.edgeRoad[e], graph.roadMetres(graph.edgeRoad[e]));
     add(to.road, endMetres);
   }
   return avoidance.types.filter((t) => byType.has(t)).map((type) => ({ type, metres: byType.get(type)! }));

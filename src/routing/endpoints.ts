@@ -43,7 +43,7 @@ export function sourceEndpoints(graph: RoadGraph, snap: Snap, metric: Metric, pe
   const out: Endpoint[] = [];
   // Driving off the road reaches the copy of its end junction that knows where the car came from.
   if (flags & RoadFlag.FORWARD) {
-    out.push({ node: roadExitNode(graph, r, false), cost: partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty), reversed: false });
+    out.push({ node: roadExitNode(graph, r, false), cost: partialCost(graph, r, graph.roadMetres(r) - snap.offset, metric, penalty), reversed: false });
   }
   if (flags & RoadFlag.BACKWARD) {
     out.push({ node: roadExitNode(graph, r, true), cost: partialCost(graph, r, snap.offset, metric, penalty), reversed: true });
@@ -65,7 +65,7 @@ export function targetEndpoints(graph: RoadGraph, snap: Snap, metric: Metric, pe
     for (const node of roadEntryNodes(graph, r, false)) out.push({ node, cost, reversed: false });
   }
   if (flags & RoadFlag.BACKWARD) {
-    const cost = partialCost(graph, r, graph.roadLength[r] - snap.offset, metric, penalty);
+    const cost = partialCost(graph, r, graph.roadMetres(r) - snap.offset, metric, penalty);
     for (const node of roadEntryNodes(graph, r, true)) out.push({ node, cost, reversed: true });
   }
   return out;

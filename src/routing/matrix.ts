@@ -443,7 +443,7 @@ function snapFor(router: Router, point: LatLon, label: string, role: StopRole): 
 function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean, penalty?: Penalty): CostedEndpoint[] {
   const endpoints = leaving ? sourceEndpoints(graph, snap, metric, penalty) : targetEndpoints(graph, snap, metric, penalty);
   const other = otherMetric(metric);
-  const length = graph.roadLength[snap.road];
+  const length = graph.roadMetres(snap.road);
   return endpoints.map((e: Endpoint) => {
     // A snap on a junction costs nothing; otherwise the part of the road between point and node.
     const metres = e.cost === 0 ? 0 : leaving === e.reversed ? snap.offset : length - snap.offset;

@@ -78,7 +78,7 @@ export function calculateZone(graph: RoadGraph, zone: Zone, kernels?: GeometryKe
     let blockedLength = 0;
     for (let i = 0; i < roads.length; i++) {
       const r = roads[i];
-      blockedLength += graph.roadLength[r];
+      blockedLength += graph.roadMetres(r);
       if (graph.roadFlags[r] & RoadFlag.FORWARD) edgeCount++;
       if (graph.roadFlags[r] & RoadFlag.BACKWARD) edgeCount++;
     }
