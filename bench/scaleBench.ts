@@ -319,6 +319,9 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`| snap index (the road index's tree, per road its role bits, and the component of the ${snapTinyRoads?.length ?? 0} roads outside the big components): build / size | ${ms(snapMs)} / ${(snapFactBytes / graph.edgeCount).toFixed(1)} B per directed edge besides the road tree |`);
   out.push(`| both indexes adopted from the graph file (as \`serve\` does) | ${ms(adoptMs)} |`);
   out.push(`| memory ready to query (graph + hierarchy + indexes + the default engine's state after a route of each metric) | ${(readyBytes[0] / graph.edgeCount).toFixed(1)} B per directed edge (target <= 100: ${readyBytes[0] / graph.edgeCount <= 100 ? 'met' : 'MISSED'}) |`);
+  // Derived at the first route with a stop inside a zone (PenaltyBound walks in-edges), so not in the figure above.
+  const reverseBytes = 4 * (graph.nodeCount + 1) + 4 * graph.edgeCount;
+  out.push(`| the same once a route with a stop inside a zone has derived the reverse adjacency (firstIn, inEdge: ${(reverseBytes / graph.edgeCount).toFixed(1)} B per directed edge) | ${((readyBytes[0] + reverseBytes) / graph.edgeCount).toFixed(1)} B per directed edge |`);
   if (readyBytes.length > 1) out.push(`| the same with the ALT peer prepared too (its search arrays and landmarks) | ${(readyBytes[1] / graph.edgeCount).toFixed(1)} B per directed edge |`);
   const state = engines[0].router.search;
   if (state instanceof HierarchySearch) {
