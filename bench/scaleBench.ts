@@ -173,7 +173,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
 
   // Zoned routes: ten 1-5 km zones on and near each pair's free THE_FASTEST path, calculated
   // first; then each engine in a row as above.
-  const zoneMillis: number[] = [];
+  const zoneMillis: number[] = [], customizeMillis: number[] = [];
   const pairZones: CalculatedZone[][] = [];
   let zoneCount = 0, stopOnZoneRoad = 0, insideEntered = 0;
   for (let p = 0; p < pairs.length; p++) {
@@ -183,6 +183,12 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     for (let i = 0; i < flat.length; i += 2) path.push({ latitude: flat[i], longitude: flat[i + 1] });
     const zones = zonesOnPath(path, [...pairs[p], path[0], path[path.length - 1]], rand, `p${p}`).map((z) => calculateZone(graph, z));
     for (const z of zones) zoneMillis.push(z.millis);
+    // Customized before the routes too, as a service would once a zone is calculated (route() would otherwise do it at the zone's first route).
+    for (const z of zones) {
+      const t0 = performance.now();
+      byDefault.prepareZones([z]);
+      customizeMillis.push(performance.now() - t0);
+    }
     zoneCount += zones.length;
     pairZones[p] = zones;
   }
@@ -194,7 +200,9 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     if (!pairZones[p]) continue;
     const to = pairs[p][1];
     insideZones[p] = [...pairZones[p], calculateZone(graph, roundZone(`p${p}-around`, to.latitude, to.longitude, 1000 + insideRand() * 2000, insideRand))];
+    byDefault.prepareZones(insideZones[p]);
   }
+  const prepared = byDefault.preparedZones;
   // Each pair around its own zones (on and near its path), then around the next pair's (the
   // zones a client keeps elsewhere: most routes miss most of them).
   for (const [kind, shift] of [['zoned', 0], ['elsewhere', 1], ['inside', 0]] as const) {
@@ -255,7 +263,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
 
   // A 1 km zone around random nodes (after a collection, so earlier garbage is not billed to it).
   gc();
-  const oneKm: number[] = [], oneKmBest: number[] = [];
+  const oneKm: number[] = [], oneKmBest: number[] = [], oneKmCustomize: number[] = [];
   let oneKmRoads = 0;
   for (let i = 0; i < ZONE_SAMPLES; i++) {
     const n = Math.floor(rand() * graph.nodeCount);
@@ -263,6 +271,9 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     const z = calculateZone(graph, zone);
     oneKm.push(z.millis);
     oneKmRoads += z.roads.length;
+    t = performance.now();
+    byDefault.prepareZones([z]);
+    oneKmCustomize.push(performance.now() - t);
     // The same zone twice more: the best of three filters out preemption on a shared machine.
     oneKmBest.push(Math.min(z.millis, calculateZone(graph, zone).millis, calculateZone(graph, zone).millis));
   }
@@ -329,9 +340,11 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   }
   out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
+  out.push(`| zone customization, once per zone after its calculation (\`Router.prepareZones\`: the small cells the zone touches get cliques around its roads), 1 km across: p50 / p95 | ${ms(quantile(oneKmCustomize, 0.5))} / ${ms(quantile(oneKmCustomize, 0.95))} |`);
+  out.push(`| the same for the 1-5 km zones of the zoned routes: p50 / p95; memory held | ${ms(quantile(customizeMillis, 0.5))} / ${ms(quantile(customizeMillis, 0.95))}; ${(prepared.bytes / Math.max(1, prepared.zones) / 1024).toFixed(1)} KiB per zone (${prepared.zones} zones) |`);
   out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);
   out.push('');
-  out.push(`\`Router.route\` (snapping and geometry included) on ${routed} of ${pairs.length} random pairs (${failed.size} without a route), each engine after its first route and ${WARM_UP} untimed ones per metric on other pairs; zoned: ${(zoneCount / Math.max(1, pairZones.filter(Boolean).length)).toFixed(1)} zones per pair on average, calculated beforehand; "elsewhere": each pair around the next pair's zones instead of its own (most miss its path).`, '');
+  out.push(`\`Router.route\` (snapping and geometry included) on ${routed} of ${pairs.length} random pairs (${failed.size} without a route), each engine after its first route and ${WARM_UP} untimed ones per metric on other pairs; zoned: ${(zoneCount / Math.max(1, pairZones.filter(Boolean).length)).toFixed(1)} zones per pair on average, calculated and customized beforehand (\`Router.prepareZones\`, rows above); "elsewhere": each pair around the next pair's zones instead of its own (most miss its path).`, '');
   out.push('| metric | engine | first route (lazy preparation) | free p50 | free p95 | 10 zones p50 | 10 zones p95 | 10 zones elsewhere p50 | p95 |', '|---|---|---|---|---|---|---|---|---|');
   for (const mode of MODES) {
     for (const e of engines) {

@@ -26,9 +26,9 @@ export { unpackArc, hierarchyByteSize, type ContractionHierarchy, type GraphHier
 export {
   buildCustomizableHierarchy, customizableHierarchyOf, type CCHMetric, type CCHTopology, type CustomizableHierarchy,
 } from './hierarchy/CustomizableHierarchy.js';
-export type { PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
+export type { BlockedCellCliques, PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {
-  Router, CALCULATION_MODES, metricOf,
+  Router, CALCULATION_MODES, metricOf, MAX_CUSTOMIZED_CELLS, ROUTE_CUSTOMIZED_CELLS, DEFAULT_ZONE_CLIQUE_BYTES,
   type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
 } from './routing/Router.js';
 export {

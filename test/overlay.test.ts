@@ -28,15 +28,26 @@ function randomSnaps(graph: RoadGraph, router: Router, rand: () => number) {
  * with their road lists, the blocked sets as a bare mask) against plain Dijkstra on the roads:
  * same cost, and a path of unblocked edges from a source to a target that adds up to it.
  */
-function checkOverlayRoutes(graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number): { routed: number; opened: number; settled: number } {
+function checkOverlayRoutes(
+  graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized = false,
+): { routed: number; opened: number; settled: number; customizedCells: number } {
   const rand = seededRandom(seed);
   const router = new Router(graph);
   const search = new OverlaySearch(graph, overlay);
-  let routed = 0, opened = 0, settled = 0;
+  let routed = 0, opened = 0, settled = 0, customizedCells = 0;
   for (let i = 0; i < pairs; i++) {
     const [from, to] = randomSnaps(graph, router, rand);
-    const zones = [randomZone(graph, rand, 'a', 200 + rand() * 1500), randomZone(graph, rand, 'b', 200 + rand() * 1500)];
+    const zones = Array.from({ length: zoneCount }, (_, k) => randomZone(graph, rand, `z${k}`, 200 + rand() * 1500));
     const zoneMask = new Uint8Array(graph.roadCount);
+    // With `customized`, each zone's cells get cliques around its own roads (a zone's mask alone).
+    const cliques = zones.map((z) => {
+      if (!customized) return undefined;
+      for (const r of z.roads) zoneMask[r] = 1;
+      const own = search.customize(z.roads, zoneMask);
+      zoneMask.fill(0);
+      customizedCells += own?.cells.length ?? 0;
+      return own;
+    });
     for (const z of zones) for (const r of z.roads) zoneMask[r] = 1;
     const blocked = new Uint8Array(graph.roadCount);
     for (let r = 0; r < graph.roadCount; r++) blocked[r] = rand() < 0.03 ? 1 : 0;
@@ -45,7 +56,7 @@ function checkOverlayRoutes(graph: RoadGraph, overlay: CellOverlay, pairs: numbe
       const base = { sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude };
       for (const [kind, mask, lists] of [['zones', zoneMask, zones.map((z) => z.roads)], ['blocked', blocked, undefined]] as const) {
         const want = dijkstra(graph, sources, targets, metric, mask);
-        const got = search.find({ ...base, blockedRoads: mask, blockedRoadLists: lists });
+        const got = search.find({ ...base, blockedRoads: mask, blockedRoadLists: lists, blockedCellCliques: lists && cliques });
         if (want === Infinity) { assert.equal(got, null, `pair ${i} ${metric} ${kind}: a route Dijkstra did not find`); continue; }
         assert.ok(got, `pair ${i} ${metric} ${kind}: no route, Dijkstra ${want}`);
         assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric} ${kind}: overlay ${got.cost} vs Dijkstra ${want}`);
@@ -65,7 +76,7 @@ function checkOverlayRoutes(graph: RoadGraph, overlay: CellOverlay, pairs: numbe
       }
     }
   }
-  return { routed, opened, settled };
+  return { routed, opened, settled, customizedCells };
 }
 
 describe('cell overlay', () => {
@@ -167,6 +178,20 @@ describe('cell overlay', () => {
     });
   }
 
+  for (const [name, big, small] of [['gothenburg', 1024, 64], ['campo-grande.osm.gz', 2048, 128]] as const) {
+    const data = name === 'gothenburg' ? { skip: false as const, path: '' } : sharedExtract(name);
+    test(`${name}, cells of ${big} / ${small}: three zones a pair, each zone's small cells customized around its roads (cells two zones touch walked), equal Dijkstra, fewer nodes settled than walking them`, { skip: data.skip }, async () => {
+      const graph = name === 'gothenburg' ? gothenburg : await openGraph(data.path);
+      if (!graph.hierarchy) buildHierarchy(graph);
+      const overlay = buildCellOverlay(graph, big, small);
+      const custom = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, true);
+      const walked = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, false);
+      assert.ok(custom.routed >= 150 && custom.routed === walked.routed, `${custom.routed} routes compared`);
+      assert.ok(custom.customizedCells >= 60, `${custom.customizedCells} cells customized`);
+      assert.ok(custom.settled < walked.settled, `settled ${custom.settled} through customized cells against ${walked.settled} walking them`);
+    });
+  }
+
   for (const name of ['monaco.osm.pbf', 'campo-grande.osm.gz']) {
     const data = sharedExtract(name);
     test(`${name}: 60 pairs, both metrics, zones and blocked sets equal Dijkstra`, { skip: data.skip }, async () => {
@@ -233,6 +258,33 @@ describe('cell overlay', () => {
       return { points, zones, avoidanceTypes: i % 3 === 0 ? ['BRIDGES', 'TUNNELS'] : undefined, avoidanceBehavior: i % 3 === 0 ? 'STRONG' : undefined };
     }, (route) => { if (route.legs[0].zonesEntered) inside++; });
     assert.ok(compared >= 60 && inside > 0, `${compared} routes compared, ${inside} entering a zone`);
+  });
+
+  test('the Router customizes each zone\'s cells once and keeps at most zoneCliqueBytes of them: same routes as without, fewer nodes settled', () => {
+    const overlay = buildCellOverlay(gothenburg, 1024, 64);
+    const kept = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay) });
+    const none = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: 0 });
+    const rand = seededRandom(77);
+    let settledKept = 0, settledNone = 0, compared = 0;
+    for (let i = 0; i < 30; i++) {
+      const zones = [0, 1, 2].map((k) => randomZone(gothenburg, rand, `z${k}`, 300 + rand() * 1200));
+      const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
+      const points = [a, b].map((r) => ({ latitude: gothenburg.roadPointLat(r, 0), longitude: gothenburg.roadPointLon(r, 0) }));
+      for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+        const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
+        const x = run(kept);
+        const settled = (kept.search as HierarchySearch).settledCount;
+        const y = run(none);
+        if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
+        assert.ok(close(x.duration, y.duration, 1e-9) && close(x.distance, y.distance, 1e-9), `pair ${i} ${calculationMode}`);
+        if (x.legs[0].zonesEntered || y.legs[0].zonesEntered) continue;
+        settledKept += settled;
+        settledNone += (none.search as HierarchySearch).settledCount;
+        compared++;
+      }
+    }
+    assert.ok(compared >= 40, `${compared} routes compared`);
+    assert.ok(settledKept < settledNone, `settled ${settledKept} with customized cells, ${settledNone} with none kept`);
   });
 
   test('around avoided road types (their road lists open the cells, as zones\' do): the Router with the overlay agrees with the ALT engine', () => {

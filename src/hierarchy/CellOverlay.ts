@@ -1,6 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../routing/MinHeap.js';
+import { NodeRecords } from '../routing/NodeRecords.js';
 import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './nestedDissection.js';
 
 /** A clique entry between boundary nodes that no path inside the cell joins. */
@@ -197,7 +198,7 @@ export function smallCellRanges(bigOf: Uint16Array | Uint32Array, bigCells: numb
 function overlayLevel(graph: RoadGraph, cellOf32: Uint32Array, cellCount: number): CellOverlay {
   const n = graph.nodeCount;
   const cellOf = cellCount <= 0x10000 ? Uint16Array.from(cellOf32) : cellOf32;
-  const { firstOut, edgeHead, edgeRoad } = graph;
+  const { edgeHead } = graph;
   const edgeTail = graph.edgeTail;
   // Entries and exits: the heads and tails of links between two cells.
   const isEntry = new Uint8Array(n), isExit = new Uint8Array(n);
@@ -208,49 +209,59 @@ function overlayLevel(graph: RoadGraph, cellOf32: Uint32Array, cellCount: number
   const [entryFirst, entryNode] = nodesPerCell(cellOf, cellCount, isEntry);
   const [exitFirst, exitNode] = nodesPerCell(cellOf, cellCount, isExit);
   const first = cliqueOffsets(entryFirst, exitFirst);
-  const dist = new Float64Array(n).fill(Infinity);
-  const heap = new MinHeap(1024);
-  const touched: number[] = [];
+  const level = { entryFirst, entryNode, exitFirst, exitNode };
+  const records = new NodeRecords(n), heap = new MinHeap(1024);
   const cliques = {} as Record<Metric, Uint32Array>;
   for (const metric of ['duration', 'distance'] as const) {
     const steps = roadSteps(graph, metric);
-    const clique = new Uint32Array(first[cellCount]).fill(UNREACHABLE);
-    for (let c = 0; c < cellCount; c++) {
-      const e0 = entryFirst[c], E = entryFirst[c + 1] - e0, x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
-      for (let i = 0; i < E; i++) {
-        // Dijkstra from entry i over the cell's own links.
-        const s = entryNode[e0 + i];
-        dist[s] = 0; touched.push(s);
-        heap.clear(); heap.push(0, s);
-        while (heap.size > 0) {
-          const key = heap.peekKey();
-          const u = heap.pop();
-          if (key !== dist[u]) continue;
-          for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
-            const v = edgeHead[e];
-            if (cellOf[v] !== c) continue;
-            const d = key + steps[edgeRoad[e]];
-            if (d < dist[v]) {
-              if (dist[v] === Infinity) touched.push(v);
-              dist[v] = d;
-              heap.push(d, v);
-            }
-          }
-        }
-        const row = first[c] + i * X;
-        for (let j = 0; j < X; j++) {
-          const d = dist[exitNode[x0 + j]];
-          if (d === Infinity) continue;
-          if (d >= UNREACHABLE) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
-          clique[row + j] = d;
-        }
-        for (const v of touched) dist[v] = Infinity;
-        touched.length = 0;
-      }
-    }
+    const clique = new Uint32Array(first[cellCount]);
+    for (let c = 0; c < cellCount; c++) writeCellClique(graph, level, cellOf, c, steps, metric, clique, first[c], records, heap);
     cliques[metric] = clique;
   }
   return { cellOf, entryFirst, entryNode, exitFirst, exitNode, duration: cliques.duration, distance: cliques.distance };
+}
+
+/**
+ * Cell c's clique into `out` from `at` (entry i's row at at + i * exits): the cost in whole steps
+ * of the metric from each entry to each exit over the cell's own roads (cellOfNode: a node's cell
+ * at this level), without the roads marked in `blocked`; UNREACHABLE where none joins the pair.
+ * A Dijkstra per entry; `records` and `heap` are scratch, cleared here.
+ */
+export function writeCellClique(
+  graph: RoadGraph, level: Pick<CellOverlay, 'entryFirst' | 'entryNode' | 'exitFirst' | 'exitNode'>, cellOfNode: ArrayLike<number>, c: number,
+  steps: Uint32Array, metric: Metric, out: Uint32Array, at: number, records: NodeRecords, heap: MinHeap, blocked?: Uint8Array,
+): void {
+  const { firstOut, edgeHead, edgeRoad } = graph;
+  const { entryFirst, entryNode, exitFirst, exitNode } = level;
+  const e0 = entryFirst[c], E = entryFirst[c + 1] - e0, x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
+  for (let i = 0; i < E; i++) {
+    records.clear();
+    heap.clear();
+    const s = entryNode[e0 + i];
+    records.improve(s, 0);
+    heap.push(0, s);
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      if (key !== records.values[2 * records.find(u)]) continue;
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if (cellOfNode[v] !== c) continue;
+        const r = edgeRoad[e];
+        if (blocked !== undefined && blocked[r] !== 0) continue;
+        const d = key + steps[r];
+        if (records.improve(v, d) >= 0) heap.push(d, v);
+      }
+    }
+    const row = at + i * X;
+    for (let j = 0; j < X; j++) {
+      const k = records.find(exitNode[x0 + j]);
+      const d = k < 0 ? Infinity : records.values[2 * k];
+      if (d === Infinity) { out[row + j] = UNREACHABLE; continue; }
+      if (d >= UNREACHABLE) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
+      out[row + j] = d;
+    }
+  }
 }
 
 /** The marked nodes of each cell, ascending, as CSR by cell. */

@@ -7,7 +7,7 @@ import { NodeRecords } from './NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
-import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
  * A* on the original graph whose potential is the exact unblocked cost to the target set, read
@@ -165,6 +165,11 @@ export class HierarchySearch implements PathSearch {
   /** Bytes of the search state: two NodeRecords the free query and the A* share, grown by the largest search so far. */
   get stateBytes(): number {
     return this.constrained.stateBytes;
+  }
+
+  /** See PathSearch.customize: the overlay's, when it has small cells. */
+  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined {
+    return this.constrained instanceof OverlaySearch ? this.constrained.customize(roads, blocked, maxCells) : undefined;
   }
 
   find(query: PathQuery): PathResult | null {

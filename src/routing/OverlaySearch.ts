@@ -1,12 +1,12 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { cliqueOffsets, slotIn, smallCellRanges, UNREACHABLE, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { cliqueOffsets, roadSteps, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
-import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 
 /** One level of the overlay as the search reads it. */
@@ -60,6 +60,10 @@ export class OverlaySearch implements PathSearch {
   /** With small cells: per small cell, its big cell, and per big cell the row of its small cells (smallCellRanges). */
   private readonly bigOf?: Uint16Array | Uint32Array;
   private readonly smallFirst?: Uint32Array;
+  /** Per small cell: the query stamp when a list's customized clique crosses it, that list and the cell's place in it. */
+  private readonly customStamp?: Uint32Array;
+  private readonly customList?: Uint32Array;
+  private readonly customSlot?: Uint32Array;
   private stamp = 0;
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
   private readonly free: CHQuery;
@@ -89,7 +93,40 @@ export class OverlaySearch implements PathSearch {
       const ranges = smallCellRanges(overlay.cellOf, overlay.entryFirst.length - 1);
       if (typeof ranges === 'string') throw new DetourError(ErrorCode.INVALID_INPUT, `the cell overlay's ${ranges}`);
       this.smallFirst = ranges;
+      const smallCells = overlay.fine.entryFirst.length - 1;
+      this.customStamp = new Uint32Array(smallCells);
+      this.customList = new Uint32Array(smallCells);
+      this.customSlot = new Uint32Array(smallCells);
     }
+  }
+
+  /**
+   * The small cells `roads` touch (the cells of their ends), with both metrics' cliques without
+   * the roads `blocked` marks (those roads): a Dijkstra per entry inside each cell, on the
+   * potential's records; undefined without small cells or past `maxCells` of them. Paid once per
+   * zone (about 9 ms for a 1-5 km zone's 2-3 cells at 5M nodes), it lets every later route around
+   * the zone cross those cells by clique.
+   */
+  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity): BlockedCellCliques | undefined {
+    const fine = this.fine;
+    if (fine === undefined) return undefined;
+    const g = this.graph, nodeCell = this.nodeCell, { roadFrom, roadTo } = g;
+    const touched = new Set<number>();
+    for (let k = 0; k < roads.length; k++) {
+      for (let v = roadFrom[roads[k]], end = this.junctionEnd(v); v < end; v++) touched.add(nodeCell[v]);
+      for (let v = roadTo[roads[k]], end = this.junctionEnd(v); v < end; v++) touched.add(nodeCell[v]);
+      if (touched.size > maxCells) return undefined;
+    }
+    const cells = Uint32Array.from(touched).sort();
+    const first = new Float64Array(cells.length + 1);
+    for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (fine.cliqueFirst[cells[j] + 1] - fine.cliqueFirst[cells[j]]);
+    const out = { cells, first, duration: new Uint32Array(first[cells.length]), distance: new Uint32Array(first[cells.length]) };
+    const level = { entryFirst: fine.entryFirst, entryNode: fine.entryNode, exitFirst: fine.exitFirst, exitNode: fine.exitNode };
+    for (const metric of ['duration', 'distance'] as const) {
+      const steps = roadSteps(g, metric);
+      for (let j = 0; j < cells.length; j++) writeCellClique(g, level, nodeCell, cells[j], steps, metric, out[metric], first[j], this.toTargets.records, this.heap, blocked);
+    }
+    return out;
   }
 
   find(query: PathQuery): PathResult | null {
@@ -118,22 +155,48 @@ export class OverlaySearch implements PathSearch {
       if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
       if (fineStamp !== undefined) fineStamp[f] = stamp;
     };
+    // A road's edges may end at copies of its end junctions (turn restrictions): their cells open too.
+    const openRoad = (r: number) => {
+      for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) open(v);
+      for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) open(v);
+    };
     for (const s of query.sources) open(s.node);
     for (const t of targets) open(t.node);
+    // A list with customized cliques opens only the big cells of its small ones, which stay closed
+    // and are crossed by those cliques unless something else opens them (another list too).
+    const custom = penalised === undefined && fineStamp !== undefined ? query.blockedCellCliques : undefined;
     if (blocked !== undefined) {
       const lists = query.blockedRoadLists;
       if (lists) {
-        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; open(roadFrom[r]); open(roadTo[r]); }
+        for (let l = 0; l < lists.length; l++) {
+          if (custom?.[l] !== undefined) continue;
+          const list = lists[l];
+          for (let k = 0; k < list.length; k++) { const r = list[k]; openRoad(r); }
+        }
+        if (custom !== undefined) {
+          const customStamp = this.customStamp!, customList = this.customList!, customSlot = this.customSlot!;
+          for (let l = 0; l < lists.length; l++) {
+            const cells = custom[l]?.cells;
+            if (cells === undefined) continue;
+            for (let j = 0; j < cells.length; j++) {
+              const f = cells[j], c = bigOf![f];
+              if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
+              if (fineStamp![f] === stamp) continue;
+              if (customStamp[f] === stamp) { fineStamp![f] = stamp; continue; } // a second list: walked
+              customStamp[f] = stamp; customList[f] = l; customSlot[f] = j;
+            }
+          }
+        }
       } else {
-        for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { open(roadFrom[r]); open(roadTo[r]); }
+        for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { openRoad(r); }
       }
     }
     if (penalised !== undefined) {
       const lists = penalty!.roadLists;
       if (lists) {
-        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; if (perMetre![penalised[r]] !== 0) { open(roadFrom[r]); open(roadTo[r]); } }
+        for (const list of lists) for (let k = 0; k < list.length; k++) { const r = list[k]; if (perMetre![penalised[r]] !== 0) { openRoad(r); } }
       } else {
-        for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { open(roadFrom[r]); open(roadTo[r]); }
+        for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { openRoad(r); }
       }
     }
     this.openCount = opened;
@@ -211,9 +274,14 @@ export class OverlaySearch implements PathSearch {
       }
       if (slot < 0) continue;
       const { exitFirst, exitNode } = level!;
-      const clique = level!.cliques[metric];
+      let clique = level!.cliques[metric];
       const x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
-      const row = level!.cliqueFirst[c] + slot * X;
+      let row = level!.cliqueFirst[c] + slot * X;
+      if (custom !== undefined && level === fine && this.customStamp![c] === stamp) {
+        const own = custom[this.customList![c]]!;
+        clique = own[metric];
+        row = own.first[this.customSlot![c]] + slot * X;
+      }
       for (let j = 0; j < X; j++) {
         const w = clique[row + j];
         if (w === UNREACHABLE) continue;
@@ -267,7 +335,7 @@ export class OverlaySearch implements PathSearch {
     const from = path[at(lo)], to = path[at(hi)];
     if (hi - lo === 1) {
       const start = edges.length;
-      this.unpackInCell(from, to, metric, edges);
+      this.unpackInCell(from, to, metric, blocked, edges);
       reverseFrom(edges, start);
       return;
     }
@@ -285,8 +353,8 @@ export class OverlaySearch implements PathSearch {
     this.unpack(mid, hi, at, blocked, penalised, metric, edges);
   }
 
-  /** Appends, last edge first, a cheapest path from `from` to `to` over the roads of to's cell. */
-  private unpackInCell(from: number, to: number, metric: Metric, reversedEdges: number[]): void {
+  /** Appends, last edge first, a cheapest path from `from` to `to` over the open roads of to's cell. */
+  private unpackInCell(from: number, to: number, metric: Metric, blocked: Uint8Array | undefined, reversedEdges: number[]): void {
     const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
     // Whole steps, as the clique was summed (a rare path: the cost of rounding metres here is no matter).
     const millis = g.roadMillis, byTime = metric === 'duration';
@@ -311,6 +379,7 @@ export class OverlaySearch implements PathSearch {
         const v = edgeHead[e];
         if ((nodeCell[v] - lo) >>> 0 >= span) continue;
         const r = edgeRoad[e];
+        if (blocked !== undefined && blocked[r] !== 0) continue; // a customized clique's cell holds blocked roads
         const d = key + (byTime ? millis[r] : roadLengthCm[r]);
         const i = rec.improve(v, d);
         if (i < 0) continue;
@@ -325,9 +394,21 @@ export class OverlaySearch implements PathSearch {
     }
   }
 
+  /**
+   * The end of junction v's node range: turn restrictions' copies of a junction follow it in id
+   * order at its position (junctionNodes.ts), and a road's edges may end at them, in whatever cell
+   * the partition put them.
+   */
+  private junctionEnd(v: number): number {
+    const { nodeLatE7: lat, nodeLonE7: lon } = this.graph, n = lat.length;
+    let end = v + 1;
+    while (end < n && lat[end] === lat[v] && lon[end] === lon[v]) end++;
+    return end;
+  }
+
   /** Bytes of its search state (its records' and the potential's: see NodeRecords). */
   get stateBytes(): number {
-    return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength + this.coarse.openStamp.byteLength + (this.fine?.openStamp.byteLength ?? 0);
+    return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength + this.coarse.openStamp.byteLength + 16 * (this.fine?.openStamp.length ?? 0);
   }
 
   private growPushedPi(): Float64Array {

@@ -16,8 +16,27 @@ export interface PathQuery {
    * a search that cares where the blocked roads are need not scan the whole mask.
    */
   blockedRoadLists?: readonly ArrayLike<number>[];
+  /**
+   * Per list of blockedRoadLists, when known: the small cells of the overlay its roads touch, with
+   * cliques that avoid exactly those roads (OverlaySearch.customize), so a search crosses them
+   * instead of walking their roads. A cell two lists touch is walked all the same.
+   */
+  blockedCellCliques?: readonly (BlockedCellCliques | undefined)[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
+}
+
+/**
+ * The small cells of a cell overlay that a set of blocked roads touches (a zone's), with their
+ * cliques recomputed without those roads: CRP's customization, per zone instead of per metric.
+ */
+export interface BlockedCellCliques {
+  /** The small cells, ascending. */
+  cells: Uint32Array;
+  /** Per listed cell, where its clique starts in the arrays below (entries x exits of the overlay's own). */
+  first: Float64Array;
+  duration: Uint32Array;
+  distance: Uint32Array;
 }
 
 /**
@@ -54,4 +73,10 @@ export interface PathResult {
 export interface PathSearch {
   readonly name: string;
   find(query: PathQuery): PathResult | null;
+  /**
+   * The cells `roads` touch with cliques around them, for PathQuery.blockedCellCliques (`blocked`:
+   * a mask marking those roads); undefined for an engine without small cells, or when the roads
+   * touch more than `maxCells` of them.
+   */
+  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
 }

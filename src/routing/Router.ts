@@ -7,7 +7,7 @@ import { HierarchySearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
-import { uniformPenalty, type Penalty, type PathSearch } from './PathSearch.js';
+import { uniformPenalty, type BlockedCellCliques, type Penalty, type PathSearch } from './PathSearch.js';
 import {
   AVOIDANCE_FLAGS, FlaggedRoads, metresOnAvoided, parseAvoidance, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
   type Avoidance, type AvoidanceBehavior, type AvoidanceType, type AvoidedTypeDriven,
@@ -102,6 +102,26 @@ export interface RouterOptions {
   snapIndex?: SnapIndex;
   /** ALT landmarks for the 'astar' engine (default 16; 0 = straight-line heuristic only). */
   landmarks?: number;
+  /** Most bytes of zones' customized cliques kept (prepareZones; default 64 MiB: about 4,000 zones of 1-5 km on the 5M country). */
+  zoneCliqueBytes?: number;
+}
+
+export const DEFAULT_ZONE_CLIQUE_BYTES = 64 * 2 ** 20;
+
+/**
+ * Most small cells a zone's customization recomputes (Router.prepareZones): a 1-5 km zone touches
+ * 2-3 cells of 2,048 nodes (about 9 ms for both metrics on the 5M country); a zone over a whole
+ * region would cost a rebuild of the overlay, and its inner cells, all roads blocked, cost a
+ * search little when open.
+ */
+export const MAX_CUSTOMIZED_CELLS = 32;
+/** Most cells one route() customizes (about 4 ms each at 5M nodes), so a trip naming many new zones waits for a few only. */
+export const ROUTE_CUSTOMIZED_CELLS = 32;
+/** Most zones Router.prepareZones keeps (it holds the zone objects: a bound on what it keeps alive besides the bytes). */
+export const MAX_CUSTOMIZED_ZONES = 4096;
+
+function cliqueBytes(c: BlockedCellCliques | null | undefined): number {
+  return c ? c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength : 0;
 }
 
 export function metricOf(mode: CalculationMode): Metric {
@@ -129,6 +149,14 @@ export class Router {
   private flaggedRoads?: FlaggedRoads;
   /** The polyline of the leg being assembled. */
   private readonly line: LegLine;
+  /**
+   * Per zone, its cells' cliques around its roads (prepareZones), null when the engine has none or
+   * the zone touches too many cells; least recently used first, evicted past zoneCliqueBytes or
+   * MAX_CUSTOMIZED_ZONES zones.
+   */
+  private readonly zoneCliques = new Map<CalculatedZone, BlockedCellCliques | null>();
+  private zoneCliqueBytesHeld = 0;
+  private readonly zoneCliqueBytes: number;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
     this.graph = graph;
@@ -139,6 +167,7 @@ export class Router {
         : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
+    this.zoneCliqueBytes = options.zoneCliqueBytes ?? DEFAULT_ZONE_CLIQUE_BYTES;
     this.line = new LegLine(graph);
     void graph.roadMillis; // derived per road once, here rather than inside the first route
   }
@@ -185,6 +214,7 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
+    this.prepareZones(zones, ROUTE_CUSTOMIZED_CELLS);
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
@@ -210,6 +240,52 @@ export class Router {
    */
   matrix(request: MatrixRequest): MatrixResult {
     return computeMatrix(this, request);
+  }
+
+  /**
+   * Customizes the cells each zone touches (PathSearch.customize: cliques without the zone's
+   * roads), once per zone object, so routes around it cross them instead of walking their roads.
+   * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells (the rest at
+   * later routes); a service may call it once a zone is calculated. Zones that cannot be used
+   * (masks() says why), block no road or touch over MAX_CUSTOMIZED_CELLS cells are left alone:
+   * routes walk their cells' roads, as exact and slower.
+   */
+  prepareZones(zones: readonly CalculatedZone[], maxCells = Infinity): void {
+    const customize = this.search.customize?.bind(this.search);
+    if (!customize || this.zoneCliqueBytes <= 0) return;
+    const held = this.zoneCliques;
+    let cells = 0;
+    for (const z of zones) {
+      const known = held.get(z);
+      if (known !== undefined) { held.delete(z); held.set(z, known); continue; } // now the most recently used
+      if (z.roadCount !== this.graph.roadCount || z.roads.length === 0) continue;
+      if (z.status.name !== 'CALCULATED' && z.status.name !== 'CALCULATED_WITHOUT_ROADS') continue;
+      if (cells >= maxCells) continue;
+      // The zone mask is all zero between requests (releaseMasks); used here before masks() fills it.
+      const mask = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
+      for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
+      let cliques: BlockedCellCliques | undefined;
+      try {
+        cliques = customize(z.roads, mask, MAX_CUSTOMIZED_CELLS);
+      } finally {
+        for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 0;
+      }
+      held.set(z, cliques ?? null);
+      cells += cliques?.cells.length ?? 0;
+      this.zoneCliqueBytesHeld += cliqueBytes(cliques);
+      for (const [old, c] of held) {
+        if (this.zoneCliqueBytesHeld <= this.zoneCliqueBytes && held.size <= MAX_CUSTOMIZED_ZONES) break;
+        held.delete(old);
+        this.zoneCliqueBytesHeld -= cliqueBytes(c);
+      }
+    }
+  }
+
+  /** Zones whose customized cliques prepareZones keeps, and their bytes. */
+  get preparedZones(): { zones: number; bytes: number } {
+    let zones = 0;
+    for (const c of this.zoneCliques.values()) if (c) zones++;
+    return { zones, bytes: this.zoneCliqueBytesHeld };
   }
 
   /**
@@ -257,7 +333,10 @@ export class Router {
     const { zone, hard, all } = masks;
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
     // Without a caller's mask, the zones' road lists hold every blocked road (a search may start from them).
-    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads));
+    let leg = stopInZone ? null : this.searchLeg(
+      from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads),
+      hard ? undefined : zones.map((z) => this.zoneCliques.get(z) ?? undefined),
+    );
     if (!leg && zone) {
       const roadLists = zones.map((z) => z.roads);
       leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists });
@@ -400,14 +479,14 @@ export class Router {
   /** The cheapest leg, or null; with `avoidance`, the metres it drove on avoided types. */
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
-    blockedRoadLists?: readonly ArrayLike<number>[],
+    blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
   ): RouteLeg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
     const found = this.search.find({
-      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, penalty,
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques, penalty,
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
