@@ -147,7 +147,7 @@ export class OverlaySearch implements PathSearch {
     const T = targets.length;
 
     // Open the cells (of both levels) of the endpoints and of every blocked or penalised road.
-    if (++this.stamp === 0xffffffff) { openStamp.fill(0); fineStamp?.fill(0); this.stamp = 1; }
+    if (++this.stamp === 0xffffffff) { openStamp.fill(0); fineStamp?.fill(0); this.customStamp?.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
     let opened = 0;
     const open = (v: number) => {
