@@ -1,5 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../routing/MinHeap.js';
 import { NodeRecords } from '../routing/NodeRecords.js';
 import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './nestedDissection.js';
@@ -132,11 +132,6 @@ function concat(parts: Uint32Array[], size: number): Uint32Array {
   return all;
 }
 
-/** Per road, its cost in whole steps of the metric (the hierarchy's unit). */
-export function roadSteps(graph: RoadGraph, metric: Metric): Uint32Array {
-  return graph.roadCost(metric);
-}
-
 /** The small cells' size bound at import (cut inside each big cell; see DEFAULT_CELL_SIZE for the measurements). */
 export const DEFAULT_FINE_CELL_SIZE = 2048;
 
@@ -213,7 +208,7 @@ function overlayLevel(graph: RoadGraph, cellOf32: Uint32Array, cellCount: number
   const records = new NodeRecords(n), heap = new MinHeap(1024);
   const cliques = {} as Record<Metric, Uint32Array>;
   for (const metric of ['duration', 'distance'] as const) {
-    const steps = roadSteps(graph, metric);
+    const steps = graph.roadCost(metric); // whole steps of the metric, as the hierarchy's arcs
     const clique = new Uint32Array(first[cellCount]);
     for (let c = 0; c < cellCount; c++) writeCellClique(graph, level, cellOf, c, steps, metric, clique, first[c], records, heap);
     cliques[metric] = clique;

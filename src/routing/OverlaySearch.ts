@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { cliqueOffsets, roadSteps, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { cliqueOffsets, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
@@ -123,7 +123,7 @@ export class OverlaySearch implements PathSearch {
     const out = { cells, first, duration: new Uint32Array(first[cells.length]), distance: new Uint32Array(first[cells.length]) };
     const level = { entryFirst: fine.entryFirst, entryNode: fine.entryNode, exitFirst: fine.exitFirst, exitNode: fine.exitNode };
     for (const metric of ['duration', 'distance'] as const) {
-      const steps = roadSteps(g, metric);
+      const steps = g.roadCost(metric);
       for (let j = 0; j < cells.length; j++) writeCellClique(g, level, nodeCell, cells[j], steps, metric, out[metric], first[j], this.toTargets.records, this.heap, blocked);
     }
     return out;

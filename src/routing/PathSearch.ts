@@ -18,8 +18,9 @@ export interface PathQuery {
   blockedRoadLists?: readonly ArrayLike<number>[];
   /**
    * Per list of blockedRoadLists, when known: the small cells of the overlay its roads touch, with
-   * cliques that avoid exactly those roads (OverlaySearch.customize), so a search crosses them
-   * instead of walking their roads. A cell two lists touch is walked all the same.
+   * cliques that avoid exactly those roads, made by the same search's customize() (cells are its
+   * overlay's), so it crosses them instead of walking their roads. A cell two lists touch is walked
+   * all the same.
    */
   blockedCellCliques?: readonly (BlockedCellCliques | undefined)[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
