@@ -38,8 +38,12 @@ function levelOf(o: CellOverlay): Level {
  * big cell is crossed by its clique, and inside an open big cell each closed small cell by its
  * own; roads are walked only in the open small cells (CRP's levels). Exact: every path through a
  * closed cell from an entry to an exit costs at least its clique entry, and the potential (the
- * unblocked cost to the targets) stays a lower bound. The path's stretches of cliques unpack as free CH paths of the
- * same cost that drive no blocked road, else by halves, a lone clique by a Dijkstra in its cell.
+ * unblocked cost to the targets) stays a lower bound. The sources' small cell, when nothing else
+ * opens it, is left from the sources to its exits by a Dijkstra inside it (sourceRow), as CRP's
+ * query does, rather than walked by the A*. The path unpacks in runs: where it follows a free
+ * cheapest path (its cost grows by what the potential falls), as one free CH query per run; in
+ * between, stretches of cliques as free CH paths of the same cost that drive no blocked road,
+ * else by halves, a lone clique by a Dijkstra in its cell.
  * Knowing where the blocked roads are costs O(blocked roads) with PathQuery.blockedRoadLists, a
  * pass over the mask without. With a penalty (stops inside zones) the cells of the penalised
  * roads open too (Penalty.roadLists, else a pass over its mask), roads there cost their penalty
@@ -67,7 +71,10 @@ export class OverlaySearch implements PathSearch {
   private stamp = 0;
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
   private readonly free: CHQuery;
-  /** The found path, target first: node, link, cost per node. */
+  /** The sources' cell's exits (sourceRow): their cost and the source each came from. */
+  private rowCost = new Float64Array(64);
+  private rowRoot = new Int32Array(64);
+  /** The found path, target first: node, link, cost and potential per node. */
   private readonly path: number[] = [];
   /** With a penalty: the penalty still to pay (made at the first such query). */
   private penaltyLeft?: PenaltyBound;
@@ -160,7 +167,19 @@ export class OverlaySearch implements PathSearch {
       for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) open(v);
       for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) open(v);
     };
-    for (const s of query.sources) open(s.node);
+    // The sources' small cell, when all lie in one, none on its boundary, and nothing else opens it:
+    // crossed from the sources to its exits by a Dijkstra inside it (CRP's query), not walked by the
+    // A*. With the free potential every node within a detour's slack of the sources is settled, and
+    // near the sources that slack is still the zones' whole detour: the A* settled most of the cell.
+    let sourceCell = -1;
+    if (fineStamp !== undefined && penalty === undefined) {
+      const f = nodeCell[query.sources[0].node];
+      if (query.sources.every((s) => nodeCell[s.node] === f && !this.onBoundary(f, s.node))) sourceCell = f;
+    }
+    for (const s of query.sources) {
+      if (sourceCell < 0) open(s.node);
+      else if (openStamp[bigOf![sourceCell]] !== stamp) { openStamp[bigOf![sourceCell]] = stamp; opened++; }
+    }
     for (const t of targets) open(t.node);
     // A list with customized cliques opens only the big cells of its small ones, which stay closed
     // and are crossed by those cliques unless something else opens them (another list too).
@@ -199,7 +218,9 @@ export class OverlaySearch implements PathSearch {
         for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { openRoad(r); }
       }
     }
+    if (sourceCell >= 0 && fineStamp![sourceCell] === stamp) sourceCell = -1; // walked: a target or a road opened it
     this.openCount = opened;
+    const exits = sourceCell < 0 ? 0 : this.sourceRow(sourceCell, query.sources, blocked, byTime);
 
     records.clear();
     if (this.pushedPi.length > records.values.length >>> 1) this.pushedPi = new Float64Array(records.values.length >>> 1);
@@ -217,7 +238,20 @@ export class OverlaySearch implements PathSearch {
       if (left !== undefined) h += left.of(s.node);
       if (i >= pushedPi.length) pushedPi = this.growPushedPi();
       pushedPi[i] = h;
-      if (h !== Infinity) heap.push(s.cost + h, s.node);
+      if (h !== Infinity && sourceCell < 0) heap.push(s.cost + h, s.node);
+    }
+    // The source cell's exits, each reached as by a clique from the source that reached it first.
+    for (let j = 0; j < exits; j++) {
+      const cv = this.rowCost[j];
+      if (cv === Infinity) continue;
+      const v = fine!.exitNode[fine!.exitFirst[sourceCell] + j];
+      const i = records.improve(v, cv);
+      if (i < 0) continue;
+      records.words[4 * i + 3] = -2 - this.rowRoot[j];
+      if (i >= pushedPi.length) pushedPi = this.growPushedPi();
+      const h = toTargets.pi(v);
+      pushedPi[i] = h;
+      if (h !== Infinity) heap.push(cv + h, v);
     }
 
     let best = Infinity;
@@ -298,23 +332,40 @@ export class OverlaySearch implements PathSearch {
       }
     }
     if (bestTarget < 0) return null;
-    // The path backwards as nodes, links (an edge, or ~ the node a clique left from) and costs;
-    // read out before unpacking, which reuses the records.
+    // The path backwards as nodes, links (an edge, or ~ the node a clique left from), costs and
+    // potentials; read out before unpacking, which reuses the records.
     const path = this.path;
     path.length = 0;
     let node = targets[bestTarget].node;
     for (;;) {
       const i = records.find(node);
       const link = records.words[4 * i + 3];
-      path.push(node, link, records.values[2 * i]);
+      path.push(node, link, records.values[2 * i], pushedPi[i]);
       if (link === -1) break;
       node = link >= 0 ? g.edgeTailOf(link) : -2 - link;
     }
-    const hops = path.length / 3 - 1;
-    const at = (k: number) => 3 * (hops - k); // the k-th node from the source
+    const hops = path.length / 4 - 1;
+    const at = (k: number) => 4 * (hops - k); // the k-th node from the source
     const source = query.sources.findIndex((s) => s.node === node && s.cost === path[at(0) + 2]);
     const edges: number[] = [];
-    this.unpack(0, hops, at, blocked, penalised, metric, edges);
+    if (left !== undefined) {
+      this.unpack(0, hops, at, blocked, penalised, metric, edges);
+      return { cost: best, source, target: bestTarget, edges };
+    }
+    // A hop on which the path's cost grows by what the potential falls (no slack gained) lies on a
+    // free cheapest path to the targets, and so does a run of such hops: pi(a) <= d(a, b) + pi(b)
+    // makes the run a cheapest path from a to b. Each run unpacks by one free CH query of the same
+    // cost; the hops between runs (where the zones turn the path away) by halves as before, so no
+    // query is spent on a stretch that a zone's detour makes dearer than the free path.
+    const tolerance = 1e-9 * Math.max(1, best);
+    const tight = (k: number) => Math.abs((path[at(k) + 2] - path[at(k - 1) + 2]) - (path[at(k - 1) + 3] - path[at(k) + 3])) <= tolerance;
+    for (let k = 0; k < hops;) {
+      const runTight = tight(k + 1);
+      let j = k + 1;
+      while (j < hops && tight(j + 1) === runTight) j++;
+      this.unpack(k, j, at, blocked, penalised, metric, edges, true);
+      k = j;
+    }
     return { cost: best, source, target: bestTarget, edges };
   }
 
@@ -324,7 +375,7 @@ export class OverlaySearch implements PathSearch {
    * usual case: one query for a long stretch), else its halves; a lone clique by a Dijkstra inside
    * its cell.
    */
-  private unpack(lo: number, hi: number, at: (k: number) => number, blocked: Uint8Array | undefined, penalised: Uint8Array | undefined, metric: Metric, edges: number[]): void {
+  private unpack(lo: number, hi: number, at: (k: number) => number, blocked: Uint8Array | undefined, penalised: Uint8Array | undefined, metric: Metric, edges: number[], loneQuery = false): void {
     const path = this.path;
     let cliques = 0;
     for (let k = lo + 1; k <= hi; k++) if (path[at(k) + 1] < -1) cliques++;
@@ -333,7 +384,7 @@ export class OverlaySearch implements PathSearch {
       return;
     }
     const from = path[at(lo)], to = path[at(hi)];
-    if (hi - lo === 1) {
+    if (hi - lo === 1 && !loneQuery) {
       const start = edges.length;
       this.unpackInCell(from, to, metric, blocked, edges);
       reverseFrom(edges, start);
@@ -346,6 +397,12 @@ export class OverlaySearch implements PathSearch {
     if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, path[at(hi) + 2]) &&
       (blocked === undefined || drivesNone(edgeRoad, free.edges, blocked)) && (penalised === undefined || drivesNone(edgeRoad, free.edges, penalised))) {
       for (const e of free.edges) edges.push(e);
+      return;
+    }
+    if (hi - lo === 1) {
+      const start = edges.length;
+      this.unpackInCell(from, to, metric, blocked, edges);
+      reverseFrom(edges, start);
       return;
     }
     const mid = (lo + hi) >>> 1;
@@ -392,6 +449,59 @@ export class OverlaySearch implements PathSearch {
       reversedEdges.push(e);
       v = g.edgeTailOf(e);
     }
+  }
+
+  /**
+   * Cheapest costs from the sources to the exits of their small cell f over its open roads (a
+   * Dijkstra inside the cell, on the potential's records before its reset), into rowCost, and the
+   * source each came from, into rowRoot; returns the cell's exit count. Costs are summed as the
+   * A* sums them, road by road.
+   */
+  private sourceRow(f: number, sources: readonly { node: number; cost: number }[], blocked: Uint8Array | undefined, byTime: boolean): number {
+    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
+    const millis = g.roadMillis, nodeCell = this.nodeCell;
+    const rec = this.toTargets.records, heap = this.heap;
+    rec.clear();
+    heap.clear();
+    for (const s of sources) {
+      const i = rec.improve(s.node, s.cost);
+      if (i < 0) continue;
+      rec.words[4 * i + 3] = s.node;
+      heap.push(s.cost, s.node);
+    }
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      const iu = rec.find(u);
+      if (key !== rec.values[2 * iu]) continue;
+      const root = rec.words[4 * iu + 3];
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if (nodeCell[v] !== f) continue;
+        const road = edgeRoad[e];
+        if (blocked !== undefined && blocked[road] !== 0) continue;
+        const cv = key + (byTime ? millis[road] * COST_STEP.duration : roadLengthCm[road] * COST_STEP.distance);
+        const i = rec.improve(v, cv);
+        if (i < 0) continue;
+        rec.words[4 * i + 3] = root;
+        heap.push(cv, v);
+      }
+    }
+    const { exitFirst, exitNode } = this.fine!;
+    const x0 = exitFirst[f], X = exitFirst[f + 1] - x0;
+    if (this.rowCost.length < X) { this.rowCost = new Float64Array(2 * X); this.rowRoot = new Int32Array(2 * X); }
+    for (let j = 0; j < X; j++) {
+      const i = rec.find(exitNode[x0 + j]);
+      this.rowCost[j] = i < 0 ? Infinity : rec.values[2 * i];
+      this.rowRoot[j] = i < 0 ? -1 : rec.words[4 * i + 3];
+    }
+    return X;
+  }
+
+  /** Whether v is an entry or an exit of small cell f. */
+  private onBoundary(f: number, v: number): boolean {
+    const fine = this.fine!;
+    return slotIn(fine.entryFirst, fine.entryNode, f, v) >= 0 || slotIn(fine.exitFirst, fine.exitNode, f, v) >= 0;
   }
 
   /**
