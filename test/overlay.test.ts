@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Route, RouteRequest } from '../src/routing/Router.js';
+import type { BlockedCellCliques } from '../src/routing/PathSearch.js';
 import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type LatLon, type Metric, type RoadGraph } from '../src/index.js';
 import { bigCellOf, buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { crc32 } from '../src/graph/crc32.js';
@@ -29,12 +30,12 @@ function randomSnaps(graph: RoadGraph, router: Router, rand: () => number) {
  * same cost, and a path of unblocked edges from a source to a target that adds up to it.
  */
 function checkOverlayRoutes(
-  graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized = false,
-): { routed: number; opened: number; settled: number; customizedCells: number } {
+  graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized: false | 'each' | 'shared' = false,
+): { routed: number; opened: number; settled: number; customizedCells: number; sharedCells: number } {
   const rand = seededRandom(seed);
   const router = new Router(graph);
   const search = new OverlaySearch(graph, overlay);
-  let routed = 0, opened = 0, settled = 0, customizedCells = 0;
+  let routed = 0, opened = 0, settled = 0, customizedCells = 0, sharedCells = 0;
   for (let i = 0; i < pairs; i++) {
     const [from, to] = randomSnaps(graph, router, rand);
     const zones = Array.from({ length: zoneCount }, (_, k) => randomZone(graph, rand, `z${k}`, 200 + rand() * 1500));
@@ -48,6 +49,19 @@ function checkOverlayRoutes(
       customizedCells += own?.cells.length ?? 0;
       return own;
     });
+    // With 'shared', each cell two or more zones' cells share gets cliques around all their roads too.
+    const shared: BlockedCellCliques[] = [];
+    if (customized === 'shared') {
+      const byCell = new Map<number, number[]>();
+      cliques.forEach((c, k) => c?.cells.forEach((cell) => byCell.set(cell, [...byCell.get(cell) ?? [], k])));
+      for (const [cell, members] of byCell) {
+        if (members.length < 2) continue;
+        for (const k of members) for (const r of zones[k].roads) zoneMask[r] = 1;
+        shared.push(search.customizeCells(Uint32Array.of(cell), zoneMask)!);
+        zoneMask.fill(0);
+      }
+      sharedCells += shared.length;
+    }
     for (const z of zones) for (const r of z.roads) zoneMask[r] = 1;
     const blocked = new Uint8Array(graph.roadCount);
     for (let r = 0; r < graph.roadCount; r++) blocked[r] = rand() < 0.03 ? 1 : 0;
@@ -56,7 +70,7 @@ function checkOverlayRoutes(
       const base = { sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude };
       for (const [kind, mask, lists] of [['zones', zoneMask, zones.map((z) => z.roads)], ['blocked', blocked, undefined]] as const) {
         const want = dijkstra(graph, sources, targets, metric, mask);
-        const got = search.find({ ...base, blockedRoads: mask, blockedRoadLists: lists, blockedCellCliques: lists && cliques });
+        const got = search.find({ ...base, blockedRoads: mask, blockedRoadLists: lists, blockedCellCliques: lists && cliques, sharedCellCliques: lists && shared });
         if (want === Infinity) { assert.equal(got, null, `pair ${i} ${metric} ${kind}: a route Dijkstra did not find`); continue; }
         assert.ok(got, `pair ${i} ${metric} ${kind}: no route, Dijkstra ${want}`);
         assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric} ${kind}: overlay ${got.cost} vs Dijkstra ${want}`);
@@ -76,7 +90,7 @@ function checkOverlayRoutes(
       }
     }
   }
-  return { routed, opened, settled, customizedCells };
+  return { routed, opened, settled, customizedCells, sharedCells };
 }
 
 describe('cell overlay', () => {
@@ -180,15 +194,17 @@ describe('cell overlay', () => {
 
   for (const [name, big, small] of [['gothenburg', 1024, 64], ['campo-grande.osm.gz', 2048, 128]] as const) {
     const data = name === 'gothenburg' ? { skip: false as const, path: '' } : sharedExtract(name);
-    test(`${name}, cells of ${big} / ${small}: three zones a pair, each zone's small cells customized around its roads (cells two zones touch walked), equal Dijkstra, fewer nodes settled than walking them`, { skip: data.skip }, async () => {
+    test(`${name}, cells of ${big} / ${small}: three zones a pair, each zone's small cells customized around its roads (cells two zones touch walked, or customized for both), equal Dijkstra, fewer nodes settled than walking them`, { skip: data.skip }, async () => {
       const graph = name === 'gothenburg' ? gothenburg : await openGraph(data.path);
       if (!graph.hierarchy) buildHierarchy(graph);
       const overlay = buildCellOverlay(graph, big, small);
-      const custom = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, true);
+      const shared = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, 'shared');
+      const custom = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, 'each');
       const walked = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, false);
-      assert.ok(custom.routed >= 150 && custom.routed === walked.routed, `${custom.routed} routes compared`);
-      assert.ok(custom.customizedCells >= 60, `${custom.customizedCells} cells customized`);
+      assert.ok(custom.routed >= 150 && custom.routed === walked.routed && shared.routed === walked.routed, `${custom.routed} routes compared`);
+      assert.ok(custom.customizedCells >= 60 && shared.sharedCells >= 20, `${custom.customizedCells} cells customized, ${shared.sharedCells} shared`);
       assert.ok(custom.settled < walked.settled, `settled ${custom.settled} through customized cells against ${walked.settled} walking them`);
+      assert.ok(shared.settled < custom.settled, `settled ${shared.settled} with shared cells customized against ${custom.settled} walking them`);
     });
   }
 
@@ -260,10 +276,12 @@ describe('cell overlay', () => {
     assert.ok(compared >= 60 && inside > 0, `${compared} routes compared, ${inside} entering a zone`);
   });
 
-  test('the Router customizes each zone\'s cells once and keeps at most zoneCliqueBytes of them: same routes as without, fewer nodes settled', () => {
+  test('the Router customizes each zone\'s cells once, and the cells its zones share for them together, keeping at most zoneCliqueBytes: same routes as without, fewer nodes settled', () => {
     const overlay = buildCellOverlay(gothenburg, 1024, 64);
     const kept = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay) });
     const none = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: 0 });
+    // Room for a few zones only: the least recently used go, routes stay the same.
+    const small = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: 40_000 });
     const rand = seededRandom(77);
     let settledKept = 0, settledNone = 0, compared = 0;
     for (let i = 0; i < 30; i++) {
@@ -274,9 +292,11 @@ describe('cell overlay', () => {
         const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
         const x = run(kept);
         const settled = (kept.search as HierarchySearch).settledCount;
-        const y = run(none);
-        if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
+        const y = run(none), z = run(small);
+        assert.ok(small.preparedZones.bytes <= 40_000, `${small.preparedZones.bytes} bytes kept`);
+        if (typeof x === 'string' || typeof y === 'string' || typeof z === 'string') { assert.ok(x === y && y === z, `pair ${i}`); continue; }
         assert.ok(close(x.duration, y.duration, 1e-9) && close(x.distance, y.distance, 1e-9), `pair ${i} ${calculationMode}`);
+        assert.ok(close(z.duration, y.duration, 1e-9) && close(z.distance, y.distance, 1e-9), `pair ${i} ${calculationMode}: with few kept`);
         if (x.legs[0].zonesEntered || y.legs[0].zonesEntered) continue;
         settledKept += settled;
         settledNone += (none.search as HierarchySearch).settledCount;
@@ -285,6 +305,8 @@ describe('cell overlay', () => {
     }
     assert.ok(compared >= 40, `${compared} routes compared`);
     assert.ok(settledKept < settledNone, `settled ${settledKept} with customized cells, ${settledNone} with none kept`);
+    assert.ok(kept.preparedZones.sharedCells >= 10, `${kept.preparedZones.sharedCells} cells customized for the zones sharing them`);
+    assert.ok(small.preparedZones.zones < kept.preparedZones.zones && small.preparedZones.zones > 0, `${small.preparedZones.zones} zones kept in 40 kB, ${kept.preparedZones.zones} without a bound`);
   });
 
   test('around avoided road types (their road lists open the cells, as zones\' do): the Router with the overlay agrees with the ALT engine', () => {

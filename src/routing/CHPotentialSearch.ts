@@ -172,6 +172,11 @@ export class HierarchySearch implements PathSearch {
     return this.constrained instanceof OverlaySearch ? this.constrained.customize(roads, blocked, maxCells) : undefined;
   }
 
+  /** See PathSearch.customizeCells. */
+  customizeCells(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined {
+    return this.constrained instanceof OverlaySearch ? this.constrained.customizeCells(cells, blocked) : undefined;
+  }
+
   find(query: PathQuery): PathResult | null {
     let settled = 0;
     const blocked = query.blockedRoads;

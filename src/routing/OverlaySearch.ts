@@ -115,23 +115,34 @@ export class OverlaySearch implements PathSearch {
    * the zone cross those cells by clique.
    */
   customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity): BlockedCellCliques | undefined {
-    const fine = this.fine;
-    if (fine === undefined) return undefined;
-    const g = this.graph, nodeCell = this.nodeCell, { roadFrom, roadTo } = g;
+    if (this.fine === undefined) return undefined;
+    const { roadFrom, roadTo } = this.graph, nodeCell = this.nodeCell;
     const touched = new Set<number>();
     for (let k = 0; k < roads.length; k++) {
       for (let v = roadFrom[roads[k]], end = this.junctionEnd(v); v < end; v++) touched.add(nodeCell[v]);
       for (let v = roadTo[roads[k]], end = this.junctionEnd(v); v < end; v++) touched.add(nodeCell[v]);
       if (touched.size > maxCells) return undefined;
     }
-    const cells = Uint32Array.from(touched).sort();
+    return this.customizeCells(Uint32Array.from(touched), blocked);
+  }
+
+  /**
+   * The given small cells (sorted in place) with both metrics' cliques without the roads `blocked`
+   * marks; undefined without small cells. Also how a cell two zones touch gets cliques without
+   * both (PathQuery.sharedCellCliques).
+   */
+  customizeCells(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined {
+    const fine = this.fine;
+    if (fine === undefined) return undefined;
+    const g = this.graph;
+    cells.sort();
     const first = new Float64Array(cells.length + 1);
     for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (fine.cliqueFirst[cells[j] + 1] - fine.cliqueFirst[cells[j]]);
     const out = { cells, first, duration: new Uint32Array(first[cells.length]), distance: new Uint32Array(first[cells.length]) };
     const level = { entryFirst: fine.entryFirst, entryNode: fine.entryNode, exitFirst: fine.exitFirst, exitNode: fine.exitNode };
     for (const metric of ['duration', 'distance'] as const) {
       const steps = g.roadCost(metric);
-      for (let j = 0; j < cells.length; j++) writeCellClique(g, level, nodeCell, cells[j], steps, metric, out[metric], first[j], this.toTargets.records, this.heap, blocked);
+      for (let j = 0; j < cells.length; j++) writeCellClique(g, level, this.nodeCell, cells[j], steps, metric, out[metric], first[j], this.toTargets.records, this.heap, blocked);
     }
     return out;
   }
@@ -183,7 +194,8 @@ export class OverlaySearch implements PathSearch {
     for (const t of targets) open(t.node);
     // A list with customized cliques opens only the big cells of its small ones, which stay closed
     // and are crossed by those cliques unless something else opens them (another list too).
-    const custom = penalised === undefined && fineStamp !== undefined ? query.blockedCellCliques : undefined;
+    let custom = penalised === undefined && fineStamp !== undefined ? query.blockedCellCliques : undefined;
+    const shared = (custom !== undefined && query.sharedCellCliques) || [];
     if (blocked !== undefined) {
       const lists = query.blockedRoadLists;
       if (lists) {
@@ -193,6 +205,7 @@ export class OverlaySearch implements PathSearch {
           for (let k = 0; k < list.length; k++) { const r = list[k]; openRoad(r); }
         }
         if (custom !== undefined) {
+          if (shared.length > 0) custom = [...custom, ...shared];
           const customStamp = this.customStamp!, customList = this.customList!, customSlot = this.customSlot!;
           for (let l = 0; l < lists.length; l++) {
             const cells = custom[l]?.cells;
@@ -203,6 +216,17 @@ export class OverlaySearch implements PathSearch {
               if (fineStamp![f] === stamp) continue;
               if (customStamp[f] === stamp) { fineStamp![f] = stamp; continue; } // a second list: walked
               customStamp[f] = stamp; customList[f] = l; customSlot[f] = j;
+            }
+          }
+          // Cells two lists or more touch, with cliques around all their roads: crossed by those
+          // instead (a cell open here and customized is one only such a second list opened).
+          for (let k = 0; k < shared.length; k++) {
+            const cells = shared[k].cells;
+            for (let j = 0; j < cells.length; j++) {
+              const f = cells[j];
+              if (customStamp[f] !== stamp || fineStamp![f] !== stamp) continue;
+              fineStamp![f] = 0;
+              customList[f] = lists.length + k; customSlot[f] = j;
             }
           }
         }
@@ -444,6 +468,8 @@ export class OverlaySearch implements PathSearch {
         heap.push(d, v);
       }
     }
+    // Only cliques that do not match the cell (customized around other roads than the query blocks) leave it unreached.
+    if (rec.find(to) < 0) throw new Error(`overlay search: no path inside the cell from ${from} to ${to} for its clique`);
     for (let v = to; v !== from;) {
       const e = rec.words[4 * rec.find(v) + 3];
       reversedEdges.push(e);

@@ -19,10 +19,15 @@ export interface PathQuery {
   /**
    * Per list of blockedRoadLists, when known: the small cells of the overlay its roads touch, with
    * cliques that avoid exactly those roads, made by the same search's customize() (cells are its
-   * overlay's), so it crosses them instead of walking their roads. A cell two lists touch is walked
-   * all the same.
+   * overlay's), so it crosses them instead of walking their roads. A cell two lists touch is walked,
+   * unless sharedCellCliques has it.
    */
   blockedCellCliques?: readonly (BlockedCellCliques | undefined)[];
+  /**
+   * With blockedCellCliques: cells two or more of its lists touch, each with cliques that avoid the
+   * roads of exactly the lists touching it (customizeCells on their union), so those are crossed too.
+   */
+  sharedCellCliques?: readonly BlockedCellCliques[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
 }
@@ -80,4 +85,6 @@ export interface PathSearch {
    * touch more than `maxCells` of them.
    */
   customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
+  /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
+  customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
 }

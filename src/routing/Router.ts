@@ -154,8 +154,13 @@ export class Router {
    * the zone touches too many cells; least recently used first, evicted past zoneCliqueBytes or
    * MAX_CUSTOMIZED_ZONES zones.
    */
-  private readonly zoneCliques = new Map<CalculatedZone, BlockedCellCliques | null>();
+  private readonly zoneCliques = new Map<CalculatedZone | string, BlockedCellCliques | null>();
+  /** Per zone object, an id for the keys of the cells several zones share (sharedKey), kept in the same map. */
+  private readonly zoneIds = new WeakMap<CalculatedZone, number>();
+  private nextZoneId = 0;
   private zoneCliqueBytesHeld = 0;
+  /** Zone objects among zoneCliques' keys (the rest are shared cells' keys, which hold no zone). */
+  private zonesHeld = 0;
   private readonly zoneCliqueBytes: number;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
@@ -216,6 +221,7 @@ export class Router {
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
     this.prepareZones(zones, ROUTE_CUSTOMIZED_CELLS);
     const masks = this.masks(zones, request.blockedRoads);
+    const shared = this.sharedCliquesOf(zones);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
     try {
@@ -223,7 +229,7 @@ export class Router {
       for (let i = 0; i + 1 < snaps.length; i++) {
         legs.push(avoiding
           ? this.avoidingLeg(snaps[i], snaps[i + 1], metricOf(mode), masks, avoiding, zones, i, labels)
-          : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels));
+          : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared));
       }
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding);
@@ -248,7 +254,10 @@ export class Router {
    * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells (the rest at
    * later routes); a service may call it once a zone is calculated. Zones that cannot be used
    * (masks() says why), block no road or touch over MAX_CUSTOMIZED_CELLS cells are left alone:
-   * routes walk their cells' roads, as exact and slower.
+   * routes walk their cells' roads, as exact and slower. A cell two or more of the given zones
+   * touch is customized once for exactly those zones together (PathQuery.sharedCellCliques), kept
+   * in the same bounds: routes naming the same zones cross it too; a cell other zones also touch
+   * is walked.
    */
   prepareZones(zones: readonly CalculatedZone[], maxCells = Infinity): void {
     const customize = this.search.customize?.bind(this.search);
@@ -261,31 +270,92 @@ export class Router {
       if (z.roadCount !== this.graph.roadCount || z.roads.length === 0) continue;
       if (z.status.name !== 'CALCULATED' && z.status.name !== 'CALCULATED_WITHOUT_ROADS') continue;
       if (cells >= maxCells) continue;
-      // The zone mask is all zero between requests (releaseMasks); used here before masks() fills it.
-      const mask = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
-      for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
-      let cliques: BlockedCellCliques | undefined;
-      try {
-        cliques = customize(z.roads, mask, MAX_CUSTOMIZED_CELLS);
-      } finally {
-        for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 0;
-      }
-      held.set(z, cliques ?? null);
+      const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
+      this.keep(z, cliques);
       cells += cliques?.cells.length ?? 0;
-      this.zoneCliqueBytesHeld += cliqueBytes(cliques);
-      for (const [old, c] of held) {
-        if (this.zoneCliqueBytesHeld <= this.zoneCliqueBytes && held.size <= MAX_CUSTOMIZED_ZONES) break;
-        held.delete(old);
-        this.zoneCliqueBytesHeld -= cliqueBytes(c);
-      }
+    }
+    // Cells two or more of these zones touch: customized for those zones together, once per set.
+    const customizeCells = this.search.customizeCells?.bind(this.search);
+    if (!customizeCells || zones.length < 2) return;
+    for (const [cell, members] of this.sharedCells(zones)) {
+      const key = this.sharedKey(cell, members);
+      const known = held.get(key);
+      if (known !== undefined) { held.delete(key); held.set(key, known); continue; }
+      if (cells >= maxCells) continue;
+      this.keep(key, this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)));
+      cells++;
     }
   }
 
-  /** Zones whose customized cliques prepareZones keeps, and their bytes. */
-  get preparedZones(): { zones: number; bytes: number } {
-    let zones = 0;
-    for (const c of this.zoneCliques.values()) if (c) zones++;
-    return { zones, bytes: this.zoneCliqueBytesHeld };
+  /** `make`'s result, given the router's zone mask with the zones' roads set (all zero again after). */
+  private withZoneRoads<T>(zones: readonly CalculatedZone[], make: (mask: Uint8Array) => T): T {
+    // The zone mask is all zero between requests (releaseMasks); used here before masks() fills it.
+    const mask = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
+    for (const z of zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
+    try {
+      return make(mask);
+    } finally {
+      for (const z of zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 0;
+    }
+  }
+
+  /** Keeps customized cliques as the most recently used, dropping the least recently used past the bounds. */
+  private keep(key: CalculatedZone | string, cliques: BlockedCellCliques | undefined): void {
+    const held = this.zoneCliques;
+    held.set(key, cliques ?? null);
+    this.zoneCliqueBytesHeld += cliqueBytes(cliques);
+    if (typeof key !== 'string') this.zonesHeld++;
+    for (const [old, c] of held) {
+      if (this.zoneCliqueBytesHeld <= this.zoneCliqueBytes && this.zonesHeld <= MAX_CUSTOMIZED_ZONES) break;
+      held.delete(old);
+      this.zoneCliqueBytesHeld -= cliqueBytes(c);
+      if (typeof old !== 'string') this.zonesHeld--;
+    }
+  }
+
+  /** The cells two or more of the zones' customized cells share, with those zones (each once). */
+  private sharedCells(zones: readonly CalculatedZone[]): Map<number, CalculatedZone[]> {
+    const byCell = new Map<number, CalculatedZone[]>();
+    const seen = new Set<CalculatedZone>();
+    for (const z of zones) {
+      const own = this.zoneCliques.get(z);
+      if (!own || seen.has(z)) continue;
+      seen.add(z);
+      for (const cell of own.cells) {
+        const members = byCell.get(cell);
+        if (members) members.push(z); else byCell.set(cell, [z]);
+      }
+    }
+    for (const [cell, members] of byCell) if (members.length < 2) byCell.delete(cell);
+    return byCell;
+  }
+
+  /** A shared cell's key: the cell and its zones' ids, ascending. */
+  private sharedKey(cell: number, zones: readonly CalculatedZone[]): string {
+    const ids = zones.map((z) => {
+      let id = this.zoneIds.get(z);
+      if (id === undefined) this.zoneIds.set(z, (id = this.nextZoneId++));
+      return id;
+    });
+    return `${cell}:${ids.sort((a, b) => a - b).join(',')}`;
+  }
+
+  /** The customized cliques of the cells the zones share, where prepareZones made them for exactly those zones. */
+  private sharedCliquesOf(zones: readonly CalculatedZone[]): BlockedCellCliques[] {
+    const out: BlockedCellCliques[] = [];
+    if (zones.length < 2) return out;
+    for (const [cell, members] of this.sharedCells(zones)) {
+      const cliques = this.zoneCliques.get(this.sharedKey(cell, members));
+      if (cliques) out.push(cliques);
+    }
+    return out;
+  }
+
+  /** Zones and shared cells whose customized cliques prepareZones keeps, and their bytes. */
+  get preparedZones(): { zones: number; sharedCells: number; bytes: number } {
+    let zones = 0, sharedCells = 0;
+    for (const [key, c] of this.zoneCliques) if (c) { if (typeof key === 'string') sharedCells++; else zones++; }
+    return { zones, sharedCells, bytes: this.zoneCliqueBytesHeld };
   }
 
   /**
@@ -329,13 +399,14 @@ export class Router {
    */
   private leg(
     from: Snap, to: Snap, metric: Metric, masks: RoadMasks, zones: CalculatedZone[], index: number, labels: string[],
+    shared: readonly BlockedCellCliques[],
   ): RouteLeg {
     const { zone, hard, all } = masks;
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
     // Without a caller's mask, the zones' road lists hold every blocked road (a search may start from them).
     let leg = stopInZone ? null : this.searchLeg(
       from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads),
-      hard ? undefined : zones.map((z) => this.zoneCliques.get(z) ?? undefined),
+      hard ? undefined : zones.map((z) => this.zoneCliques.get(z) ?? undefined), hard ? undefined : shared,
     );
     if (!leg && zone) {
       const roadLists = zones.map((z) => z.roads);
@@ -480,13 +551,14 @@ export class Router {
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
     blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
+    sharedCellCliques?: readonly BlockedCellCliques[],
   ): RouteLeg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
     const found = this.search.find({
-      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques, penalty,
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques, sharedCellCliques, penalty,
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
