@@ -397,7 +397,7 @@ export class OverlaySearch implements PathSearch {
    * Appends the edges of hops lo .. hi-1 of the path. Roads as they are; a stretch with cliques as
    * the free CH path between its ends when that costs the same and drives no blocked road (the
    * usual case: one query for a long stretch), else its halves; a lone clique by a Dijkstra inside
-   * its cell.
+   * its cell (after the free CH query with `loneQuery`: a run of one hop, not yet tried).
    */
   private unpack(lo: number, hi: number, at: (k: number) => number, blocked: Uint8Array | undefined, penalised: Uint8Array | undefined, metric: Metric, edges: number[], loneQuery = false): void {
     const path = this.path;
