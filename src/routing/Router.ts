@@ -151,8 +151,9 @@ export class Router {
   private readonly line: LegLine;
   /**
    * Per zone, its cells' cliques around its roads (prepareZones), null when the engine has none or
-   * the zone touches too many cells; least recently used first, evicted past zoneCliqueBytes or
-   * MAX_CUSTOMIZED_ZONES zones.
+   * the zone touches too many cells; and per cell several zones share, under a string key naming
+   * the cell and those zones (sharedKey), its cliques around all their roads. Least recently used
+   * first, evicted past zoneCliqueBytes or MAX_CUSTOMIZED_ZONES zone objects.
    */
   private readonly zoneCliques = new Map<CalculatedZone | string, BlockedCellCliques | null>();
   /** Per zone object, an id for the keys of the cells several zones share (sharedKey), kept in the same map. */
