@@ -40,7 +40,8 @@ function levelOf(o: CellOverlay): Level {
  * closed cell from an entry to an exit costs at least its clique entry, and the potential (the
  * unblocked cost to the targets) stays a lower bound. The sources' small cell, when nothing else
  * opens it, is left from the sources to its exits by a Dijkstra inside it (sourceRow), as CRP's
- * query does, rather than walked by the A*. The path unpacks in runs: where it follows a free
+ * query does, rather than walked by the A*; and their big cell, when nothing else opens it, by a
+ * Dijkstra over its small cells' cliques from there (bigRow). The path unpacks in runs: where it follows a free
  * cheapest path (its cost grows by what the potential falls), as one free CH query per run; in
  * between, stretches of cliques as free CH paths of the same cost that drive no blocked road,
  * else by halves, a lone clique by a Dijkstra in its cell.
@@ -71,7 +72,8 @@ export class OverlaySearch implements PathSearch {
   private stamp = 0;
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
   private readonly free: CHQuery;
-  /** The sources' cell's exits (sourceRow): their cost and the source each came from. */
+  /** The sources' cell's exits (sourceRow, bigRow): the exit, its cost and the source it came from. */
+  private rowNode = new Int32Array(64);
   private rowCost = new Float64Array(64);
   private rowRoot = new Int32Array(64);
   /** The found path, target first: node, link, cost and potential per node. */
@@ -180,17 +182,16 @@ export class OverlaySearch implements PathSearch {
     };
     // The sources' small cell, when all lie in one, none on its boundary, and nothing else opens it:
     // crossed from the sources to its exits by a Dijkstra inside it (CRP's query), not walked by the
-    // A*. With the free potential every node within a detour's slack of the sources is settled, and
-    // near the sources that slack is still the zones' whole detour: the A* settled most of the cell.
+    // A*; and when nothing else opens its big cell either, that is crossed too, over its small cells'
+    // cliques (bigRow). With the free potential every node within a detour's slack of the sources is
+    // settled, and near the sources that slack is still the zones' whole detour: the A* settled most
+    // of the small cell and the boundaries of the big cell's others.
     let sourceCell = -1;
     if (fineStamp !== undefined && penalty === undefined) {
       const f = nodeCell[query.sources[0].node];
       if (query.sources.every((s) => nodeCell[s.node] === f && !this.onBoundary(f, s.node))) sourceCell = f;
     }
-    for (const s of query.sources) {
-      if (sourceCell < 0) open(s.node);
-      else if (openStamp[bigOf![sourceCell]] !== stamp) { openStamp[bigOf![sourceCell]] = stamp; opened++; }
-    }
+    if (sourceCell < 0) for (const s of query.sources) open(s.node);
     for (const t of targets) open(t.node);
     // A list with customized cliques opens only the big cells of its small ones, which stay closed
     // and are crossed by those cliques unless something else opens them (another list too).
@@ -242,9 +243,19 @@ export class OverlaySearch implements PathSearch {
         for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { openRoad(r); }
       }
     }
-    if (sourceCell >= 0 && fineStamp![sourceCell] === stamp) sourceCell = -1; // walked: a target or a road opened it
+    let rowLength = 0;
+    if (sourceCell >= 0) {
+      const big = bigOf![sourceCell];
+      if (fineStamp![sourceCell] === stamp) { // walked: a target or a road opened it
+        sourceCell = -1;
+        for (const s of query.sources) open(s.node);
+      } else if (openStamp[big] === stamp) {
+        rowLength = this.sourceRow(sourceCell, query.sources, blocked, byTime);
+      } else {
+        rowLength = this.bigRow(big, this.sourceRow(sourceCell, query.sources, blocked, byTime), metric, blocked, byTime);
+      }
+    }
     this.openCount = opened;
-    const exits = sourceCell < 0 ? 0 : this.sourceRow(sourceCell, query.sources, blocked, byTime);
 
     records.clear();
     if (this.pushedPi.length > records.values.length >>> 1) this.pushedPi = new Float64Array(records.values.length >>> 1);
@@ -264,11 +275,11 @@ export class OverlaySearch implements PathSearch {
       pushedPi[i] = h;
       if (h !== Infinity && sourceCell < 0) heap.push(s.cost + h, s.node);
     }
-    // The source cell's exits, each reached as by a clique from the source that reached it first.
-    for (let j = 0; j < exits; j++) {
+    // The source cell's exits (or its big cell's), each reached as by a clique from the source that reached it first.
+    for (let j = 0; j < rowLength; j++) {
       const cv = this.rowCost[j];
       if (cv === Infinity) continue;
-      const v = fine!.exitNode[fine!.exitFirst[sourceCell] + j];
+      const v = this.rowNode[j];
       const i = records.improve(v, cv);
       if (i < 0) continue;
       records.words[4 * i + 3] = -2 - this.rowRoot[j];
@@ -515,13 +526,90 @@ export class OverlaySearch implements PathSearch {
     }
     const { exitFirst, exitNode } = this.fine!;
     const x0 = exitFirst[f], X = exitFirst[f + 1] - x0;
-    if (this.rowCost.length < X) { this.rowCost = new Float64Array(2 * X); this.rowRoot = new Int32Array(2 * X); }
+    this.rowRoom(X);
     for (let j = 0; j < X; j++) {
       const i = rec.find(exitNode[x0 + j]);
+      this.rowNode[j] = exitNode[x0 + j];
       this.rowCost[j] = i < 0 ? Infinity : rec.values[2 * i];
       this.rowRoot[j] = i < 0 ? -1 : rec.words[4 * i + 3];
     }
     return X;
+  }
+
+  /**
+   * From the first `length` entries of the row (sourceRow's: the sources' small cell's exits) to
+   * the exits of big cell b, which nothing opens: a Dijkstra over b's small cells, each crossed by
+   * its clique from the entry a link arrived at, as the A* crosses them. Replaces the row with
+   * b's exits reached (those with a link out of b) and returns how many.
+   */
+  private bigRow(b: number, length: number, metric: Metric, blocked: Uint8Array | undefined, byTime: boolean): number {
+    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
+    const millis = g.roadMillis, nodeCell = this.nodeCell, fine = this.fine!;
+    const lo = this.smallFirst![b], span = this.smallFirst![b + 1] - lo;
+    const clique = fine.cliques[metric], step = COST_STEP[metric];
+    const rec = this.toTargets.records, heap = this.heap;
+    rec.clear();
+    heap.clear();
+    // Per entry, its source and how it was reached: 2 * source, + 1 by a link (an entry whose clique is still to cross).
+    for (let j = 0; j < length; j++) {
+      if (this.rowCost[j] === Infinity) continue;
+      const i = rec.improve(this.rowNode[j], this.rowCost[j]);
+      if (i < 0) continue;
+      rec.words[4 * i + 3] = 2 * this.rowRoot[j];
+      heap.push(this.rowCost[j], this.rowNode[j]);
+    }
+    let out = 0;
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      const iu = rec.find(u);
+      if (key !== rec.values[2 * iu]) continue;
+      const word = rec.words[4 * iu + 3], root = word >> 1, f = nodeCell[u];
+      let leaves = false;
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if (nodeCell[v] === f) continue; // inside u's small cell: its clique
+        if ((nodeCell[v] - lo) >>> 0 >= span) { leaves = true; continue; }
+        const road = edgeRoad[e];
+        if (blocked !== undefined && blocked[road] !== 0) continue;
+        const cv = key + (byTime ? millis[road] * COST_STEP.duration : roadLengthCm[road] * COST_STEP.distance);
+        const i = rec.improve(v, cv);
+        if (i < 0) continue;
+        rec.words[4 * i + 3] = 2 * root + 1;
+        heap.push(cv, v);
+      }
+      if (leaves) {
+        this.rowRoom(out + 1);
+        this.rowNode[out] = u; this.rowCost[out] = key; this.rowRoot[out] = root;
+        out++;
+      }
+      if ((word & 1) === 0) continue; // reached by a clique: its cell already crossed
+      const slot = slotIn(fine.entryFirst, fine.entryNode, f, u);
+      if (slot < 0) continue;
+      const x0 = fine.exitFirst[f], X = fine.exitFirst[f + 1] - x0;
+      const row = fine.cliqueFirst[f] + slot * X;
+      for (let j = 0; j < X; j++) {
+        const w = clique[row + j];
+        if (w === UNREACHABLE) continue;
+        const v = fine.exitNode[x0 + j], cv = key + w * step;
+        const i = rec.improve(v, cv);
+        if (i < 0) continue;
+        rec.words[4 * i + 3] = 2 * root;
+        heap.push(cv, v);
+      }
+    }
+    return out;
+  }
+
+  /** Room for n entries in the row, keeping those it has. */
+  private rowRoom(n: number): void {
+    if (this.rowCost.length >= n) return;
+    const grown = (a: Int32Array) => { const b = new Int32Array(2 * n); b.set(a); return b; };
+    this.rowNode = grown(this.rowNode);
+    this.rowRoot = grown(this.rowRoot);
+    const cost = new Float64Array(2 * n);
+    cost.set(this.rowCost);
+    this.rowCost = cost;
   }
 
   /** Whether v is an entry or an exit of small cell f. */
