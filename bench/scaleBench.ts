@@ -196,7 +196,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     zoneCount += zones.length;
     pairZones[p] = zones;
   }
-  const sharedCells = byDefault.preparedZones.sharedCells;
+  const { sharedCells, bigCells } = byDefault.preparedZones;
   // One more zone of 1-3 km around each pair's target: a stop inside a zone (its own random
   // sequence: the zones and samples after it stay those of earlier runs).
   const insideRand = seededRandom(size.seed * 7 + 11);
@@ -345,9 +345,9 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   }
   out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
-  out.push(`| zone customization, once per zone after its calculation (\`Router.prepareZones\`: the small cells the zone touches get cliques around its roads), 1 km across: p50 / p95 | ${ms(quantile(oneKmCustomize, 0.5))} / ${ms(quantile(oneKmCustomize, 0.95))} |`);
-  out.push(`| the same for the 1-5 km zones of the zoned routes: p50 / p95; memory held | ${ms(quantile(customizeMillis, 0.5))} / ${ms(quantile(customizeMillis, 0.95))}; ${(prepared.bytes / Math.max(1, prepared.zones) / 1024).toFixed(1)} KiB per zone (${prepared.zones} zones, and ${prepared.sharedCells} shared cells) |`);
-  out.push(`| the cells two or more of a pair's zones share, customized for them together once the zones are (\`Router.prepareZones\` with the pair's zones): cells per pair; p50 / p95 per pair | ${(sharedCells / Math.max(1, sharedMillis.length)).toFixed(1)}; ${ms(quantile(sharedMillis, 0.5))} / ${ms(quantile(sharedMillis, 0.95))} |`);
+  out.push(`| zone customization, once per zone after its calculation (\`Router.prepareZones\`: the small cells the zone touches, then the big cells holding them, get cliques around its roads), 1 km across: p50 / p95 | ${ms(quantile(oneKmCustomize, 0.5))} / ${ms(quantile(oneKmCustomize, 0.95))} |`);
+  out.push(`| the same for the 1-5 km zones of the zoned routes: p50 / p95; memory held | ${ms(quantile(customizeMillis, 0.5))} / ${ms(quantile(customizeMillis, 0.95))}; ${(prepared.bytes / Math.max(1, prepared.zones) / 1024).toFixed(1)} KiB per zone (${prepared.zones} zones, ${prepared.sharedCells} shared cells, ${prepared.bigCells} big cells) |`);
+  out.push(`| the cells two or more of a pair's zones share, and the big cells holding its zones' cells (for the zones in each), customized once the zones are (\`Router.prepareZones\` with the pair's zones): shared and big cells kept, per pair; p50 / p95 per pair's set | ${(sharedCells / Math.max(1, sharedMillis.length)).toFixed(1)} and ${(bigCells / Math.max(1, sharedMillis.length)).toFixed(1)}; ${ms(quantile(sharedMillis, 0.5))} / ${ms(quantile(sharedMillis, 0.95))} |`);
   out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);
   out.push('');
   out.push(`\`Router.route\` (snapping and geometry included) on ${routed} of ${pairs.length} random pairs (${failed.size} without a route), each engine after its first route and ${WARM_UP} untimed ones per metric on other pairs; zoned: ${(zoneCount / Math.max(1, pairZones.filter(Boolean).length)).toFixed(1)} zones per pair on average, calculated and customized beforehand (\`Router.prepareZones\`, rows above); "elsewhere": each pair around the next pair's zones instead of its own (most miss its path).`, '');

@@ -30,12 +30,12 @@ function randomSnaps(graph: RoadGraph, router: Router, rand: () => number) {
  * same cost, and a path of unblocked edges from a source to a target that adds up to it.
  */
 function checkOverlayRoutes(
-  graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized: false | 'each' | 'shared' = false,
-): { routed: number; opened: number; settled: number; customizedCells: number; sharedCells: number } {
+  graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized: false | 'each' | 'shared' | 'big' = false,
+): { routed: number; opened: number; settled: number; customizedCells: number; sharedCells: number; bigCells: number } {
   const rand = seededRandom(seed);
   const router = new Router(graph);
   const search = new OverlaySearch(graph, overlay);
-  let routed = 0, opened = 0, settled = 0, customizedCells = 0, sharedCells = 0;
+  let routed = 0, opened = 0, settled = 0, customizedCells = 0, sharedCells = 0, bigCells = 0;
   for (let i = 0; i < pairs; i++) {
     const [from, to] = randomSnaps(graph, router, rand);
     const zones = Array.from({ length: zoneCount }, (_, k) => randomZone(graph, rand, `z${k}`, 200 + rand() * 1500));
@@ -51,7 +51,7 @@ function checkOverlayRoutes(
     });
     // With 'shared', each cell two or more zones' cells share gets cliques around all their roads too.
     const shared: BlockedCellCliques[] = [];
-    if (customized === 'shared') {
+    if (customized === 'shared' || customized === 'big') {
       const byCell = new Map<number, number[]>();
       cliques.forEach((c, k) => c?.cells.forEach((cell) => byCell.set(cell, [...byCell.get(cell) ?? [], k])));
       for (const [cell, members] of byCell) {
@@ -62,6 +62,25 @@ function checkOverlayRoutes(
       }
       sharedCells += shared.length;
     }
+    // With 'big', each big cell holding zones' customized cells gets cliques around those zones' roads, built on their small cells' cliques.
+    const big: BlockedCellCliques[] = [];
+    if (customized === 'big') {
+      const byBig = new Map<number, Set<number>>();
+      cliques.forEach((c, k) => c?.cells.forEach((cell) => {
+        const b = overlay.cellOf[cell];
+        byBig.set(b, (byBig.get(b) ?? new Set()).add(k));
+      }));
+      for (const [b, members] of byBig) {
+        for (const k of members) for (const r of zones[k].roads) zoneMask[r] = 1;
+        const own = [...members].map((k) => cliques[k]!);
+        // The shared cells of exactly these members (a cell other zones touch too is walked inside).
+        const theirs = shared.filter((c) => [...byCellMembers(cliques, c.cells[0])].every((k) => members.has(k)));
+        const made = search.customizeBigCells(Uint32Array.of(b), zoneMask, own, theirs);
+        zoneMask.fill(0);
+        if (made) big.push(made);
+      }
+      bigCells += big.length;
+    }
     for (const z of zones) for (const r of z.roads) zoneMask[r] = 1;
     const blocked = new Uint8Array(graph.roadCount);
     for (let r = 0; r < graph.roadCount; r++) blocked[r] = rand() < 0.03 ? 1 : 0;
@@ -70,7 +89,9 @@ function checkOverlayRoutes(
       const base = { sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude };
       for (const [kind, mask, lists] of [['zones', zoneMask, zones.map((z) => z.roads)], ['blocked', blocked, undefined]] as const) {
         const want = dijkstra(graph, sources, targets, metric, mask);
-        const got = search.find({ ...base, blockedRoads: mask, blockedRoadLists: lists, blockedCellCliques: lists && cliques, sharedCellCliques: lists && shared });
+        const got = search.find({
+          ...base, blockedRoads: mask, blockedRoadLists: lists, blockedCellCliques: lists && cliques, sharedCellCliques: lists && shared, bigCellCliques: lists && big,
+        });
         if (want === Infinity) { assert.equal(got, null, `pair ${i} ${metric} ${kind}: a route Dijkstra did not find`); continue; }
         assert.ok(got, `pair ${i} ${metric} ${kind}: no route, Dijkstra ${want}`);
         assert.ok(close(got.cost, want, 1e-9), `pair ${i} ${metric} ${kind}: overlay ${got.cost} vs Dijkstra ${want}`);
@@ -90,7 +111,14 @@ function checkOverlayRoutes(
       }
     }
   }
-  return { routed, opened, settled, customizedCells, sharedCells };
+  return { routed, opened, settled, customizedCells, sharedCells, bigCells };
+}
+
+/** The zones (by index) whose customized cells hold a small cell. */
+function byCellMembers(cliques: readonly (BlockedCellCliques | undefined)[], cell: number): Set<number> {
+  const out = new Set<number>();
+  cliques.forEach((c, k) => { if (c?.cells.includes(cell)) out.add(k); });
+  return out;
 }
 
 describe('cell overlay', () => {
@@ -194,14 +222,17 @@ describe('cell overlay', () => {
 
   for (const [name, big, small] of [['gothenburg', 1024, 64], ['campo-grande.osm.gz', 2048, 128]] as const) {
     const data = name === 'gothenburg' ? { skip: false as const, path: '' } : sharedExtract(name);
-    test(`${name}, cells of ${big} / ${small}: three zones a pair, each zone's small cells customized around its roads (cells two zones touch walked, or customized for both), equal Dijkstra, fewer nodes settled than walking them`, { skip: data.skip }, async () => {
+    test(`${name}, cells of ${big} / ${small}: three zones a pair, each zone's small cells customized around its roads (cells two zones touch walked, or customized for both; then their big cells, around the zones in each), equal Dijkstra, fewer nodes settled than walking them`, { skip: data.skip }, async () => {
       const graph = name === 'gothenburg' ? gothenburg : await openGraph(data.path);
       if (!graph.hierarchy) buildHierarchy(graph);
       const overlay = buildCellOverlay(graph, big, small);
+      const bigCells = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, 'big');
       const shared = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, 'shared');
       const custom = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, 'each');
       const walked = checkOverlayRoutes(graph, overlay, 60, 7 * big, 3, false);
-      assert.ok(custom.routed >= 150 && custom.routed === walked.routed && shared.routed === walked.routed, `${custom.routed} routes compared`);
+      assert.ok(custom.routed >= 150 && custom.routed === walked.routed && shared.routed === walked.routed && bigCells.routed === walked.routed, `${custom.routed} routes compared`);
+      assert.ok(bigCells.bigCells >= 30, `${bigCells.bigCells} big cells customized`);
+      assert.ok(bigCells.settled < shared.settled, `settled ${bigCells.settled} with big cells customized against ${shared.settled} walking their small cells`);
       assert.ok(custom.customizedCells >= 60 && shared.sharedCells >= 20, `${custom.customizedCells} cells customized, ${shared.sharedCells} shared`);
       assert.ok(custom.settled < walked.settled, `settled ${custom.settled} through customized cells against ${walked.settled} walking them`);
       assert.ok(shared.settled < custom.settled, `settled ${shared.settled} with shared cells customized against ${custom.settled} walking them`);

@@ -177,6 +177,16 @@ export class HierarchySearch implements PathSearch {
     return this.constrained instanceof OverlaySearch ? this.constrained.customizeCells(cells, blocked) : undefined;
   }
 
+  /** See PathSearch.bigCellOf. */
+  bigCellOf(smallCell: number): number | undefined {
+    return this.constrained instanceof OverlaySearch ? this.constrained.bigCellOf(smallCell) : undefined;
+  }
+
+  /** See PathSearch.customizeBigCells. */
+  customizeBigCells(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[]): BlockedCellCliques | undefined {
+    return this.constrained instanceof OverlaySearch ? this.constrained.customizeBigCells(cells, blocked, lists, shared) : undefined;
+  }
+
   find(query: PathQuery): PathResult | null {
     let settled = 0;
     const blocked = query.blockedRoads;

@@ -9,6 +9,14 @@ import { NodeRecords } from './NodeRecords.js';
 import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 
+/**
+ * Most entries of a big cell that customizeBigCells recomputes: a Dijkstra per entry over up to
+ * 16,384 nodes each, so a cell with many (a dense city's, where a road network is cut into big
+ * cells mid-town) is left to be walked over its small cells. The synthetic country's tiles have
+ * 4 on average, joined by a few motorways.
+ */
+export const MAX_CUSTOMIZED_BIG_ENTRIES = 32;
+
 /** One level of the overlay as the search reads it. */
 interface Level {
   entryFirst: Uint32Array;
@@ -69,6 +77,14 @@ export class OverlaySearch implements PathSearch {
   private readonly customStamp?: Uint32Array;
   private readonly customList?: Uint32Array;
   private readonly customSlot?: Uint32Array;
+  /** Per big cell: the query stamp when PathQuery.bigCellCliques crosses it, that entry and the cell's place in it. */
+  private readonly bigCustomStamp?: Uint32Array;
+  private readonly bigCustomList?: Uint32Array;
+  private readonly bigCustomSlot?: Uint32Array;
+  /** The last query's customized cliques (small cells' per list, then shared; big cells'), read again to unpack. */
+  private custom?: readonly (BlockedCellCliques | undefined)[];
+  /** Scratch of unpackBig: per hop inside the big cell, its tail, head and link (an edge, or -2 - tail for a clique). */
+  private readonly hops: number[] = [];
   private stamp = 0;
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
   private readonly free: CHQuery;
@@ -106,6 +122,10 @@ export class OverlaySearch implements PathSearch {
       this.customStamp = new Uint32Array(smallCells);
       this.customList = new Uint32Array(smallCells);
       this.customSlot = new Uint32Array(smallCells);
+      const bigCells = overlay.entryFirst.length - 1;
+      this.bigCustomStamp = new Uint32Array(bigCells);
+      this.bigCustomList = new Uint32Array(bigCells);
+      this.bigCustomSlot = new Uint32Array(bigCells);
     }
   }
 
@@ -137,16 +157,99 @@ export class OverlaySearch implements PathSearch {
     const fine = this.fine;
     if (fine === undefined) return undefined;
     const g = this.graph;
-    cells.sort();
-    const first = new Float64Array(cells.length + 1);
-    for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (fine.cliqueFirst[cells[j] + 1] - fine.cliqueFirst[cells[j]]);
-    const out = { cells, first, duration: new Uint32Array(first[cells.length]), distance: new Uint32Array(first[cells.length]) };
-    const level = { entryFirst: fine.entryFirst, entryNode: fine.entryNode, exitFirst: fine.exitFirst, exitNode: fine.exitNode };
+    const out = cliqueArrays(fine, cells);
     for (const metric of ['duration', 'distance'] as const) {
       const steps = g.roadCost(metric);
-      for (let j = 0; j < cells.length; j++) writeCellClique(g, level, this.nodeCell, cells[j], steps, metric, out[metric], first[j], this.toTargets.records, this.heap, blocked);
+      for (let j = 0; j < cells.length; j++) writeCellClique(g, fine, this.nodeCell, cells[j], steps, metric, out[metric], out.first[j], this.toTargets.records, this.heap, blocked);
     }
     return out;
+  }
+
+  /** The big cell of a small cell (PathSearch.bigCellOf); undefined without small cells. */
+  bigCellOf(smallCell: number): number | undefined {
+    return this.bigOf?.[smallCell];
+  }
+
+  /**
+   * The given big cells (sorted in place) with both metrics' cliques without the roads `blocked`
+   * marks (PathQuery.bigCellCliques): a Dijkstra per entry over each cell's roads. Undefined
+   * without small cells, or when a cell has more than MAX_CUSTOMIZED_BIG_ENTRIES entries (its
+   * customization would cost more than walking it saves).
+   */
+  customizeBigCells(
+    cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[] = [], shared: readonly BlockedCellCliques[] = [],
+  ): BlockedCellCliques | undefined {
+    const fine = this.fine;
+    if (fine === undefined) return undefined;
+    const coarse = this.coarse;
+    for (const c of cells) if (coarse.entryFirst[c + 1] - coarse.entryFirst[c] > MAX_CUSTOMIZED_BIG_ENTRIES) return undefined;
+    const g = this.graph;
+    const out = cliqueArrays(coarse, cells), first = out.first;
+    // The small cells as a query with these lists would see them: crossed by the lists' cliques, walked where two lists meet without shared ones.
+    this.nextStamp();
+    this.markLists(lists, shared);
+    for (const metric of ['duration', 'distance'] as const) {
+      const steps = g.roadCost(metric);
+      for (let j = 0; j < cells.length; j++) {
+        const c = cells[j], e0 = coarse.entryFirst[c], E = coarse.entryFirst[c + 1] - e0;
+        const x0 = coarse.exitFirst[c], X = coarse.exitFirst[c + 1] - x0;
+        for (let i = 0; i < E; i++) {
+          const rec = this.overSmallCells(c, coarse.entryNode[e0 + i], -1, steps, metric, blocked);
+          const row = first[j] + i * X;
+          for (let k = 0; k < X; k++) {
+            const at = rec.find(coarse.exitNode[x0 + k]);
+            const d = at < 0 ? Infinity : rec.values[2 * at];
+            if (d >= UNREACHABLE) {
+              if (d !== Infinity) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
+              out[metric][row + k] = UNREACHABLE;
+            } else out[metric][row + k] = d;
+          }
+        }
+      }
+    }
+    this.custom = undefined;
+    return out;
+  }
+
+  /** A new query stamp: every cell's marks of the last query are forgotten. */
+  private nextStamp(): number {
+    if (++this.stamp === 0xffffffff) {
+      this.coarse.openStamp.fill(0); this.fine?.openStamp.fill(0); this.customStamp?.fill(0); this.bigCustomStamp?.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+
+  /**
+   * Marks the small cells the lists' customized cliques cross (customStamp, customList, customSlot:
+   * list l's cells by list l) at the current stamp; a cell two lists touch is walked (fineStamp),
+   * unless a shared entry has it (its cliques around all their roads: list lists.length + k).
+   * Keeps the lists, then the shared ones, as `custom`.
+   */
+  private markLists(lists: readonly (BlockedCellCliques | undefined)[], shared: readonly BlockedCellCliques[]): void {
+    const customStamp = this.customStamp!, customList = this.customList!, customSlot = this.customSlot!;
+    const fineStamp = this.fine!.openStamp, stamp = this.stamp;
+    for (let l = 0; l < lists.length; l++) {
+      const cells = lists[l]?.cells;
+      if (cells === undefined) continue;
+      for (let j = 0; j < cells.length; j++) {
+        const f = cells[j];
+        if (fineStamp[f] === stamp) continue;
+        if (customStamp[f] === stamp) { fineStamp[f] = stamp; continue; } // a second list: walked
+        customStamp[f] = stamp; customList[f] = l; customSlot[f] = j;
+      }
+    }
+    // A cell open here and customized is one only a second list opened.
+    for (let k = 0; k < shared.length; k++) {
+      const cells = shared[k].cells;
+      for (let j = 0; j < cells.length; j++) {
+        const f = cells[j];
+        if (customStamp[f] !== stamp || fineStamp[f] !== stamp) continue;
+        fineStamp[f] = 0;
+        customList[f] = lists.length + k; customSlot[f] = j;
+      }
+    }
+    this.custom = shared.length > 0 ? [...lists, ...shared] : lists;
   }
 
   find(query: PathQuery): PathResult | null {
@@ -167,8 +270,7 @@ export class OverlaySearch implements PathSearch {
     const T = targets.length;
 
     // Open the cells (of both levels) of the endpoints and of every blocked or penalised road.
-    if (++this.stamp === 0xffffffff) { openStamp.fill(0); fineStamp?.fill(0); this.customStamp?.fill(0); this.stamp = 1; }
-    const stamp = this.stamp;
+    const stamp = this.nextStamp();
     let opened = 0;
     const open = (v: number) => {
       const f = nodeCell[v], c = bigOf !== undefined ? bigOf[f] : f;
@@ -197,6 +299,8 @@ export class OverlaySearch implements PathSearch {
     // and are crossed by those cliques unless something else opens them (another list too).
     let custom = penalised === undefined && fineStamp !== undefined ? query.blockedCellCliques : undefined;
     const shared = (custom !== undefined && query.sharedCellCliques) || [];
+    const bigCustom = (custom !== undefined && query.bigCellCliques) || [];
+    this.custom = undefined;
     if (blocked !== undefined) {
       const lists = query.blockedRoadLists;
       if (lists) {
@@ -206,30 +310,28 @@ export class OverlaySearch implements PathSearch {
           for (let k = 0; k < list.length; k++) { const r = list[k]; openRoad(r); }
         }
         if (custom !== undefined) {
-          if (shared.length > 0) custom = [...custom, ...shared];
-          const customStamp = this.customStamp!, customList = this.customList!, customSlot = this.customSlot!;
+          // Big cells with cliques around exactly the lists' roads in them: crossed by those unless
+          // something else (an endpoint, a list without cliques) opens them; never the sources' own.
+          const bigStamp = this.bigCustomStamp!, sourceBig = sourceCell >= 0 ? bigOf![sourceCell] : -1;
+          for (let k = 0; k < bigCustom.length; k++) {
+            const cells = bigCustom[k].cells;
+            for (let j = 0; j < cells.length; j++) {
+              const c = cells[j];
+              if (openStamp[c] === stamp || c === sourceBig) continue;
+              bigStamp[c] = stamp; this.bigCustomList![c] = k; this.bigCustomSlot![c] = j;
+            }
+          }
+          // The lists' other big cells open; their small cells are crossed by the lists' cliques.
           for (let l = 0; l < lists.length; l++) {
             const cells = custom[l]?.cells;
             if (cells === undefined) continue;
             for (let j = 0; j < cells.length; j++) {
-              const f = cells[j], c = bigOf![f];
-              if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
-              if (fineStamp![f] === stamp) continue;
-              if (customStamp[f] === stamp) { fineStamp![f] = stamp; continue; } // a second list: walked
-              customStamp[f] = stamp; customList[f] = l; customSlot[f] = j;
+              const c = bigOf![cells[j]];
+              if (openStamp[c] !== stamp && bigStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
             }
           }
-          // Cells two lists or more touch, with cliques around all their roads: crossed by those
-          // instead (a cell open here and customized is one only such a second list opened).
-          for (let k = 0; k < shared.length; k++) {
-            const cells = shared[k].cells;
-            for (let j = 0; j < cells.length; j++) {
-              const f = cells[j];
-              if (customStamp[f] !== stamp || fineStamp![f] !== stamp) continue;
-              fineStamp![f] = 0;
-              customList[f] = lists.length + k; customSlot[f] = j;
-            }
-          }
+          this.markLists(custom, shared);
+          custom = this.custom;
         }
       } else {
         for (let r = 0; r < blocked.length; r++) if (blocked[r] !== 0) { openRoad(r); }
@@ -350,6 +452,10 @@ export class OverlaySearch implements PathSearch {
         const own = custom[this.customList![c]]!;
         clique = own[metric];
         row = own.first[this.customSlot![c]] + slot * X;
+      } else if (level === coarse && this.bigCustomStamp !== undefined && this.bigCustomStamp[c] === stamp) {
+        const own = bigCustom[this.bigCustomList![c]];
+        clique = own[metric];
+        row = own.first[this.bigCustomSlot![c]] + slot * X;
       }
       for (let j = 0; j < X; j++) {
         const w = clique[row + j];
@@ -420,9 +526,7 @@ export class OverlaySearch implements PathSearch {
     }
     const from = path[at(lo)], to = path[at(hi)];
     if (hi - lo === 1 && !loneQuery) {
-      const start = edges.length;
-      this.unpackInCell(from, to, metric, blocked, edges);
-      reverseFrom(edges, start);
+      this.unpackClique(from, to, metric, blocked, edges);
       return;
     }
     const want = path[at(hi) + 2] - path[at(lo) + 2];
@@ -435,9 +539,7 @@ export class OverlaySearch implements PathSearch {
       return;
     }
     if (hi - lo === 1) {
-      const start = edges.length;
-      this.unpackInCell(from, to, metric, blocked, edges);
-      reverseFrom(edges, start);
+      this.unpackClique(from, to, metric, blocked, edges);
       return;
     }
     const mid = (lo + hi) >>> 1;
@@ -445,17 +547,125 @@ export class OverlaySearch implements PathSearch {
     this.unpack(mid, hi, at, blocked, penalised, metric, edges);
   }
 
-  /** Appends, last edge first, a cheapest path from `from` to `to` over the open roads of to's cell. */
-  private unpackInCell(from: number, to: number, metric: Metric, blocked: Uint8Array | undefined, reversedEdges: number[]): void {
+  /**
+   * Appends the edges of the clique hop from `from` to `to` (the stamps are still the query's): a
+   * big cell's customized clique over its small cells (unpackBig); any other by a Dijkstra over
+   * the roads of the cell it crossed, the big cell when that is closed, else the small cell.
+   */
+  private unpackClique(from: number, to: number, metric: Metric, blocked: Uint8Array | undefined, edges: number[]): void {
+    const { nodeCell, bigOf, smallFirst, stamp } = this;
+    const f = nodeCell[to], big = bigOf !== undefined ? bigOf[f] : f;
+    let lo = f, span = 1;
+    if (this.coarse.openStamp[big] !== stamp && smallFirst !== undefined) {
+      if (this.bigCustomStamp![big] === stamp) { this.unpackBig(from, to, big, metric, blocked, edges); return; }
+      lo = smallFirst[big]; span = smallFirst[big + 1] - lo;
+    }
+    const start = edges.length;
+    this.unpackInCell(from, to, lo, span, metric, blocked, edges);
+    reverseFrom(edges, start);
+  }
+
+  /**
+   * Appends the edges of a hop across big cell b by its customized clique: a Dijkstra inside b as
+   * the A* crosses an open big cell (small cells by their cliques, customized ones by theirs, the
+   * walked ones by their roads), in whole steps as the clique was summed; then each small cell's
+   * clique on that path as the free CH path when that costs the same and drives no blocked road,
+   * else by a Dijkstra in its cell. Costs a few hundred nodes where walking b's roads costs thousands.
+   */
+  private unpackBig(from: number, to: number, b: number, metric: Metric, blocked: Uint8Array | undefined, edges: number[]): void {
+    const g = this.graph, { edgeRoad } = g, nodeCell = this.nodeCell;
+    const rec = this.overSmallCells(b, from, to, g.roadCost(metric), metric, blocked);
+    if (rec.find(to) < 0) throw new Error(`overlay search: no path inside big cell ${b} from ${from} to ${to} for its clique`);
+    // The hops, last first, read out before the free queries below reuse the records.
+    const hops = this.hops;
+    hops.length = 0;
+    for (let v = to; v !== from;) {
+      const i = rec.find(v), link = rec.words[4 * i + 3];
+      const u = link >= 0 ? g.edgeTailOf(link) : -2 - link;
+      hops.push(u, v, link, rec.values[2 * i] - rec.values[2 * rec.find(u)]);
+      v = u;
+    }
+    const step = COST_STEP[metric];
+    for (let k = hops.length - 4; k >= 0; k -= 4) {
+      const u = hops[k], v = hops[k + 1], link = hops[k + 2];
+      if (link >= 0) { edges.push(link); continue; }
+      const want = hops[k + 3] * step;
+      const free = this.free.find([{ node: u, cost: 0, reversed: false }], [{ node: v, cost: 0, reversed: false }], metric);
+      if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, want) && (blocked === undefined || drivesNone(edgeRoad, free.edges, blocked))) {
+        for (const e of free.edges) edges.push(e);
+        continue;
+      }
+      const start = edges.length;
+      this.unpackInCell(u, v, nodeCell[v], 1, metric, blocked, edges);
+      reverseFrom(edges, start);
+    }
+  }
+
+  /**
+   * A Dijkstra inside big cell b from `from` (an entry of it: its small cell's clique is crossed)
+   * until `to` is settled (or everything, with -1), as the A* crosses an open big cell: closed
+   * small cells by their cliques (customized ones, by the stamps, by theirs), the walked ones by
+   * their roads, in whole steps of the metric (`steps`: per road) as cliques are summed. On the
+   * potential's records (free outside a search), links as the A*'s: an edge, -2 - the clique's
+   * entry, -1 at `from`.
+   */
+  private overSmallCells(b: number, from: number, to: number, steps: Uint32Array, metric: Metric, blocked: Uint8Array | undefined): NodeRecords {
+    const g = this.graph, { firstOut, edgeHead, edgeRoad } = g;
+    const fine = this.fine!, nodeCell = this.nodeCell, stamp = this.stamp;
+    const lo = this.smallFirst![b], span = this.smallFirst![b + 1] - lo;
+    const fineStamp = fine.openStamp, custom = this.custom;
+    const rec = this.toTargets.records, heap = this.heap;
+    rec.clear();
+    heap.clear();
+    rec.words[4 * rec.improve(from, 0) + 3] = -1;
+    heap.push(0, from);
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      if (u === to) break;
+      const iu = rec.find(u);
+      if (key !== rec.values[2 * iu]) continue;
+      const f = nodeCell[u], walked = fineStamp[f] === stamp, word = rec.words[4 * iu + 3];
+      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
+        const v = edgeHead[e];
+        if ((nodeCell[v] - lo) >>> 0 >= span || (!walked && nodeCell[v] === f)) continue; // out of b, or crossed by f's clique
+        const r = edgeRoad[e];
+        if (blocked !== undefined && blocked[r] !== 0) continue;
+        const d = key + steps[r];
+        const i = rec.improve(v, d);
+        if (i < 0) continue;
+        rec.words[4 * i + 3] = e;
+        heap.push(d, v);
+      }
+      if (walked || word <= -2) continue; // an exit a clique reached leaves by links only
+      const slot = slotIn(fine.entryFirst, fine.entryNode, f, u);
+      if (slot < 0) continue;
+      const x0 = fine.exitFirst[f], X = fine.exitFirst[f + 1] - x0;
+      let clique = fine.cliques[metric], row = fine.cliqueFirst[f] + slot * X;
+      if (custom !== undefined && this.customStamp![f] === stamp) {
+        const own = custom[this.customList![f]]!;
+        clique = own[metric];
+        row = own.first[this.customSlot![f]] + slot * X;
+      }
+      for (let j = 0; j < X; j++) {
+        const w = clique[row + j];
+        if (w === UNREACHABLE) continue;
+        const v = fine.exitNode[x0 + j], d = key + w;
+        const i = rec.improve(v, d);
+        if (i < 0) continue;
+        rec.words[4 * i + 3] = -2 - u;
+        heap.push(d, v);
+      }
+    }
+    return rec;
+  }
+
+  /** Appends, last edge first, a cheapest path from `from` to `to` over the open roads of the cells in [lo, lo + span) of nodeCell. */
+  private unpackInCell(from: number, to: number, lo: number, span: number, metric: Metric, blocked: Uint8Array | undefined, reversedEdges: number[]): void {
     const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
     // Whole steps, as the clique was summed (a rare path: the cost of rounding metres here is no matter).
     const millis = g.roadMillis, byTime = metric === 'duration';
-    // The clique was the big cell's when that is closed, else the small cell's (the stamps are
-    // still the query's); the cell as a range of nodeCell, as in find().
-    const { nodeCell, bigOf, smallFirst } = this;
-    const f = nodeCell[to], big = bigOf !== undefined ? bigOf[f] : f;
-    let lo = f, span = 1;
-    if (this.coarse.openStamp[big] !== this.stamp && smallFirst !== undefined) { lo = smallFirst[big]; span = smallFirst[big + 1] - lo; }
+    const nodeCell = this.nodeCell;
     // The potential's records: the search that needed them is over.
     const rec = this.toTargets.records, heap = this.heap;
     rec.clear();
@@ -640,6 +850,14 @@ export class OverlaySearch implements PathSearch {
     grown.set(this.pushedPi);
     return (this.pushedPi = grown);
   }
+}
+
+/** Room for the cliques of the given cells of a level (sorted in place), with each one's offset. */
+function cliqueArrays(level: Level, cells: Uint32Array): BlockedCellCliques {
+  cells.sort();
+  const first = new Float64Array(cells.length + 1);
+  for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (level.cliqueFirst[cells[j] + 1] - level.cliqueFirst[cells[j]]);
+  return { cells, first, duration: new Uint32Array(first[cells.length]), distance: new Uint32Array(first[cells.length]) };
 }
 
 function reverseFrom(a: number[], start: number): void {

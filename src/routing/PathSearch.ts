@@ -28,6 +28,12 @@ export interface PathQuery {
    * roads of exactly the lists touching it (customizeCells on their union), so those are crossed too.
    */
   sharedCellCliques?: readonly BlockedCellCliques[];
+  /**
+   * With blockedCellCliques: big cells, each with cliques that avoid the roads of exactly the lists
+   * whose customized small cells lie in it (customizeBigCells), so a big cell no endpoint and no
+   * list without cliques opens is crossed whole (the sources' own big cell excepted).
+   */
+  bigCellCliques?: readonly BlockedCellCliques[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
 }
@@ -87,4 +93,12 @@ export interface PathSearch {
   customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
   customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
+  /** The big cell a small cell of customize() lies in; undefined without two levels. */
+  bigCellOf?(smallCell: number): number | undefined;
+  /**
+   * The given big cells with cliques around the roads `blocked` marks (PathQuery.bigCellCliques),
+   * built on the small cells' cliques: `lists`, customize()'s for those roads, and `shared`, their
+   * shared cells' (customizeCells); undefined where not worth it.
+   */
+  customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[]): BlockedCellCliques | undefined;
 }

@@ -102,11 +102,17 @@ export interface RouterOptions {
   snapIndex?: SnapIndex;
   /** ALT landmarks for the 'astar' engine (default 16; 0 = straight-line heuristic only). */
   landmarks?: number;
-  /** Most bytes of zones' customized cliques kept (prepareZones; default 64 MiB: about 4,000 zones of 1-5 km on the 5M country). */
+  /** Most bytes of zones' customized cliques kept (prepareZones; default 128 MiB: about 6,000 zones of 1-5 km on the 5M country, with their shared and big cells). */
   zoneCliqueBytes?: number;
 }
 
-export const DEFAULT_ZONE_CLIQUE_BYTES = 64 * 2 ** 20;
+export const DEFAULT_ZONE_CLIQUE_BYTES = 128 * 2 ** 20;
+
+/** A zone set's customized cells besides each zone's own: the small cells two or more share, and the big cells holding theirs. */
+interface ZoneSetCliques {
+  shared: BlockedCellCliques[];
+  big: BlockedCellCliques[];
+}
 
 /**
  * Most small cells a zone's customization recomputes (Router.prepareZones): a 1-5 km zone touches
@@ -117,11 +123,22 @@ export const DEFAULT_ZONE_CLIQUE_BYTES = 64 * 2 ** 20;
 export const MAX_CUSTOMIZED_CELLS = 32;
 /** Most cells one route() customizes (about 4 ms each at 5M nodes), so a trip naming many new zones waits for a few only. */
 export const ROUTE_CUSTOMIZED_CELLS = 32;
+/**
+ * What a big cell's customization counts against a route's ROUTE_CUSTOMIZED_CELLS: a Dijkstra per
+ * entry over its small cells' cliques, about a small cell's work (a tile of the 5M country:
+ * 4 entries, each over some 300 boundary nodes).
+ */
+export const BIG_CELL_SHARE = 1;
+/**
+ * Bytes counted per kept entry besides its arrays (its key, map entry and objects), so entries of
+ * a few bytes (a big cell's clique of 4 x 4) are bounded by zoneCliqueBytes too.
+ */
+const ENTRY_OVERHEAD_BYTES = 256;
 /** Most zones Router.prepareZones keeps (it holds the zone objects: a bound on what it keeps alive besides the bytes). */
 export const MAX_CUSTOMIZED_ZONES = 4096;
 
 function cliqueBytes(c: BlockedCellCliques | null | undefined): number {
-  return c ? c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength : 0;
+  return ENTRY_OVERHEAD_BYTES + (c ? c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength : 0);
 }
 
 export function metricOf(mode: CalculationMode): Metric {
@@ -151,8 +168,9 @@ export class Router {
   private readonly line: LegLine;
   /**
    * Per zone, its cells' cliques around its roads (prepareZones), null when the engine has none or
-   * the zone touches too many cells; and per cell several zones share, under a string key naming
-   * the cell and those zones (sharedKey), its cliques around all their roads. Least recently used
+   * the zone touches too many cells; and per cell several zones share, and per big cell holding
+   * zones' customized cells, under a string key naming the cell and those zones (cellKey), its
+   * cliques around all their roads. Least recently used
    * first, evicted past zoneCliqueBytes or MAX_CUSTOMIZED_ZONES zone objects.
    */
   private readonly zoneCliques = new Map<CalculatedZone | string, BlockedCellCliques | null>();
@@ -222,7 +240,7 @@ export class Router {
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
     this.prepareZones(zones, ROUTE_CUSTOMIZED_CELLS);
     const masks = this.masks(zones, request.blockedRoads);
-    const shared = this.sharedCliquesOf(zones);
+    const shared = this.cellCliquesOf(zones);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
     try {
@@ -277,14 +295,28 @@ export class Router {
     }
     // Cells two or more of these zones touch: customized for those zones together, once per set.
     const customizeCells = this.search.customizeCells?.bind(this.search);
-    if (!customizeCells || zones.length < 2) return;
-    for (const [cell, members] of this.sharedCells(zones)) {
-      const key = this.sharedKey(cell, members);
+    if (customizeCells && zones.length >= 2) {
+      for (const [cell, members] of this.sharedCells(zones)) {
+        const key = this.cellKey('', cell, members);
+        const known = held.get(key);
+        if (known !== undefined) { held.delete(key); held.set(key, known); continue; }
+        if (cells >= maxCells) continue;
+        this.keep(key, this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)));
+        cells++;
+      }
+    }
+    // Big cells holding their customized cells: customized for exactly the zones in each, once per
+    // such set (a cell several zones share walked or crossed inside it alike: the big clique is exact).
+    const customizeBigCells = this.search.customizeBigCells?.bind(this.search);
+    if (!customizeBigCells) return;
+    for (const [big, members] of this.bigCells(zones)) {
+      const key = this.cellKey('B', big, members);
       const known = held.get(key);
       if (known !== undefined) { held.delete(key); held.set(key, known); continue; }
-      if (cells >= maxCells) continue;
-      this.keep(key, this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)));
-      cells++;
+      if (cells + BIG_CELL_SHARE > maxCells) continue;
+      const lists = members.map((z) => this.zoneCliques.get(z)!);
+      this.keep(key, this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members))));
+      cells += BIG_CELL_SHARE;
     }
   }
 
@@ -331,14 +363,35 @@ export class Router {
     return byCell;
   }
 
-  /** A shared cell's key: the cell and its zones' ids, ascending. */
-  private sharedKey(cell: number, zones: readonly CalculatedZone[]): string {
+  /** The big cells the zones' customized cells lie in, with those zones (each once). */
+  private bigCells(zones: readonly CalculatedZone[]): Map<number, CalculatedZone[]> {
+    const byBig = new Map<number, CalculatedZone[]>();
+    const bigCellOf = this.search.bigCellOf?.bind(this.search);
+    if (!bigCellOf) return byBig;
+    const seen = new Set<CalculatedZone>();
+    for (const z of zones) {
+      const own = this.zoneCliques.get(z);
+      if (!own || seen.has(z)) continue;
+      seen.add(z);
+      for (const cell of own.cells) {
+        const big = bigCellOf(cell);
+        if (big === undefined) return byBig;
+        const members = byBig.get(big);
+        if (!members) byBig.set(big, [z]);
+        else if (members[members.length - 1] !== z) members.push(z);
+      }
+    }
+    return byBig;
+  }
+
+  /** A shared or big cell's key: its level's prefix, the cell and its zones' ids, ascending. */
+  private cellKey(level: '' | 'B', cell: number, zones: readonly CalculatedZone[]): string {
     const ids = zones.map((z) => {
       let id = this.zoneIds.get(z);
       if (id === undefined) this.zoneIds.set(z, (id = this.nextZoneId++));
       return id;
     });
-    return `${cell}:${ids.sort((a, b) => a - b).join(',')}`;
+    return `${level}${cell}:${ids.sort((a, b) => a - b).join(',')}`;
   }
 
   /** The customized cliques of the cells the zones share, where prepareZones made them for exactly those zones. */
@@ -346,17 +399,30 @@ export class Router {
     const out: BlockedCellCliques[] = [];
     if (zones.length < 2) return out;
     for (const [cell, members] of this.sharedCells(zones)) {
-      const cliques = this.zoneCliques.get(this.sharedKey(cell, members));
+      const cliques = this.zoneCliques.get(this.cellKey('', cell, members));
       if (cliques) out.push(cliques);
     }
     return out;
   }
 
+  /** The customized cliques of the cells the zones share and of their big cells, where prepareZones made them for exactly those zones. */
+  private cellCliquesOf(zones: readonly CalculatedZone[]): ZoneSetCliques {
+    const out: ZoneSetCliques = { shared: this.sharedCliquesOf(zones), big: [] };
+    for (const [big, members] of this.bigCells(zones)) {
+      const cliques = this.zoneCliques.get(this.cellKey('B', big, members));
+      if (cliques) out.big.push(cliques);
+    }
+    return out;
+  }
+
   /** Zones and shared cells whose customized cliques prepareZones keeps, and their bytes. */
-  get preparedZones(): { zones: number; sharedCells: number; bytes: number } {
-    let zones = 0, sharedCells = 0;
-    for (const [key, c] of this.zoneCliques) if (c) { if (typeof key === 'string') sharedCells++; else zones++; }
-    return { zones, sharedCells, bytes: this.zoneCliqueBytesHeld };
+  get preparedZones(): { zones: number; sharedCells: number; bigCells: number; bytes: number } {
+    let zones = 0, sharedCells = 0, bigCells = 0;
+    for (const [key, c] of this.zoneCliques) {
+      if (!c) continue;
+      if (typeof key !== 'string') zones++; else if (key.startsWith('B')) bigCells++; else sharedCells++;
+    }
+    return { zones, sharedCells, bigCells, bytes: this.zoneCliqueBytesHeld };
   }
 
   /**
@@ -400,7 +466,7 @@ export class Router {
    */
   private leg(
     from: Snap, to: Snap, metric: Metric, masks: RoadMasks, zones: CalculatedZone[], index: number, labels: string[],
-    shared: readonly BlockedCellCliques[],
+    shared: ZoneSetCliques,
   ): RouteLeg {
     const { zone, hard, all } = masks;
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
@@ -552,14 +618,15 @@ export class Router {
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
     blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
-    sharedCellCliques?: readonly BlockedCellCliques[],
+    cellCliques?: ZoneSetCliques,
   ): RouteLeg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
     const found = this.search.find({
-      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques, sharedCellCliques, penalty,
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
+      sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
