@@ -340,6 +340,34 @@ describe('cell overlay', () => {
     assert.ok(small.preparedZones.zones < kept.preparedZones.zones && small.preparedZones.zones > 0, `${small.preparedZones.zones} zones kept in 40 kB, ${kept.preparedZones.zones} without a bound`);
   });
 
+  test('byte bounds so tight that a zone\'s own cells go while its set\'s cells are customized: the same routes as without customization, request after request', () => {
+    const overlay = buildCellOverlay(gothenburg, 1024, 64);
+    const none = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: 0 });
+    const rand = seededRandom(91);
+    let compared = 0, bigKept = 0;
+    for (const bytes of [6_000, 12_000, 24_000]) {
+      const tight = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: bytes });
+      for (let i = 0; i < 8; i++) {
+        const zones = [0, 1, 2].map((k) => randomZone(gothenburg, rand, `z${k}`, 300 + rand() * 1200));
+        const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
+        const points = [a, b].map((r) => ({ latitude: gothenburg.roadPointLat(r, 0), longitude: gothenburg.roadPointLon(r, 0) }));
+        // The same request again and again, each time after one zone alone: what one call keeps, the next may drop.
+        for (let rep = 0; rep < 3; rep++) {
+          tight.prepareZones([zones[rep]]);
+          for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+            const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
+            const x = run(tight), y = run(none);
+            bigKept = Math.max(bigKept, tight.preparedZones.bigCells);
+            if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
+            assert.ok(close(x.duration, y.duration, 1e-9) && close(x.distance, y.distance, 1e-9), `${bytes} bytes, pair ${i}, request ${rep} ${calculationMode}`);
+            compared++;
+          }
+        }
+      }
+    }
+    assert.ok(compared >= 100 && bigKept > 0, `${compared} routes compared, up to ${bigKept} big cells kept`);
+  });
+
   test('around avoided road types (their road lists open the cells, as zones\' do): the Router with the overlay agrees with the ALT engine', () => {
     let avoided = 0;
     const compared = agreeWithAlt(128, 33, (i, points, rand) => ({

@@ -10,10 +10,11 @@ import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './Pa
 import { PenaltyBound } from './PenaltyBound.js';
 
 /**
- * Most entries of a big cell that customizeBigCells recomputes: a Dijkstra per entry over up to
- * 16,384 nodes each, so a cell with many (a dense city's, where a road network is cut into big
- * cells mid-town) is left to be walked over its small cells. The synthetic country's tiles have
- * 4 on average, joined by a few motorways.
+ * Most entries of a big cell that customizeBigCells recomputes: a Dijkstra per entry over its
+ * small cells' boundaries, and a clique of entries x exits kept per zone set, so a cell with many
+ * (where a dense road network is cut into big cells mid-town) is left to be crossed small cell by
+ * small cell. The synthetic country's big cells (its tiles, joined by a few motorways) have 4 on
+ * average, Gothenburg's of 1,024 nodes 16.
  */
 export const MAX_CUSTOMIZED_BIG_ENTRIES = 32;
 
@@ -172,9 +173,11 @@ export class OverlaySearch implements PathSearch {
 
   /**
    * The given big cells (sorted in place) with both metrics' cliques without the roads `blocked`
-   * marks (PathQuery.bigCellCliques): a Dijkstra per entry over each cell's roads. Undefined
-   * without small cells, or when a cell has more than MAX_CUSTOMIZED_BIG_ENTRIES entries (its
-   * customization would cost more than walking it saves).
+   * marks (PathQuery.bigCellCliques), bottom-up: a Dijkstra per entry over each cell's small cells
+   * (overSmallCells), crossed by the cliques of `lists` (customize()'s around those roads) and
+   * `shared` (customizeCells' for cells two lists touch), walked where two lists meet without one,
+   * by the overlay's own elsewhere. Undefined without small cells, or when a cell has more than
+   * MAX_CUSTOMIZED_BIG_ENTRIES entries.
    */
   customizeBigCells(
     cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[] = [], shared: readonly BlockedCellCliques[] = [],

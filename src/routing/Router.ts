@@ -238,9 +238,8 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
-    this.prepareZones(zones, ROUTE_CUSTOMIZED_CELLS);
+    const shared = this.prepare(zones, ROUTE_CUSTOMIZED_CELLS);
     const masks = this.masks(zones, request.blockedRoads);
-    const shared = this.cellCliquesOf(zones);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
     try {
@@ -276,48 +275,67 @@ export class Router {
    * routes walk their cells' roads, as exact and slower. A cell two or more of the given zones
    * touch is customized once for exactly those zones together (PathQuery.sharedCellCliques), kept
    * in the same bounds: routes naming the same zones cross it too; a cell other zones also touch
-   * is walked.
+   * is walked. Then each big cell holding customized cells of the given zones, for exactly the
+   * zones whose cells it holds (PathQuery.bigCellCliques; one zone's alone when given one): routes
+   * whose zones in that big cell are exactly those, and no stop, cross it by one clique.
    */
   prepareZones(zones: readonly CalculatedZone[], maxCells = Infinity): void {
+    this.prepare(zones, maxCells);
+  }
+
+  /** prepareZones' work; returns the cliques of the zones' shared cells and big cells it holds, for the search. */
+  private prepare(zones: readonly CalculatedZone[], maxCells: number): ZoneSetCliques {
+    const out: ZoneSetCliques = { shared: [], big: [] };
     const customize = this.search.customize?.bind(this.search);
-    if (!customize || this.zoneCliqueBytes <= 0) return;
+    if (!customize || this.zoneCliqueBytes <= 0) return out;
     const held = this.zoneCliques;
+    // Each zone's own cliques as this call found or made them: the shared and big cells below are
+    // built on them, even where a tight byte bound drops some from `held` meanwhile.
+    const own = new Map<CalculatedZone, BlockedCellCliques>();
+    const ownOf = (z: CalculatedZone) => own.get(z);
     let cells = 0;
     for (const z of zones) {
       const known = held.get(z);
-      if (known !== undefined) { held.delete(z); held.set(z, known); continue; } // now the most recently used
+      if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
       if (z.roadCount !== this.graph.roadCount || z.roads.length === 0) continue;
       if (z.status.name !== 'CALCULATED' && z.status.name !== 'CALCULATED_WITHOUT_ROADS') continue;
       if (cells >= maxCells) continue;
       const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
       this.keep(z, cliques);
+      if (cliques) own.set(z, cliques);
       cells += cliques?.cells.length ?? 0;
     }
     // Cells two or more of these zones touch: customized for those zones together, once per set.
     const customizeCells = this.search.customizeCells?.bind(this.search);
     if (customizeCells && zones.length >= 2) {
-      for (const [cell, members] of this.sharedCells(zones)) {
+      for (const [cell, members] of this.sharedCells(zones, ownOf)) {
         const key = this.cellKey('', cell, members);
-        const known = held.get(key);
-        if (known !== undefined) { held.delete(key); held.set(key, known); continue; }
-        if (cells >= maxCells) continue;
-        this.keep(key, this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)));
-        cells++;
+        let cliques = held.get(key);
+        if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
+        else if (cells < maxCells) {
+          this.keep(key, (cliques = this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)) ?? null));
+          cells++;
+        }
+        if (cliques) out.shared.push(cliques);
       }
     }
     // Big cells holding their customized cells: customized for exactly the zones in each, once per
     // such set (a cell several zones share walked or crossed inside it alike: the big clique is exact).
     const customizeBigCells = this.search.customizeBigCells?.bind(this.search);
-    if (!customizeBigCells) return;
-    for (const [big, members] of this.bigCells(zones)) {
+    if (!customizeBigCells) return out;
+    for (const [big, members] of this.bigCells(zones, ownOf)) {
       const key = this.cellKey('B', big, members);
-      const known = held.get(key);
-      if (known !== undefined) { held.delete(key); held.set(key, known); continue; }
-      if (cells + BIG_CELL_SHARE > maxCells) continue;
-      const lists = members.map((z) => this.zoneCliques.get(z)!);
-      this.keep(key, this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members))));
-      cells += BIG_CELL_SHARE;
+      let cliques = held.get(key);
+      if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
+      else if (cells + BIG_CELL_SHARE <= maxCells) {
+        const lists = members.map((z) => own.get(z)!);
+        cliques = this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members, ownOf))) ?? null;
+        this.keep(key, cliques);
+        cells += BIG_CELL_SHARE;
+      }
+      if (cliques) out.big.push(cliques);
     }
+    return out;
   }
 
   /** `make`'s result, given the router's zone mask with the zones' roads set (all zero again after). */
@@ -333,7 +351,7 @@ export class Router {
   }
 
   /** Keeps customized cliques as the most recently used, dropping the least recently used past the bounds. */
-  private keep(key: CalculatedZone | string, cliques: BlockedCellCliques | undefined): void {
+  private keep(key: CalculatedZone | string, cliques: BlockedCellCliques | null | undefined): void {
     const held = this.zoneCliques;
     held.set(key, cliques ?? null);
     this.zoneCliqueBytesHeld += cliqueBytes(cliques);
@@ -346,12 +364,12 @@ export class Router {
     }
   }
 
-  /** The cells two or more of the zones' customized cells share, with those zones (each once). */
-  private sharedCells(zones: readonly CalculatedZone[]): Map<number, CalculatedZone[]> {
+  /** The cells two or more of the zones' customized cells (ownOf) share, with those zones (each once). */
+  private sharedCells(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): Map<number, CalculatedZone[]> {
     const byCell = new Map<number, CalculatedZone[]>();
     const seen = new Set<CalculatedZone>();
     for (const z of zones) {
-      const own = this.zoneCliques.get(z);
+      const own = ownOf(z);
       if (!own || seen.has(z)) continue;
       seen.add(z);
       for (const cell of own.cells) {
@@ -363,14 +381,14 @@ export class Router {
     return byCell;
   }
 
-  /** The big cells the zones' customized cells lie in, with those zones (each once). */
-  private bigCells(zones: readonly CalculatedZone[]): Map<number, CalculatedZone[]> {
+  /** The big cells the zones' customized cells (ownOf) lie in, with those zones (each once). */
+  private bigCells(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): Map<number, CalculatedZone[]> {
     const byBig = new Map<number, CalculatedZone[]>();
     const bigCellOf = this.search.bigCellOf?.bind(this.search);
     if (!bigCellOf) return byBig;
     const seen = new Set<CalculatedZone>();
     for (const z of zones) {
-      const own = this.zoneCliques.get(z);
+      const own = ownOf(z);
       if (!own || seen.has(z)) continue;
       seen.add(z);
       for (const cell of own.cells) {
@@ -394,28 +412,18 @@ export class Router {
     return `${level}${cell}:${ids.sort((a, b) => a - b).join(',')}`;
   }
 
-  /** The customized cliques of the cells the zones share, where prepareZones made them for exactly those zones. */
-  private sharedCliquesOf(zones: readonly CalculatedZone[]): BlockedCellCliques[] {
+  /** The customized cliques of the cells the zones (with cliques `ownOf`) share, where prepareZones made them for exactly those zones. */
+  private sharedCliquesOf(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): BlockedCellCliques[] {
     const out: BlockedCellCliques[] = [];
     if (zones.length < 2) return out;
-    for (const [cell, members] of this.sharedCells(zones)) {
+    for (const [cell, members] of this.sharedCells(zones, ownOf)) {
       const cliques = this.zoneCliques.get(this.cellKey('', cell, members));
       if (cliques) out.push(cliques);
     }
     return out;
   }
 
-  /** The customized cliques of the cells the zones share and of their big cells, where prepareZones made them for exactly those zones. */
-  private cellCliquesOf(zones: readonly CalculatedZone[]): ZoneSetCliques {
-    const out: ZoneSetCliques = { shared: this.sharedCliquesOf(zones), big: [] };
-    for (const [big, members] of this.bigCells(zones)) {
-      const cliques = this.zoneCliques.get(this.cellKey('B', big, members));
-      if (cliques) out.big.push(cliques);
-    }
-    return out;
-  }
-
-  /** Zones and shared cells whose customized cliques prepareZones keeps, and their bytes. */
+  /** Zones, shared cells and big cells whose customized cliques prepareZones keeps, and their bytes. */
   get preparedZones(): { zones: number; sharedCells: number; bigCells: number; bytes: number } {
     let zones = 0, sharedCells = 0, bigCells = 0;
     for (const [key, c] of this.zoneCliques) {
