@@ -195,9 +195,10 @@ export class OverlaySearch implements PathSearch {
       const steps = g.roadCost(metric);
       for (let j = 0; j < cells.length; j++) {
         const c = cells[j], e0 = coarse.entryFirst[c], E = coarse.entryFirst[c + 1] - e0;
+        const lo = this.smallFirst![c], span = this.smallFirst![c + 1] - lo;
         const x0 = coarse.exitFirst[c], X = coarse.exitFirst[c + 1] - x0;
         for (let i = 0; i < E; i++) {
-          const rec = this.overSmallCells(c, coarse.entryNode[e0 + i], -1, steps, metric, blocked);
+          const rec = this.overSmallCells(lo, span, coarse.entryNode[e0 + i], -1, steps, metric, blocked, false);
           const row = first[j] + i * X;
           for (let k = 0; k < X; k++) {
             const at = rec.find(coarse.exitNode[x0 + k]);
@@ -577,7 +578,8 @@ export class OverlaySearch implements PathSearch {
    */
   private unpackBig(from: number, to: number, b: number, metric: Metric, blocked: Uint8Array | undefined, edges: number[]): void {
     const g = this.graph, { edgeRoad } = g, nodeCell = this.nodeCell;
-    const rec = this.overSmallCells(b, from, to, g.roadCost(metric), metric, blocked);
+    const lo = this.smallFirst![b];
+    const rec = this.overSmallCells(lo, this.smallFirst![b + 1] - lo, from, to, g.roadCost(metric), metric, blocked, false);
     if (rec.find(to) < 0) throw new Error(`overlay search: no path inside big cell ${b} from ${from} to ${to} for its clique`);
     // The hops, last first, read out before the free queries below reuse the records.
     const hops = this.hops;
@@ -605,18 +607,20 @@ export class OverlaySearch implements PathSearch {
   }
 
   /**
-   * A Dijkstra inside big cell b from `from` (an entry of it: its small cell's clique is crossed)
-   * until `to` is settled (or everything, with -1), as the A* crosses an open big cell: closed
-   * small cells by their cliques (customized ones, by the stamps, by theirs), the walked ones by
-   * their roads, in whole steps of the metric (`steps`: per road) as cliques are summed. On the
-   * potential's records (free outside a search), links as the A*'s: an edge, -2 - the clique's
-   * entry, -1 at `from`.
+   * A Dijkstra inside the cells [lo, lo + span) of nodeCell (a big cell's row of small cells, or
+   * one cell) from `from` (an entry: its small cell's clique is crossed) until `to` is settled (or
+   * everything, with -1), as the A* crosses an open big cell: closed small cells by their cliques
+   * (customized ones, by the stamps, by theirs), the walked ones by their roads; every cell walked
+   * with `walkAll`. In whole steps of the metric (`steps`: per road) as cliques are summed; skips
+   * blocked roads. On the potential's records (free outside a search), links as the A*'s: an
+   * edge, -2 - the clique's entry, -1 at `from`.
    */
-  private overSmallCells(b: number, from: number, to: number, steps: Uint32Array, metric: Metric, blocked: Uint8Array | undefined): NodeRecords {
+  private overSmallCells(
+    lo: number, span: number, from: number, to: number, steps: Uint32Array, metric: Metric, blocked: Uint8Array | undefined, walkAll: boolean,
+  ): NodeRecords {
     const g = this.graph, { firstOut, edgeHead, edgeRoad } = g;
-    const fine = this.fine!, nodeCell = this.nodeCell, stamp = this.stamp;
-    const lo = this.smallFirst![b], span = this.smallFirst![b + 1] - lo;
-    const fineStamp = fine.openStamp, custom = this.custom;
+    const fine = this.fine, nodeCell = this.nodeCell, stamp = this.stamp;
+    const fineStamp = fine?.openStamp, custom = this.custom;
     const rec = this.toTargets.records, heap = this.heap;
     rec.clear();
     heap.clear();
@@ -628,7 +632,7 @@ export class OverlaySearch implements PathSearch {
       if (u === to) break;
       const iu = rec.find(u);
       if (key !== rec.values[2 * iu]) continue;
-      const f = nodeCell[u], walked = fineStamp[f] === stamp, word = rec.words[4 * iu + 3];
+      const f = nodeCell[u], walked = walkAll || fineStamp![f] === stamp, word = rec.words[4 * iu + 3];
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         const v = edgeHead[e];
         if ((nodeCell[v] - lo) >>> 0 >= span || (!walked && nodeCell[v] === f)) continue; // out of b, or crossed by f's clique
@@ -641,10 +645,10 @@ export class OverlaySearch implements PathSearch {
         heap.push(d, v);
       }
       if (walked || word <= -2) continue; // an exit a clique reached leaves by links only
-      const slot = slotIn(fine.entryFirst, fine.entryNode, f, u);
+      const small = fine!, slot = slotIn(small.entryFirst, small.entryNode, f, u);
       if (slot < 0) continue;
-      const x0 = fine.exitFirst[f], X = fine.exitFirst[f + 1] - x0;
-      let clique = fine.cliques[metric], row = fine.cliqueFirst[f] + slot * X;
+      const x0 = small.exitFirst[f], X = small.exitFirst[f + 1] - x0;
+      let clique = small.cliques[metric], row = small.cliqueFirst[f] + slot * X;
       if (custom !== undefined && this.customStamp![f] === stamp) {
         const own = custom[this.customList![f]]!;
         clique = own[metric];
@@ -653,7 +657,7 @@ export class OverlaySearch implements PathSearch {
       for (let j = 0; j < X; j++) {
         const w = clique[row + j];
         if (w === UNREACHABLE) continue;
-        const v = fine.exitNode[x0 + j], d = key + w;
+        const v = small.exitNode[x0 + j], d = key + w;
         const i = rec.improve(v, d);
         if (i < 0) continue;
         rec.words[4 * i + 3] = -2 - u;
@@ -665,33 +669,8 @@ export class OverlaySearch implements PathSearch {
 
   /** Appends, last edge first, a cheapest path from `from` to `to` over the open roads of the cells in [lo, lo + span) of nodeCell. */
   private unpackInCell(from: number, to: number, lo: number, span: number, metric: Metric, blocked: Uint8Array | undefined, reversedEdges: number[]): void {
-    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
-    // Whole steps, as the clique was summed (a rare path: the cost of rounding metres here is no matter).
-    const millis = g.roadMillis, byTime = metric === 'duration';
-    const nodeCell = this.nodeCell;
-    // The potential's records: the search that needed them is over.
-    const rec = this.toTargets.records, heap = this.heap;
-    rec.clear();
-    heap.clear();
-    rec.words[4 * rec.improve(from, 0) + 3] = -1;
-    heap.push(0, from);
-    while (heap.size > 0) {
-      const key = heap.peekKey();
-      const u = heap.pop();
-      if (u === to) break;
-      if (key !== rec.values[2 * rec.find(u)]) continue;
-      for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
-        const v = edgeHead[e];
-        if ((nodeCell[v] - lo) >>> 0 >= span) continue;
-        const r = edgeRoad[e];
-        if (blocked !== undefined && blocked[r] !== 0) continue; // a customized clique's cell holds blocked roads
-        const d = key + (byTime ? millis[r] : roadLengthCm[r]);
-        const i = rec.improve(v, d);
-        if (i < 0) continue;
-        rec.words[4 * i + 3] = e;
-        heap.push(d, v);
-      }
-    }
+    const g = this.graph;
+    const rec = this.overSmallCells(lo, span, from, to, g.roadCost(metric), metric, blocked, true);
     // Only cliques that do not match the cell (customized around other roads than the query blocks) leave it unreached.
     if (rec.find(to) < 0) throw new Error(`overlay search: no path inside the cell from ${from} to ${to} for its clique`);
     for (let v = to; v !== from;) {

@@ -366,40 +366,36 @@ export class Router {
 
   /** The cells two or more of the zones' customized cells (ownOf) share, with those zones (each once). */
   private sharedCells(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): Map<number, CalculatedZone[]> {
-    const byCell = new Map<number, CalculatedZone[]>();
-    const seen = new Set<CalculatedZone>();
-    for (const z of zones) {
-      const own = ownOf(z);
-      if (!own || seen.has(z)) continue;
-      seen.add(z);
-      for (const cell of own.cells) {
-        const members = byCell.get(cell);
-        if (members) members.push(z); else byCell.set(cell, [z]);
-      }
-    }
+    const byCell = this.zonesByCell(zones, ownOf, (cell) => cell);
     for (const [cell, members] of byCell) if (members.length < 2) byCell.delete(cell);
     return byCell;
   }
 
   /** The big cells the zones' customized cells (ownOf) lie in, with those zones (each once). */
   private bigCells(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): Map<number, CalculatedZone[]> {
-    const byBig = new Map<number, CalculatedZone[]>();
     const bigCellOf = this.search.bigCellOf?.bind(this.search);
-    if (!bigCellOf) return byBig;
+    return bigCellOf ? this.zonesByCell(zones, ownOf, bigCellOf) : new Map();
+  }
+
+  /** Per cell `cellOf` gives the zones' customized small cells (ownOf; none where it gives undefined), those zones, each once. */
+  private zonesByCell(
+    zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined, cellOf: (smallCell: number) => number | undefined,
+  ): Map<number, CalculatedZone[]> {
+    const byCell = new Map<number, CalculatedZone[]>();
     const seen = new Set<CalculatedZone>();
     for (const z of zones) {
       const own = ownOf(z);
       if (!own || seen.has(z)) continue;
       seen.add(z);
-      for (const cell of own.cells) {
-        const big = bigCellOf(cell);
-        if (big === undefined) return byBig;
-        const members = byBig.get(big);
-        if (!members) byBig.set(big, [z]);
+      for (const small of own.cells) {
+        const cell = cellOf(small);
+        if (cell === undefined) continue;
+        const members = byCell.get(cell);
+        if (!members) byCell.set(cell, [z]);
         else if (members[members.length - 1] !== z) members.push(z);
       }
     }
-    return byBig;
+    return byCell;
   }
 
   /** A shared or big cell's key: its level's prefix, the cell and its zones' ids, ascending. */
