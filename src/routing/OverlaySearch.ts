@@ -84,7 +84,7 @@ export class OverlaySearch implements PathSearch {
   private readonly bigCustomSlot?: Uint32Array;
   /** The last query's customized cliques (small cells' per list, then shared; big cells'), read again to unpack. */
   private custom?: readonly (BlockedCellCliques | undefined)[];
-  /** Scratch of unpackBig: per hop inside the big cell, its tail, head and link (an edge, or -2 - tail for a clique). */
+  /** Scratch of unpackBig: per hop inside the big cell, its tail, head, link (an edge, or -2 - tail for a clique) and cost in steps. */
   private readonly hops: number[] = [];
   private stamp = 0;
   /** The free CH query that unpacks stretches of cliques (on the same records: it runs after the search). */
