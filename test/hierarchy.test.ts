@@ -16,6 +16,7 @@ import { ARRAY_KEYS, costSteps } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords, SHRINK_WINDOW } from '../src/routing/NodeRecords.js';
+import { DEFAULT_SHORTCUT_PATH_BYTES, MIN_KEPT_EDGES, ShortcutPaths } from '../src/routing/ShortcutPaths.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 const METRICS: Metric[] = ['duration', 'distance'];
@@ -248,6 +249,44 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
         }
       }
       assert.ok(shortcuts > 1000, `${metric}: ${shortcuts} shortcuts checked`);
+    }
+  });
+
+  test('kept unpacked shortcuts give the same edges as unpacking each arc by its halves, through generations dropped', () => {
+    const halves = [0, 0];
+    for (const metric of METRICS) {
+      const ch = gothenburg.hierarchy![metric];
+      // The oracle: recursion over the two halves of every shortcut, nothing kept.
+      const unpacked = (a: number, low: number, out: number[]): void => {
+        const m = ch.arcMiddle[a];
+        if (m < 0) { out.push(~m); return; }
+        shortcutHalves(ch, arcTail(ch, a, low), arcHead(ch, a, low), m, halves);
+        const [first, second] = halves;
+        unpacked(first, m, out);
+        unpacked(second, m, out);
+      };
+      const arcs: [number, number][] = [];
+      for (let v = 0; v < gothenburg.nodeCount; v++) {
+        for (const first of [ch.upFirst, ch.downFirst]) for (let a = first[v]; a < first[v + 1]; a++) arcs.push([a, v]);
+      }
+      const rand = seededRandom(metric === 'duration' ? 5 : 6);
+      // Long shortcuts first, then each arc again in random order: most of the second round is kept edges.
+      const longest = [...arcs].sort((x, y) => ch.arcWeight[y[0]] - ch.arcWeight[x[0]]).slice(0, 2000);
+      const order = [...longest, ...longest, ...Array.from({ length: 6000 }, () => arcs[Math.floor(rand() * arcs.length)])];
+      for (const maxBytes of [4096, DEFAULT_SHORTCUT_PATH_BYTES]) {
+        const paths = new ShortcutPaths(ch, maxBytes);
+        let peak = 0, longOnes = 0;
+        for (const [a, low] of order) {
+          const expected: number[] = [], got: number[] = [7];
+          unpacked(a, low, expected);
+          paths.unpack(a, low, got);
+          assert.deepEqual(got.slice(1), expected, `${metric}, arc ${a}, ${maxBytes} B kept at most`);
+          if (expected.length >= MIN_KEPT_EDGES) longOnes++;
+          peak = Math.max(peak, paths.byteSize);
+          assert.ok(paths.byteSize <= maxBytes, `${paths.byteSize} B kept, ${maxBytes} allowed`);
+        }
+        assert.ok(longOnes > 100 && peak > Math.min(maxBytes / 4, 10_000), `${metric}: ${longOnes} long shortcuts, ${peak} B kept at the peak`);
+      }
     }
   });
 

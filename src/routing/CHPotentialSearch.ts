@@ -159,12 +159,16 @@ export class HierarchySearch implements PathSearch {
     // The two never run at once: the A* and its potential reuse the free query's two sides.
     const sides = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
     this.free = new CHQuery(graph, graph.hierarchy, sides);
-    this.constrained = overlay ? new OverlaySearch(graph, overlay, sides) : new CHPotentialSearch(graph, sides);
+    // The overlay's own free query (it unpacks stretches of cliques) keeps its shortcuts in the same place.
+    this.constrained = overlay ? new OverlaySearch(graph, overlay, sides, this.free.paths) : new CHPotentialSearch(graph, sides);
   }
 
-  /** Bytes of the search state: two NodeRecords the free query and the A* share, grown by the largest search so far. */
+  /**
+   * Bytes of the search state: two NodeRecords the free query and the A* share, grown by the
+   * largest search so far, and the unpacked shortcuts kept (ShortcutPaths).
+   */
   get stateBytes(): number {
-    return this.constrained.stateBytes;
+    return this.constrained.stateBytes + this.free.paths.distance.byteSize + this.free.paths.duration.byteSize;
   }
 
   /** See PathSearch.customize: the overlay's, when it has small cells. */

@@ -1,9 +1,10 @@
 import { COST_STEP, type RoadGraph, type Metric } from '../graph/RoadGraph.js';
-import { arcTo, unpackArc, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { arcTo, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import type { PathResult } from './PathSearch.js';
+import { ShortcutPaths, shortcutPathBytes } from './ShortcutPaths.js';
 
 /** Search state of one direction: per touched node its cost and the node it was reached from (NodeRecords). */
 class Side {
@@ -20,20 +21,24 @@ class Side {
  * several weighted sources and targets (the phantom endpoints of snapped stops). Search state is
  * a sparse set per side (NodeRecords: O(1) reset); not re-entrant: one object per concurrent query.
  * Ignores blocked roads and penalties: use CHPotentialSearch for those. `records` lends it the
- * forward and backward state of a search that never runs at the same time (NodeRecords).
+ * forward and backward state of a search that never runs at the same time (NodeRecords), and
+ * `paths` the unpacked shortcuts another user of the same hierarchies keeps (ShortcutPaths).
  */
 export class CHQuery {
   private readonly forward: Side;
   private readonly backward: Side;
-  private readonly stack: number[] = [];
+  /** Per metric, the long shortcuts unpacked so far (ShortcutPaths). */
+  readonly paths: Record<Metric, ShortcutPaths>;
   /** Nodes settled by the last query, both directions together. */
   settledCount = 0;
 
   constructor(
     readonly graph: RoadGraph, private readonly hierarchies: Record<Metric, ContractionHierarchy>,
-    records?: readonly [NodeRecords, NodeRecords],
+    records?: readonly [NodeRecords, NodeRecords], paths?: Record<Metric, ShortcutPaths>,
   ) {
     const n = graph.nodeCount;
+    const kept = shortcutPathBytes(graph.edgeCount);
+    this.paths = paths ?? { distance: new ShortcutPaths(hierarchies.distance, kept), duration: new ShortcutPaths(hierarchies.duration, kept) };
     const [forward, backward] = records ?? [new NodeRecords(n), new NodeRecords(n)];
     this.forward = new Side(forward);
     this.backward = new Side(backward);
@@ -109,11 +114,12 @@ export class CHQuery {
     }
     const sourceNode = node;
     const edges: number[] = [];
-    for (let i = up.length - 2; i >= 0; i -= 2) unpackArc(ch, up[i], edges, this.stack, up[i + 1]);
+    const paths = this.paths[ch.metric];
+    for (let i = up.length - 2; i >= 0; i -= 2) paths.unpack(up[i], up[i + 1], edges);
     node = meet;
     while (rb.words[4 * rb.find(node) + 3] !== -1) {
       const low = rb.words[4 * rb.find(node) + 3];
-      unpackArc(ch, arcTo(arcNode, downFirst[low], downFirst[low + 1], node), edges, this.stack, low);
+      paths.unpack(arcTo(arcNode, downFirst[low], downFirst[low + 1], node), low, edges);
       node = low;
     }
     const targetNode = node;

@@ -8,6 +8,7 @@ import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
+import type { ShortcutPaths } from './ShortcutPaths.js';
 
 /**
  * Most entries of a big cell that customizeBigCells recomputes: a Dijkstra per entry over its
@@ -102,14 +103,20 @@ export class OverlaySearch implements PathSearch {
   /** Cells the last query opened. */
   openCount = 0;
 
-  /** `records`: the search's and the potential's node records, lent by searches that never run at the same time (NodeRecords). */
-  constructor(private readonly graph: RoadGraph, overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords]) {
+  /**
+   * `records`: the search's and the potential's node records, lent by searches that never run at
+   * the same time (NodeRecords); `paths`: the unpacked shortcuts the lender's free query keeps.
+   */
+  constructor(
+    private readonly graph: RoadGraph, overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords],
+    paths?: Record<Metric, ShortcutPaths>,
+  ) {
     if (!graph.hierarchy) throw new DetourError(ErrorCode.INVALID_INPUT, 'the overlay search needs the contraction hierarchy for its potential');
     const n = graph.nodeCount;
     const [search, potential] = records ?? [new NodeRecords(n), new NodeRecords(n)];
     this.records = search;
     this.toTargets = new CHPotential(n, potential);
-    this.free = new CHQuery(graph, graph.hierarchy, [search, potential]);
+    this.free = new CHQuery(graph, graph.hierarchy, [search, potential], paths);
     this.coarse = levelOf(overlay);
     this.nodeCell = overlay.cellOf;
     if (overlay.fine) {
