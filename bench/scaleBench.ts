@@ -17,6 +17,7 @@ import {
   type CalculatedZone, type LatLon, type Route,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { shortcutPathBytes } from '../src/routing/ShortcutPaths.js';
 import type { CalculationMode } from '../src/routing/Router.js';
 import { PlainDijkstra } from './plainDijkstra.js';
 import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
@@ -341,7 +342,8 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   if (readyBytes.length > 1) out.push(`| the same with the ALT peer prepared too (its search arrays and landmarks) | ${(readyBytes[1] / graph.edgeCount).toFixed(1)} B per directed edge |`);
   const state = engines[0].router.search;
   if (state instanceof HierarchySearch) {
-    out.push(`| the default engine's search state after every route above (4 B per node, and the entries of the largest search: NodeRecords) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);
+    const kept = state.free.paths.distance.byteSize + state.free.paths.duration.byteSize;
+    out.push(`| the default engine's search state after every route above (NodeRecords: 4 B per node and the entries of the largest search; the edges of long shortcuts unpacked, kept for the next routes: ShortcutPaths, ${(kept / 2 ** 20).toFixed(1)} MiB of at most ${(2 * shortcutPathBytes(graph.edgeCount) / 2 ** 20).toFixed(0)}) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);
   }
   out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);

@@ -6,6 +6,7 @@ import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
+import { ShortcutPaths, shortcutPathBytes } from './ShortcutPaths.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
@@ -152,15 +153,21 @@ export class HierarchySearch implements PathSearch {
   /**
    * With a cell overlay (the graph's, from its file, unless given), routes around blocked roads
    * cross the cells they leave alone by their cliques (OverlaySearch); without one, or with
-   * `overlay: null`, the CH-potential A* on the roads.
+   * `overlay: null`, the CH-potential A* on the roads. `keptShortcutBytes`: per metric, the most
+   * bytes of unpacked shortcuts kept for later routes (ShortcutPaths; 0 keeps none).
    */
-  constructor(private readonly graph: RoadGraph, overlay: CellOverlay | null | undefined = graph.hierarchy?.overlay) {
-    if (!graph.hierarchy) throw noHierarchy();
+  constructor(
+    private readonly graph: RoadGraph, overlay: CellOverlay | null | undefined = graph.hierarchy?.overlay,
+    keptShortcutBytes = shortcutPathBytes(graph.edgeCount),
+  ) {
+    const h = graph.hierarchy;
+    if (!h) throw noHierarchy();
     // The two never run at once: the A* and its potential reuse the free query's two sides.
     const sides = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
-    this.free = new CHQuery(graph, graph.hierarchy, sides);
     // The overlay's own free query (it unpacks stretches of cliques) keeps its shortcuts in the same place.
-    this.constrained = overlay ? new OverlaySearch(graph, overlay, sides, this.free.paths) : new CHPotentialSearch(graph, sides);
+    const paths = { distance: new ShortcutPaths(h.distance, keptShortcutBytes), duration: new ShortcutPaths(h.duration, keptShortcutBytes) };
+    this.free = new CHQuery(graph, h, sides, paths);
+    this.constrained = overlay ? new OverlaySearch(graph, overlay, sides, paths) : new CHPotentialSearch(graph, sides);
   }
 
   /**
