@@ -14,6 +14,20 @@ export function shortcutPathBytes(edgeCount: number): number {
   return Math.min(DEFAULT_SHORTCUT_PATH_BYTES, edgeCount);
 }
 
+/** Bytes a kept shortcut costs besides its edges: its entry in a generation's map (V8's Map: about 37 B an entry measured). */
+const ENTRY_BYTES = 48;
+
+/** One generation of kept shortcuts: their edge lists end to end, each after its length, and where each arc's starts. */
+interface Generation {
+  edges: Int32Array;
+  used: number;
+  readonly at: Map<number, number>;
+}
+
+function newGeneration(): Generation {
+  return { edges: new Int32Array(0), used: 0, at: new Map() };
+}
+
 /**
  * Unpacks a hierarchy's arcs into original edges (as unpackArc does) and keeps the edges of the
  * long shortcuts it unpacked, so the next route through them copies the edges instead of
@@ -23,15 +37,15 @@ export function shortcutPathBytes(edgeCount: number): number {
  * edges come from kept shortcuts after a hundred routes, and the unpacking of a free route takes
  * about a quarter of the time.
  *
- * Bounded: two generations of at most half of `maxBytes` each; when the current one fills, it
- * becomes the old one and the one before is dropped; a shortcut found in the old generation
- * moves to the current one. Not re-entrant: one per search object (per thread).
+ * Bounded: two generations of at most half of `maxBytes` each (edges and map entries); when the
+ * current one fills, it becomes the old one and the one before is dropped; a shortcut found in
+ * the old generation is copied to the current one. A generation's edges lie in one array, not an
+ * array per shortcut (about 250 B each besides its edges, and garbage for the collector). Not
+ * re-entrant: one per search object (per thread).
  */
 export class ShortcutPaths {
-  private current = new Map<number, Int32Array>();
-  private previous = new Map<number, Int32Array>();
-  private currentBytes = 0;
-  private previousBytes = 0;
+  private current = newGeneration();
+  private previous = newGeneration();
   private readonly stack: number[] = [];
 
   constructor(readonly ch: ContractionHierarchy, readonly maxBytes = DEFAULT_SHORTCUT_PATH_BYTES) {}
@@ -50,7 +64,8 @@ export class ShortcutPaths {
     while (stack.length > 0) {
       const lowEnd = stack.pop()!, x = stack.pop()!;
       if (x < 0) {
-        if (out.length - lowEnd >= MIN_KEPT_EDGES) this.keep(~x, out, lowEnd);
+        const n = out.length - lowEnd;
+        if (n >= MIN_KEPT_EDGES) this.keep(~x, out, lowEnd, n);
         continue;
       }
       const m = arcMiddle[x];
@@ -58,11 +73,7 @@ export class ShortcutPaths {
         out.push(~m);
         continue;
       }
-      const kept = this.find(x);
-      if (kept !== undefined) {
-        for (let i = 0; i < kept.length; i++) out.push(kept[i]);
-        continue;
-      }
+      if (this.appendKept(x, out)) continue;
       const up = x < upCount;
       const first = arcTo(arcNode, downFirst[m], downFirst[m + 1], up ? lowEnd : arcNode[x]);
       const second = arcTo(arcNode, upFirst[m], upFirst[m + 1], up ? arcNode[x] : lowEnd);
@@ -71,38 +82,48 @@ export class ShortcutPaths {
     }
   }
 
-  /** Bytes of the kept edges. */
+  /** Bytes held: both generations' edge arrays and map entries. */
   get byteSize(): number {
-    return this.currentBytes + this.previousBytes;
+    return this.bytesOf(this.current) + this.bytesOf(this.previous);
   }
 
-  private find(a: number): Int32Array | undefined {
-    const kept = this.current.get(a);
-    if (kept !== undefined || this.previousBytes === 0) return kept;
-    const old = this.previous.get(a);
-    if (old !== undefined) {
-      this.previous.delete(a);
-      this.previousBytes -= old.byteLength;
-      this.add(a, old);
+  private bytesOf(g: Generation): number {
+    return g.edges.byteLength + ENTRY_BYTES * g.at.size;
+  }
+
+  /** Appends a's kept edges to out, when kept (copying them to the current generation from the old one, which goes on holding them until dropped). */
+  private appendKept(a: number, out: number[]): boolean {
+    let g = this.current, i = g.at.get(a);
+    if (i === undefined) {
+      g = this.previous;
+      i = g.at.get(a);
+      if (i === undefined) return false;
     }
-    return old;
+    const edges = g.edges, n = edges[i], start = out.length;
+    for (let k = i + 1; k <= i + n; k++) out.push(edges[k]);
+    if (g === this.previous) this.keep(a, out, start, n);
+    return true;
   }
 
-  private keep(a: number, out: readonly number[], start: number): void {
-    const edges = new Int32Array(out.length - start);
-    for (let i = 0; i < edges.length; i++) edges[i] = out[start + i];
-    this.add(a, edges);
-  }
-
-  private add(a: number, edges: Int32Array): void {
-    if (edges.byteLength > this.maxBytes / 2) return;
-    if (this.currentBytes + edges.byteLength > this.maxBytes / 2) {
-      this.previous = this.current;
-      this.previousBytes = this.currentBytes;
-      this.current = new Map();
-      this.currentBytes = 0;
+  /** Keeps out[start .. start + n) as a's edges in the current generation (a new one when it is full). */
+  private keep(a: number, out: readonly number[], start: number, n: number): void {
+    // A generation's share of the bytes: three quarters for its edges' array (its whole room), a quarter for its entries.
+    const mostEdges = Math.floor((0.75 * this.maxBytes) / 2 / 4), mostEntries = Math.floor((0.25 * this.maxBytes) / 2 / ENTRY_BYTES);
+    if (n + 1 > mostEdges || mostEntries === 0) return;
+    let g = this.current;
+    if (g.used + n + 1 > mostEdges || g.at.size + 1 > mostEntries) {
+      this.previous = g;
+      g = this.current = newGeneration();
     }
-    this.current.set(a, edges);
-    this.currentBytes += edges.byteLength;
+    if (g.used + n + 1 > g.edges.length) {
+      const grown = new Int32Array(Math.min(mostEdges, Math.max(2 * g.edges.length, g.used + n + 1, 1024)));
+      grown.set(g.edges.subarray(0, g.used));
+      g.edges = grown;
+    }
+    const edges = g.edges;
+    edges[g.used] = n;
+    for (let k = 0; k < n; k++) edges[g.used + 1 + k] = out[start + k];
+    g.at.set(a, g.used);
+    g.used += n + 1;
   }
 }
