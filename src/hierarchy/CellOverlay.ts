@@ -249,14 +249,20 @@ export function writeCellClique(
       }
     }
     const row = at + i * X;
-    for (let j = 0; j < X; j++) {
-      const k = records.find(exitNode[x0 + j]);
-      const d = k < 0 ? Infinity : records.values[2 * k];
-      if (d === Infinity) { out[row + j] = UNREACHABLE; continue; }
-      if (d >= UNREACHABLE) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
-      out[row + j] = d;
-    }
+    for (let j = 0; j < X; j++) out[row + j] = cliqueValue(records, exitNode[x0 + j], metric);
   }
+}
+
+/**
+ * A clique's entry for node v from a Dijkstra's records in whole steps: its cost, or UNREACHABLE
+ * when the search did not reach v; a cost that does not fit 32 bits is INVALID_INPUT.
+ */
+export function cliqueValue(records: NodeRecords, v: number, metric: Metric): number {
+  const k = records.find(v);
+  if (k < 0) return UNREACHABLE;
+  const d = records.values[2 * k];
+  if (d >= UNREACHABLE) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
+  return d;
 }
 
 /** The marked nodes of each cell, ascending, as CSR by cell. */

@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { cliqueOffsets, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { cliqueOffsets, cliqueValue, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
@@ -207,14 +207,7 @@ export class OverlaySearch implements PathSearch {
         for (let i = 0; i < E; i++) {
           const rec = this.overSmallCells(lo, span, coarse.entryNode[e0 + i], -1, steps, metric, blocked, false);
           const row = first[j] + i * X;
-          for (let k = 0; k < X; k++) {
-            const at = rec.find(coarse.exitNode[x0 + k]);
-            const d = at < 0 ? Infinity : rec.values[2 * at];
-            if (d >= UNREACHABLE) {
-              if (d !== Infinity) throw new DetourError(ErrorCode.INVALID_INPUT, `a path inside one cell costs ${d} ${metric} steps, past 32 bits`);
-              out[metric][row + k] = UNREACHABLE;
-            } else out[metric][row + k] = d;
-          }
+          for (let k = 0; k < X; k++) out[metric][row + k] = cliqueValue(rec, coarse.exitNode[x0 + k], metric);
         }
       }
     }
@@ -540,15 +533,8 @@ export class OverlaySearch implements PathSearch {
       this.unpackClique(from, to, metric, blocked, edges);
       return;
     }
-    const want = path[at(hi) + 2] - path[at(lo) + 2];
-    const free = this.free.find([{ node: from, cost: 0, reversed: false }], [{ node: to, cost: 0, reversed: false }], metric);
-    // The free path must drive no penalised road either: its cost would then be more than `want`.
-    const { edgeRoad } = this.graph;
-    if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, path[at(hi) + 2]) &&
-      (blocked === undefined || drivesNone(edgeRoad, free.edges, blocked)) && (penalised === undefined || drivesNone(edgeRoad, free.edges, penalised))) {
-      for (const e of free.edges) edges.push(e);
-      return;
-    }
+    // The free path must drive no penalised road either: its cost would then be more than wanted.
+    if (this.appendFreePath(from, to, path[at(hi) + 2] - path[at(lo) + 2], 1e-9 * Math.max(1, path[at(hi) + 2]), metric, blocked, penalised, edges)) return;
     if (hi - lo === 1) {
       this.unpackClique(from, to, metric, blocked, edges);
       return;
@@ -556,6 +542,22 @@ export class OverlaySearch implements PathSearch {
     const mid = (lo + hi) >>> 1;
     this.unpack(lo, mid, at, blocked, penalised, metric, edges);
     this.unpack(mid, hi, at, blocked, penalised, metric, edges);
+  }
+
+  /**
+   * Appends the free CH path from `from` to `to` when it costs `want` (within `tolerance`) and
+   * drives no road of `blocked` nor of `penalised`: then it is a cheapest path the hop stands for.
+   * Returns whether it did.
+   */
+  private appendFreePath(
+    from: number, to: number, want: number, tolerance: number, metric: Metric, blocked: Uint8Array | undefined, penalised: Uint8Array | undefined, edges: number[],
+  ): boolean {
+    const free = this.free.find([{ node: from, cost: 0, reversed: false }], [{ node: to, cost: 0, reversed: false }], metric);
+    const { edgeRoad } = this.graph;
+    if (free === null || Math.abs(free.cost - want) > tolerance) return false;
+    if ((blocked !== undefined && !drivesNone(edgeRoad, free.edges, blocked)) || (penalised !== undefined && !drivesNone(edgeRoad, free.edges, penalised))) return false;
+    for (const e of free.edges) edges.push(e);
+    return true;
   }
 
   /**
@@ -584,7 +586,7 @@ export class OverlaySearch implements PathSearch {
    * else by a Dijkstra in its cell. Costs a few hundred nodes where walking b's roads costs thousands.
    */
   private unpackBig(from: number, to: number, b: number, metric: Metric, blocked: Uint8Array | undefined, edges: number[]): void {
-    const g = this.graph, { edgeRoad } = g, nodeCell = this.nodeCell;
+    const g = this.graph, nodeCell = this.nodeCell;
     const lo = this.smallFirst![b];
     const rec = this.overSmallCells(lo, this.smallFirst![b + 1] - lo, from, to, g.roadCost(metric), metric, blocked, false);
     if (rec.find(to) < 0) throw new Error(`overlay search: no path inside big cell ${b} from ${from} to ${to} for its clique`);
@@ -602,11 +604,7 @@ export class OverlaySearch implements PathSearch {
       const u = hops[k], v = hops[k + 1], link = hops[k + 2];
       if (link >= 0) { edges.push(link); continue; }
       const want = hops[k + 3] * step;
-      const free = this.free.find([{ node: u, cost: 0, reversed: false }], [{ node: v, cost: 0, reversed: false }], metric);
-      if (free !== null && Math.abs(free.cost - want) <= 1e-9 * Math.max(1, want) && (blocked === undefined || drivesNone(edgeRoad, free.edges, blocked))) {
-        for (const e of free.edges) edges.push(e);
-        continue;
-      }
+      if (this.appendFreePath(u, v, want, 1e-9 * Math.max(1, want), metric, blocked, undefined, edges)) continue;
       const start = edges.length;
       this.unpackInCell(u, v, nodeCell[v], 1, metric, blocked, edges);
       reverseFrom(edges, start);
