@@ -6,7 +6,7 @@ import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
-import { ShortcutPaths, shortcutPathBytes } from './ShortcutPaths.js';
+import { shortcutPathBytes, shortcutPathsPerMetric } from './ShortcutPaths.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
@@ -165,7 +165,7 @@ export class HierarchySearch implements PathSearch {
     // The two never run at once: the A* and its potential reuse the free query's two sides.
     const sides = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
     // The overlay's own free query (it unpacks stretches of cliques) keeps its shortcuts in the same place.
-    const paths = { distance: new ShortcutPaths(h.distance, keptShortcutBytes), duration: new ShortcutPaths(h.duration, keptShortcutBytes) };
+    const paths = shortcutPathsPerMetric(h, keptShortcutBytes);
     this.free = new CHQuery(graph, h, sides, paths);
     this.constrained = overlay ? new OverlaySearch(graph, overlay, sides, paths) : new CHPotentialSearch(graph, sides);
   }

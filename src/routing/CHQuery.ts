@@ -4,7 +4,7 @@ import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
 import type { PathResult } from './PathSearch.js';
-import { ShortcutPaths, shortcutPathBytes } from './ShortcutPaths.js';
+import { shortcutPathBytes, shortcutPathsPerMetric, type ShortcutPaths } from './ShortcutPaths.js';
 
 /** Search state of one direction: per touched node its cost and the node it was reached from (NodeRecords). */
 class Side {
@@ -37,8 +37,7 @@ export class CHQuery {
     records?: readonly [NodeRecords, NodeRecords], paths?: Record<Metric, ShortcutPaths>,
   ) {
     const n = graph.nodeCount;
-    const kept = shortcutPathBytes(graph.edgeCount);
-    this.paths = paths ?? { distance: new ShortcutPaths(hierarchies.distance, kept), duration: new ShortcutPaths(hierarchies.duration, kept) };
+    this.paths = paths ?? shortcutPathsPerMetric(hierarchies, shortcutPathBytes(graph.edgeCount));
     const [forward, backward] = records ?? [new NodeRecords(n), new NodeRecords(n)];
     this.forward = new Side(forward);
     this.backward = new Side(backward);

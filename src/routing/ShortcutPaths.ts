@@ -1,3 +1,4 @@
+import type { Metric } from '../graph/RoadGraph.js';
 import { arcTo, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 
 /** Shortcuts of fewer edges than this are unpacked every time: they cost a few lookups. */
@@ -12,6 +13,11 @@ export const DEFAULT_SHORTCUT_PATH_BYTES = 8 * 2 ** 20;
 /** The bytes a hierarchy of a graph of `edgeCount` directed edges keeps: a byte per edge, DEFAULT_SHORTCUT_PATH_BYTES at most. */
 export function shortcutPathBytes(edgeCount: number): number {
   return Math.min(DEFAULT_SHORTCUT_PATH_BYTES, edgeCount);
+}
+
+/** A ShortcutPaths per metric of a graph's hierarchies, each keeping at most `maxBytes`. */
+export function shortcutPathsPerMetric(hierarchies: Record<Metric, ContractionHierarchy>, maxBytes: number): Record<Metric, ShortcutPaths> {
+  return { distance: new ShortcutPaths(hierarchies.distance, maxBytes), duration: new ShortcutPaths(hierarchies.duration, maxBytes) };
 }
 
 /** Bytes a kept shortcut costs besides its edges: its entry in a generation's map (V8's Map: about 37 B an entry measured). */
