@@ -7,10 +7,9 @@
  * of the medians, and the bytes kept. Checks that both give the same distance. Prints a table; writes nothing.
  */
 import { parseArgs } from 'node:util';
-import { HierarchySearch, Router, SnapIndex, type LatLon } from '../src/index.js';
+import { HierarchySearch, Router, SnapIndex } from '../src/index.js';
 import type { CalculationMode } from '../src/routing/Router.js';
-import { SCALE_SIZES, scaleGraph } from './scaleGraphs.js';
-import { seededRandom } from './seededRandom.js';
+import { SCALE_SIZES, scaleGraph, scalePairs } from './scaleGraphs.js';
 
 const { values: opts } = parseArgs({ options: { size: { type: 'string', default: '1m' }, pairs: { type: 'string', default: '300' } } });
 const size = SCALE_SIZES.find((s) => s.key === opts.size);
@@ -27,17 +26,8 @@ const routers = [
   { label: 'kept shortcuts (default)', router: new Router(graph, { snapIndex, engine: kept }) },
   { label: 'none kept', router: new Router(graph, { snapIndex, engine: new HierarchySearch(graph, undefined, 0) }) },
 ];
-// The pairs and warm-up pairs of bench:scale (same seeds).
-const rand = seededRandom(size.seed * 7 + 3);
-const randomPoint = (random = rand): LatLon => {
-  const n = Math.floor(random() * graph.nodeCount);
-  return { latitude: graph.nodeLatitude(n) + (random() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (random() - 0.5) * 5e-4 };
-};
-const pairs: LatLon[][] = [];
-for (let i = 0; i < PAIRS; i++) pairs.push([randomPoint(), randomPoint()]);
-const warmRand = seededRandom(size.seed * 7 + 5);
-const warmUp: LatLon[][] = [];
-for (let i = 0; i < 50; i++) warmUp.push([randomPoint(warmRand), randomPoint(warmRand)]);
+// The pairs and warm-up pairs of bench:scale.
+const { pairs, warmUp } = scalePairs(graph, size, PAIRS, 50);
 const MODES: CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
 for (const { router } of routers) for (const mode of MODES) for (const w of warmUp) { try { router.route({ points: w, calculationMode: mode }); } catch { /* warm-up only */ } }
 

@@ -18,7 +18,7 @@ import { cchMetricByteSize, cchTopologyByteSize, customizableHierarchyOf } from 
 import { CCHBlockedMetric } from '../src/routing/CCHBlockedMetric.js';
 import { PlainDijkstra } from './plainDijkstra.js';
 import { updateResults } from './results.js';
-import { parseSizes, scaleGraph } from './scaleGraphs.js';
+import { parseSizes, randomStop, scaleGraph } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 
 const { values: opts } = parseArgs({
@@ -62,10 +62,7 @@ const arcs = prepared.value.topology.upHead.length;
 const cchBytes = cchTopologyByteSize(prepared.value.topology) + cchMetricByteSize(prepared.value.duration) + cchMetricByteSize(prepared.value.distance);
 log(`CCH: ${fmt(prepared.ms)}, ${arcs} arcs`);
 const rand = seededRandom(size.seed * 13 + 1);
-const randomPoint = (): LatLon => {
-  const n = Math.floor(rand() * graph.nodeCount);
-  return { latitude: graph.nodeLatitude(n) + (rand() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (rand() - 0.5) * 5e-4 };
-};
+const randomPoint = (): LatLon => randomStop(graph, rand);
 const origins = Array.from({ length: 100 }, randomPoint), destinations = Array.from({ length: 100 }, randomPoint);
 // Ten zones of 1-5 km around random nodes, none within 300 m of a stop (stops inside zones are
 // served by the zone-entering pass, measured in the city bench).

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { calculateZone, HierarchySearch, RoadIndex, Router, SnapIndex, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
 import { buildCellOverlay, cellOverlayBytes } from '../src/hierarchy/CellOverlay.js';
 import type { OverlaySearch } from '../src/routing/OverlaySearch.js';
-import { SCALE_SIZES, scaleGraph } from './scaleGraphs.js';
+import { SCALE_SIZES, scaleGraph, scalePairs } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 import { roundZone, zonesOnPath } from './zonesOnPath.js';
 
@@ -28,13 +28,7 @@ const { graph } = await scaleGraph(size, log);
 RoadIndex.for(graph);
 const snapIndex = SnapIndex.for(graph);
 const fileRouter = new Router(graph, { snapIndex });
-const rand = seededRandom(size.seed * 7 + 3);
-const randomPoint = (): LatLon => {
-  const n = Math.floor(rand() * graph.nodeCount);
-  return { latitude: graph.nodeLatitude(n) + (rand() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (rand() - 0.5) * 5e-4 };
-};
-const pairs: LatLon[][] = [];
-for (let i = 0; i < PAIRS; i++) pairs.push([randomPoint(), randomPoint()]);
+const { pairs, random: rand } = scalePairs(graph, size, PAIRS);
 const zoned: CalculatedZone[][] = [], inside: CalculatedZone[][] = [];
 const insideRand = seededRandom(size.seed * 7 + 11);
 for (let p = 0; p < PAIRS; p++) {

@@ -21,7 +21,7 @@ import { shortcutPathBytes } from '../src/routing/ShortcutPaths.js';
 import type { CalculationMode } from '../src/routing/Router.js';
 import { PlainDijkstra } from './plainDijkstra.js';
 import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
-import { parseSizes, SCALE_SIZES, scaleGraph, type ScaleSize } from './scaleGraphs.js';
+import { parseSizes, SCALE_SIZES, scaleGraph, scalePairs, type ScaleSize } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 import { roundZone, zonesOnPath } from './zonesOnPath.js';
 
@@ -86,20 +86,9 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   // per node) are allocated when it is constructed, and counted in the default's figure otherwise.
   const withPeer = byDefault.search.name !== 'astar';
 
-  // Random stops: node positions moved up to ~30 m, so they snap onto roads, not exactly on nodes.
-  const rand = seededRandom(size.seed * 7 + 3);
-  const pairs: LatLon[][] = [];
-  const randomPoint = (random = rand): LatLon => {
-    const n = Math.floor(random() * graph.nodeCount);
-    return { latitude: graph.nodeLatitude(n) + (random() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (random() - 0.5) * 5e-4 };
-  };
-  for (let i = 0; i < PAIRS; i++) pairs.push([randomPoint(), randomPoint()]);
   // Warm-up routes on other pairs before each engine's timed ones (after its first route), so the
-  // timings are of compiled code, as in a service that has answered a few requests. Their own
-  // random sequence: the timed pairs and zones stay those of earlier runs.
-  const warmRand = seededRandom(size.seed * 7 + 5);
-  const warmUp: LatLon[][] = [];
-  for (let i = 0; i < WARM_UP; i++) warmUp.push([randomPoint(warmRand), randomPoint(warmRand)]);
+  // timings are of compiled code, as in a service that has answered a few requests.
+  const { pairs, warmUp, random: rand } = scalePairs(graph, size, PAIRS, WARM_UP);
 
   // First route of each mode: includes whatever an engine prepares lazily (ALT landmarks).
   const timings: Record<CalculationMode, Timings> = {} as never;

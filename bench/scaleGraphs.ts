@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_GRAPH_PATH, GraphBuilder, HIGHWAY_CLASSES, loadGraph, openGraph, RoadFlag, saveGraph,
-  type RoadAttributes, type RoadGraph,
+  type LatLon, type RoadAttributes, type RoadGraph,
 } from '../src/index.js';
 import { fromE7 } from '../src/geo/coordinates.js';
 import { stronglyConnectedComponents } from '../src/graph/components.js';
@@ -302,6 +302,26 @@ export async function scaleGraph(size: ScaleSize, log: (s: string) => void = () 
     graph = loadGraph(path);
   }
   return { graph, path, loadMillis: performance.now() - started, fileBytes: statSync(path).size, hierarchyMillis: known.hierarchyMillis };
+}
+
+/** A stop near a random node, moved up to ~30 m: it snaps onto a road, not exactly onto the node. */
+export function randomStop(graph: RoadGraph, random: () => number): LatLon {
+  const n = Math.floor(random() * graph.nodeCount);
+  return { latitude: graph.nodeLatitude(n) + (random() - 0.5) * 5e-4, longitude: graph.nodeLongitude(n) + (random() - 0.5) * 5e-4 };
+}
+
+/**
+ * The random pairs the scale benches time on a size (bench:scale, bench:kept-shortcuts,
+ * overlaySizes: the same pairs in each), warm-up pairs from a sequence of their own (so asking for
+ * more or fewer leaves the timed pairs alone), and the sequence that drew the pairs: what a bench
+ * draws from it next (zones on the pairs' paths) stays what earlier runs drew.
+ */
+export function scalePairs(graph: RoadGraph, size: ScaleSize, count: number, warmUpCount = 0): { pairs: LatLon[][]; warmUp: LatLon[][]; random: () => number } {
+  const random = seededRandom(size.seed * 7 + 3), warmRandom = seededRandom(size.seed * 7 + 5);
+  const pairs: LatLon[][] = [], warmUp: LatLon[][] = [];
+  for (let i = 0; i < count; i++) pairs.push([randomStop(graph, random), randomStop(graph, random)]);
+  for (let i = 0; i < warmUpCount; i++) warmUp.push([randomStop(graph, warmRandom), randomStop(graph, warmRandom)]);
+  return { pairs, warmUp, random };
 }
 
 /** The sizes named in a comma list such as "1m,grid1m" (throws on an unknown name). */
