@@ -11,6 +11,7 @@ import { Router } from '../routing/Router.js';
 import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
+import { ZonePreparation } from './ZonePreparation.js';
 import { fromDetourError, HttpError, apiError, oauthError, schemaIssues } from './httpErrors.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
 import {
@@ -94,6 +95,10 @@ declare module 'fastify' {
     store: Store;
     /** Start-up calculation of the stored zones (recalculateStoredZones). */
     zoneWarmUp: { running: boolean; done: number; total: number };
+    /** The router trips use. */
+    router: Router;
+    /** Customization of the routing cells around calculated zones, between requests. */
+    zonePreparation: ZonePreparation;
   }
 }
 
@@ -169,12 +174,19 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       void (reply as FastifyReply).code(http.statusCode).type('application/json; charset=utf-8').serializer(JSON.stringify).send(http.body);
     },
   });
-  const zones = new ZoneCache(options.graph, options.zoneCalculator);
   const router = new Router(options.graph);
+  // Each zone's cells are customized once it is calculated, between requests, not by its first trip.
+  const preparation = new ZonePreparation(router, (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'));
+  const zones = new ZoneCache(options.graph, { ...options.zoneCalculator, onCalculated: (zone) => preparation.add(zone) });
+  app.decorate('router', router);
+  app.decorate('zonePreparation', preparation);
   app.decorate('zoneCache', zones);
   app.decorate('zoneWarmUp', { running: false, done: 0, total: 0 });
   app.decorate('store', options.store);
-  app.addHook('onClose', () => zones.close());
+  app.addHook('onClose', () => {
+    preparation.close();
+    return zones.close();
+  });
 
   for (const schema of [apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema]) app.addSchema(schema);
 
@@ -288,7 +300,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       return reply.code(503).send({ status: 'unavailable', store: options.store.kind, graph });
     }
     const warmUp = app.zoneWarmUp;
-    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done' };
+    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: router.preparedZones.zones, zonesToPrepare: preparation.pending };
   });
   return app;
 }

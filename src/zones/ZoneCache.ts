@@ -38,16 +38,20 @@ export interface ZoneCacheOptions extends ZoneCalculatorOptions {
    * when asked for again. Also bounds zones deleted elsewhere that this cache never hears of.
    */
   maxZones?: number;
+  /** Called with each calculation once done, inline or on the worker (the service customizes routing cells around it: ZonePreparation). */
+  onCalculated?: (zone: CalculatedZone) => void;
 }
 
 export class ZoneCache {
   readonly calculator: ZoneCalculator;
   private readonly entries = new Map<string, Entry>();
   private readonly maxZones: number;
+  private readonly onCalculated: (zone: CalculatedZone) => void;
 
   constructor(readonly graph: RoadGraph, options: ZoneCacheOptions = {}) {
     this.calculator = new ZoneCalculator(graph, options);
     this.maxZones = Math.max(1, options.maxZones ?? 20_000);
+    this.onCalculated = options.onCalculated ?? (() => {});
   }
 
   /**
@@ -111,6 +115,7 @@ export class ZoneCache {
       const entry: Entry = { revision, pending: this.calculator.calculateJson(name, json) };
       entry.pending.then((result) => {
         entry.result = result;
+        this.onCalculated(result);
       });
       this.entries.set(key, entry);
       return entry;
@@ -129,10 +134,12 @@ export class ZoneCache {
     if (!onWorker) {
       const result = calculateZone(this.graph, z);
       entry = { revision, result, pending: Promise.resolve(result) };
+      this.onCalculated(result);
     } else {
       entry = { revision, pending: this.calculator.calculate(z, true) };
       entry.pending.then((result) => {
         entry.result = result;
+        this.onCalculated(result);
       });
     }
     this.entries.set(key, entry);
