@@ -7,7 +7,7 @@ import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJso
 import { bigCellOf, buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { crc32 } from '../src/graph/crc32.js';
 import { sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import { OverlaySearch } from '../src/routing/OverlaySearch.js';
+import { MAX_CUSTOMIZED_ENTRIES, OverlaySearch } from '../src/routing/OverlaySearch.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 const METRICS: Metric[] = ['duration', 'distance'];
@@ -238,6 +238,34 @@ describe('cell overlay', () => {
       assert.ok(shared.settled < custom.settled, `settled ${shared.settled} with shared cells customized against ${custom.settled} walking them`);
     });
   }
+
+  test('a zone touching a small cell with more entries than customize() allows gets no cliques (walked); one within the bound gets its cells\' cliques; the default bound customizes every cell of real roads', () => {
+    const overlay = buildCellOverlay(gothenburg, 1024, 64), fine = overlay.fine!;
+    const search = new OverlaySearch(gothenburg, overlay);
+    const entries = (c: number) => fine.entryFirst[c + 1] - fine.entryFirst[c];
+    const sorted = Array.from({ length: fine.entryFirst.length - 1 }, (_, c) => entries(c)).sort((a, b) => a - b);
+    const bound = sorted[Math.floor(sorted.length * 0.8)];
+    assert.ok(sorted[sorted.length - 1] <= MAX_CUSTOMIZED_ENTRIES && bound < sorted[sorted.length - 1], `entries per small cell: 80th percentile ${bound}, most ${sorted[sorted.length - 1]}`);
+    const rand = seededRandom(64);
+    const mask = new Uint8Array(gothenburg.roadCount);
+    let refused = 0, made = 0;
+    for (let i = 0; i < 40; i++) {
+      const z = randomZone(gothenburg, rand, `e${i}`, 100 + rand() * 400);
+      if (z.roads.length === 0) continue;
+      // The cells of the zone's road ends, counted here (no junction copies in this GeoJSON import: one node per coordinate).
+      const cells = new Set<number>();
+      for (const r of z.roads) { cells.add(fine.cellOf[gothenburg.roadFrom[r]]); cells.add(fine.cellOf[gothenburg.roadTo[r]]); }
+      const densest = Math.max(...[...cells].map(entries));
+      for (const r of z.roads) mask[r] = 1;
+      const bounded = search.customize(z.roads, mask, Infinity, bound);
+      const unbounded = search.customize(z.roads, mask);
+      mask.fill(0);
+      assert.deepEqual([...unbounded!.cells].sort((a, b) => a - b), [...cells].sort((a, b) => a - b), `zone ${i}: the cells of its roads`);
+      if (densest > bound) { assert.equal(bounded, undefined, `zone ${i}: a cell of ${densest} entries against a bound of ${bound}`); refused++; }
+      else { assert.deepEqual(bounded, unbounded, `zone ${i}: every cell within the bound`); made++; }
+    }
+    assert.ok(refused >= 5 && made >= 5, `${refused} zones refused, ${made} customized`);
+  });
 
   for (const name of ['monaco.osm.pbf', 'campo-grande.osm.gz']) {
     const data = sharedExtract(name);

@@ -87,8 +87,9 @@ export interface PathSearch {
   find(query: PathQuery): PathResult | null;
   /**
    * The cells `roads` touch with cliques around them, for PathQuery.blockedCellCliques (`blocked`:
-   * a mask marking those roads); undefined for an engine without small cells, or when the roads
-   * touch more than `maxCells` of them.
+   * a mask marking those roads); undefined for an engine without small cells, when the roads
+   * touch more than `maxCells` of them, or a cell whose clique would cross it no faster than
+   * walking it (OverlaySearch's MAX_CUSTOMIZED_ENTRIES).
    */
   customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */

@@ -271,8 +271,9 @@ export class Router {
    * roads), once per zone object, so routes around it cross them instead of walking their roads.
    * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells (the rest at
    * later routes); a service may call it once a zone is calculated. Zones that cannot be used
-   * (masks() says why), block no road or touch over MAX_CUSTOMIZED_CELLS cells are left alone:
-   * routes walk their cells' roads, as exact and slower. A cell two or more of the given zones
+   * (masks() says why), block no road, touch over MAX_CUSTOMIZED_CELLS cells or a cell with many
+   * entries (a uniform grid's: OverlaySearch.MAX_CUSTOMIZED_ENTRIES) are left alone: routes walk
+   * their cells' roads, as exact (and on such cells as fast). A cell two or more of the given zones
    * touch is customized once for exactly those zones together (PathQuery.sharedCellCliques), kept
    * in the same bounds: routes naming the same zones cross it too; a cell other zones also touch
    * is walked. Then each big cell holding customized cells of the given zones, for exactly the
