@@ -386,6 +386,11 @@ describe('cell overlay', () => {
             const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
             const x = run(tight), y = run(none);
             bigKept = Math.max(bigKept, tight.preparedZones.bigCells);
+            // The counts kept as entries come and go equal a walk over the kept entries.
+            const held = [...(tight as unknown as { zoneCliques: Map<unknown, unknown> }).zoneCliques].filter(([, c]) => c);
+            const walked = { zones: held.filter(([k]) => typeof k !== 'string').length, bigCells: held.filter(([k]) => typeof k === 'string' && k.startsWith('B')).length };
+            assert.deepEqual({ zones: tight.preparedZones.zones, bigCells: tight.preparedZones.bigCells }, walked, `${bytes} bytes, pair ${i}: counts kept`);
+            assert.equal(tight.preparedZones.sharedCells, held.length - walked.zones - walked.bigCells);
             if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
             assert.ok(close(x.duration, y.duration, 1e-9) && close(x.distance, y.distance, 1e-9), `${bytes} bytes, pair ${i}, request ${rep} ${calculationMode}`);
             compared++;

@@ -141,6 +141,11 @@ function cliqueBytes(c: BlockedCellCliques | null | undefined): number {
   return ENTRY_OVERHEAD_BYTES + (c ? c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength : 0);
 }
 
+/** What a key of Router's kept cliques names: a zone, a cell zones share, or a big cell (cellKey's 'B'). */
+function kindOf(key: CalculatedZone | string): 'zones' | 'sharedCells' | 'bigCells' {
+  return typeof key !== 'string' ? 'zones' : key.startsWith('B') ? 'bigCells' : 'sharedCells';
+}
+
 export function metricOf(mode: CalculationMode): Metric {
   return mode === 'THE_SHORTEST' ? 'distance' : 'duration';
 }
@@ -180,6 +185,8 @@ export class Router {
   private zoneCliqueBytesHeld = 0;
   /** Zone objects among zoneCliques' keys (the rest are shared cells' keys, which hold no zone). */
   private zonesHeld = 0;
+  /** zoneCliques' entries with cliques, by kind (preparedZones, read by every health check). */
+  private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
   private readonly zoneCliqueBytes: number;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
@@ -284,6 +291,15 @@ export class Router {
     this.prepare(zones, maxCells);
   }
 
+  /**
+   * Whether prepareZones may customize cells for the zone: the engine customizes, cliques may be
+   * kept, and the zone is calculated on this graph with roads to block.
+   */
+  canCustomize(zone: CalculatedZone): boolean {
+    return this.search.customize !== undefined && this.zoneCliqueBytes > 0 && zone.roadCount === this.graph.roadCount
+      && zone.roads.length > 0 && zone.status.name === 'CALCULATED';
+  }
+
   /** prepareZones' work; returns the cliques of the zones' shared cells and big cells it holds, for the search. */
   private prepare(zones: readonly CalculatedZone[], maxCells: number): ZoneSetCliques {
     const out: ZoneSetCliques = { shared: [], big: [] };
@@ -298,9 +314,7 @@ export class Router {
     for (const z of zones) {
       const known = held.get(z);
       if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
-      if (z.roadCount !== this.graph.roadCount || z.roads.length === 0) continue;
-      if (z.status.name !== 'CALCULATED' && z.status.name !== 'CALCULATED_WITHOUT_ROADS') continue;
-      if (cells >= maxCells) continue;
+      if (!this.canCustomize(z) || cells >= maxCells) continue;
       const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
       this.keep(z, cliques);
       if (cliques) own.set(z, cliques);
@@ -357,11 +371,13 @@ export class Router {
     held.set(key, cliques ?? null);
     this.zoneCliqueBytesHeld += cliqueBytes(cliques);
     if (typeof key !== 'string') this.zonesHeld++;
+    if (cliques) this.cliquesHeld[kindOf(key)]++;
     for (const [old, c] of held) {
       if (this.zoneCliqueBytesHeld <= this.zoneCliqueBytes && this.zonesHeld <= MAX_CUSTOMIZED_ZONES) break;
       held.delete(old);
       this.zoneCliqueBytesHeld -= cliqueBytes(c);
       if (typeof old !== 'string') this.zonesHeld--;
+      if (c) this.cliquesHeld[kindOf(old)]--;
     }
   }
 
@@ -422,12 +438,7 @@ export class Router {
 
   /** Zones, shared cells and big cells whose customized cliques prepareZones keeps, and their bytes. */
   get preparedZones(): { zones: number; sharedCells: number; bigCells: number; bytes: number } {
-    let zones = 0, sharedCells = 0, bigCells = 0;
-    for (const [key, c] of this.zoneCliques) {
-      if (!c) continue;
-      if (typeof key !== 'string') zones++; else if (key.startsWith('B')) bigCells++; else sharedCells++;
-    }
-    return { zones, sharedCells, bigCells, bytes: this.zoneCliqueBytesHeld };
+    return { ...this.cliquesHeld, bytes: this.zoneCliqueBytesHeld };
   }
 
   /**

@@ -5,17 +5,15 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
  * Customizes the hierarchy's cells around each newly calculated zone (Router.prepareZones) off
  * the request path: one zone per turn of the event loop, so requests keep being answered between
  * them, and the first trip naming a zone finds its cells ready instead of customizing them inside
- * the request (up to ~130 ms on the 5M country). Zones a route cannot cross by cells (no roads,
- * not calculated) and engines without cells are skipped. At most `capacity` zones wait (the
- * oldest give way: the router keeps no more than MAX_CUSTOMIZED_ZONES anyway); a zone that never
- * got its turn is customized by its first route, as before.
+ * the request (up to ~130 ms on the 5M country). Zones the router would not customize
+ * (Router.canCustomize: no roads, not calculated, an engine without cells) are skipped. At most
+ * `capacity` zones wait (the oldest give way: the router keeps no more than MAX_CUSTOMIZED_ZONES
+ * anyway); a zone that never got its turn is customized by its first route, as before.
  */
 export class ZonePreparation {
   private readonly waiting = new Set<CalculatedZone>();
   private scheduled = false;
   private closed = false;
-  /** Zones customized so far. */
-  prepared = 0;
 
   constructor(
     private readonly router: Router,
@@ -25,8 +23,7 @@ export class ZonePreparation {
 
   /** Queues a zone for customization (nothing for zones or engines without cells to customize). */
   add(zone: CalculatedZone): void {
-    if (this.closed || !this.router.search.customize || zone.roads.length === 0 || zone.status.name !== 'CALCULATED') return;
-    if (this.waiting.has(zone)) return;
+    if (this.closed || this.waiting.has(zone) || !this.router.canCustomize(zone)) return;
     if (this.waiting.size >= this.capacity) this.waiting.delete(this.waiting.values().next().value!);
     this.waiting.add(zone);
     this.schedule();
@@ -57,7 +54,6 @@ export class ZonePreparation {
     this.waiting.delete(zone);
     try {
       this.router.prepareZones([zone]);
-      this.prepared++;
     } catch (err) {
       this.onError(err);
     }
