@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Route, RouteRequest } from '../src/routing/Router.js';
+import { ROUTE_CUSTOMIZATION_SHARE, type Route, type RouteRequest } from '../src/routing/Router.js';
 import type { BlockedCellCliques } from '../src/routing/PathSearch.js';
 import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type LatLon, type Metric, type RoadGraph } from '../src/index.js';
 import { bigCellOf, buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
@@ -335,7 +335,7 @@ describe('cell overlay', () => {
     assert.ok(compared >= 60 && inside > 0, `${compared} routes compared, ${inside} entering a zone`);
   });
 
-  test('the Router customizes each zone\'s cells once, and the cells its zones share for them together, keeping at most zoneCliqueBytes: same routes as without, fewer nodes settled', () => {
+  test('prepareZones customizes each zone\'s cells once, and the cells its zones share for them together, keeping at most zoneCliqueBytes: same routes as without, fewer nodes settled', () => {
     const overlay = buildCellOverlay(gothenburg, 1024, 64);
     const kept = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay) });
     const none = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: 0 });
@@ -347,6 +347,9 @@ describe('cell overlay', () => {
       const zones = [0, 1, 2].map((k) => randomZone(gothenburg, rand, `z${k}`, 300 + rand() * 1200));
       const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
       const points = [a, b].map((r) => ({ latitude: gothenburg.roadPointLat(r, 0), longitude: gothenburg.roadPointLon(r, 0) }));
+      // As a service does once zones are calculated, and as route() does with what earlier routes paid for.
+      kept.prepareZones(zones);
+      small.prepareZones(zones);
       for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
         const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
         const x = run(kept);
@@ -366,6 +369,47 @@ describe('cell overlay', () => {
     assert.ok(settledKept < settledNone, `settled ${settledKept} with customized cells, ${settledNone} with none kept`);
     assert.ok(kept.preparedZones.sharedCells >= 10, `${kept.preparedZones.sharedCells} cells customized for the zones sharing them`);
     assert.ok(small.preparedZones.zones < kept.preparedZones.zones && small.preparedZones.zones > 0, `${small.preparedZones.zones} zones kept in 40 kB, ${kept.preparedZones.zones} without a bound`);
+  });
+
+  test('route() customizes only what earlier routes\' walking paid for: nothing at a first route around new zones, then the zones routed around again get their cells; same routes as without customization', () => {
+    const overlay = buildCellOverlay(gothenburg, 1024, 64);
+    const engine = new HierarchySearch(gothenburg, overlay);
+    const cells = engine.constrained as OverlaySearch;
+    const router = new Router(gothenburg, { engine });
+    const none = new Router(gothenburg, { engine: new HierarchySearch(gothenburg, overlay), zoneCliqueBytes: 0 });
+    // The work of every customization and of every search, counted as they happen.
+    let customized = 0, earned = 0;
+    const { customizeCells, customizeBigCells } = cells;
+    cells.customizeCells = (c, m) => { customized += cells.cellsWork(c); return customizeCells.call(cells, c, m); };
+    cells.customizeBigCells = (c, m, l, sh) => { customized += cells.bigCellsWork(c); return customizeBigCells.call(cells, c, m, l, sh); };
+    const find = engine.find;
+    engine.find = (q) => { const found = find.call(engine, q); earned += ROUTE_CUSTOMIZATION_SHARE * engine.settledCount; return found; };
+    const rand = seededRandom(313);
+    let firstRoutes = 0, compared = 0;
+    for (let i = 0; i < 6; i++) {
+      const zones = [0, 1, 2].map((k) => randomZone(gothenburg, rand, `z${k}`, 300 + rand() * 1200));
+      const a = Math.floor(rand() * gothenburg.roadCount), b = Math.floor(rand() * gothenburg.roadCount);
+      const points = [a, b].map((r) => ({ latitude: gothenburg.roadPointLat(r, 0), longitude: gothenburg.roadPointLon(r, 0) }));
+      const fresh = new Router(gothenburg, { engine });
+      const before = customized;
+      try { fresh.route({ points, zones }); } catch { /* no route: nothing to compare */ }
+      assert.equal(customized, before, `pair ${i}: a first route customizes nothing`);
+      firstRoutes++;
+      for (let rep = 0; rep < 12; rep++) {
+        for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+          const spentBefore = earned;
+          const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };
+          const x = run(router), y = run(none);
+          if (typeof x === 'string' || typeof y === 'string') { assert.equal(x, y, `pair ${i}`); continue; }
+          assert.ok(close(x.duration, y.duration, 1e-9) && close(x.distance, y.distance, 1e-9), `pair ${i} request ${rep} ${calculationMode}`);
+          // Customizing before this route's search spends what earlier searches earned (fresh routers earn for themselves only).
+          assert.ok(customized <= spentBefore, `pair ${i} request ${rep}: customized ${customized} with ${spentBefore} earned`);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared >= 100 && firstRoutes === 6, `${compared} routes compared`);
+    assert.ok(router.preparedZones.zones >= 6 && router.preparedZones.bigCells >= 3, `kept ${JSON.stringify(router.preparedZones)}`);
   });
 
   test('byte bounds so tight that a zone\'s own cells go while its set\'s cells are customized: the same routes as without customization, request after request', () => {

@@ -188,6 +188,21 @@ export class HierarchySearch implements PathSearch {
     return this.constrained instanceof OverlaySearch ? this.constrained.customizeCells(cells, blocked) : undefined;
   }
 
+  /** See PathSearch.customizeWork. */
+  customizeWork(roads: ArrayLike<number>, maxCells: number): number | undefined {
+    return this.constrained instanceof OverlaySearch ? this.constrained.customizeWork(roads, maxCells) : undefined;
+  }
+
+  /** See PathSearch.cellsWork. */
+  cellsWork(cells: ArrayLike<number>): number {
+    return this.constrained instanceof OverlaySearch ? this.constrained.cellsWork(cells) : 0;
+  }
+
+  /** See PathSearch.bigCellsWork. */
+  bigCellsWork(cells: ArrayLike<number>): number {
+    return this.constrained instanceof OverlaySearch ? this.constrained.bigCellsWork(cells) : 0;
+  }
+
   /** See PathSearch.bigCellOf. */
   bigCellOf(smallCell: number): number | undefined {
     return this.constrained instanceof OverlaySearch ? this.constrained.bigCellOf(smallCell) : undefined;

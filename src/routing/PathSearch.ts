@@ -85,6 +85,8 @@ export interface PathResult {
 export interface PathSearch {
   readonly name: string;
   find(query: PathQuery): PathResult | null;
+  /** Nodes (and cells' boundary nodes) the last find() settled; what route() earns customization credit by. */
+  readonly settledCount?: number;
   /**
    * The cells `roads` touch with cliques around them, for PathQuery.blockedCellCliques (`blocked`:
    * a mask marking those roads); undefined for an engine without small cells, when the roads
@@ -94,6 +96,14 @@ export interface PathSearch {
   customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
   customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
+  /**
+   * What customize(roads) would cost, in the unit of settledCount (nodes settled, clique entries
+   * read); undefined where it would give no cliques. cellsWork and bigCellsWork: the same for
+   * customizeCells and customizeBigCells.
+   */
+  customizeWork?(roads: ArrayLike<number>, maxCells: number): number | undefined;
+  cellsWork?(cells: ArrayLike<number>): number;
+  bigCellsWork?(cells: ArrayLike<number>): number;
   /** The big cell a small cell of customize() lies in; undefined without two levels. */
   bigCellOf?(smallCell: number): number | undefined;
   /**

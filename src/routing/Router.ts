@@ -124,6 +124,22 @@ export const MAX_CUSTOMIZED_CELLS = 32;
 /** Most cells one route() customizes (about 4 ms each at 5M nodes), so a trip naming many new zones waits for a few only. */
 export const ROUTE_CUSTOMIZED_CELLS = 32;
 /**
+ * Customization work (PathSearch.customizeWork's unit) route() earns per node its searches settle
+ * around zones, and spends on the zones of the next routes: customizing what routes name costs
+ * them about what walking around it cost them before (a ski rental: walk until the walking has
+ * paid for the cliques). Measured on the 1M country: a zoned search takes ~2.1 µs per settled
+ * node, customization ~150 ns per unit. A trip around ten new zones there answers at walking speed
+ * (12 ms at the median) where customizing them first took 175 ms; zones routed around again get
+ * their cells within a few routes.
+ */
+export const ROUTE_CUSTOMIZATION_SHARE = 16;
+/**
+ * Most credit route() keeps (about 75 ms of customization on the 1M country), so routes around
+ * zones long customized do not save up a long pause for the next new zones; a zone costing more
+ * is left to prepareZones.
+ */
+export const MAX_CUSTOMIZATION_CREDIT = 500_000;
+/**
  * What a big cell's customization counts against a route's ROUTE_CUSTOMIZED_CELLS: a Dijkstra per
  * entry over its small cells' cliques, about a small cell's work (a tile of the 5M country:
  * 4 entries, each over some 300 boundary nodes).
@@ -187,6 +203,9 @@ export class Router {
   private zonesHeld = 0;
   /** zoneCliques' entries with cliques, by kind (preparedZones, read by every health check). */
   private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
+  /** Customization work route() may spend (ROUTE_CUSTOMIZATION_SHARE), and nodes its searches settled in the current route. */
+  private customizationCredit = 0;
+  private settledInRoute = 0;
   private readonly zoneCliqueBytes: number;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
@@ -245,7 +264,10 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
-    const shared = this.prepare(zones, ROUTE_CUSTOMIZED_CELLS);
+    const budget = { work: this.customizationCredit };
+    const shared = this.prepare(zones, ROUTE_CUSTOMIZED_CELLS, budget);
+    this.customizationCredit = budget.work;
+    this.settledInRoute = 0;
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
@@ -259,6 +281,7 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding);
       this.releaseMasks(zones);
+      if (zones.length > 0) this.customizationCredit = Math.min(MAX_CUSTOMIZATION_CREDIT, this.customizationCredit + ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute);
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
@@ -276,8 +299,9 @@ export class Router {
   /**
    * Customizes the cells each zone touches (PathSearch.customize: cliques without the zone's
    * roads), once per zone object, so routes around it cross them instead of walking their roads.
-   * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells (the rest at
-   * later routes); a service may call it once a zone is calculated. Zones that cannot be used
+   * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells and what the
+   * walking of earlier routes paid for (ROUTE_CUSTOMIZATION_SHARE; the rest at later routes); a
+   * service calls it once a zone is calculated (ZonePreparation). Zones that cannot be used
    * (masks() says why), block no road, touch over MAX_CUSTOMIZED_CELLS cells or a cell with many
    * entries (a uniform grid's: OverlaySearch.MAX_CUSTOMIZED_ENTRIES) are left alone: routes walk
    * their cells' roads, as exact (and on such cells as fast). A cell two or more of the given zones
@@ -300,11 +324,22 @@ export class Router {
       && zone.roads.length > 0 && zone.status.name === 'CALCULATED';
   }
 
-  /** prepareZones' work; returns the cliques of the zones' shared cells and big cells it holds, for the search. */
-  private prepare(zones: readonly CalculatedZone[], maxCells: number): ZoneSetCliques {
+  /**
+   * prepareZones' work; returns the cliques of the zones' shared cells and big cells it holds, for
+   * the search. With a `budget`, customizes only what its work pays for (PathSearch.customizeWork),
+   * taking that from it.
+   */
+  private prepare(zones: readonly CalculatedZone[], maxCells: number, budget?: { work: number }): ZoneSetCliques {
     const out: ZoneSetCliques = { shared: [], big: [] };
-    const customize = this.search.customize?.bind(this.search);
+    const search = this.search;
+    const customize = search.customize?.bind(search);
     if (!customize || this.zoneCliqueBytes <= 0) return out;
+    const affords = (work: number | undefined) => {
+      if (budget === undefined || work === undefined) return true;
+      if (work > budget.work) return false;
+      budget.work -= work;
+      return true;
+    };
     const held = this.zoneCliques;
     // Each zone's own cliques as this call found or made them: the shared and big cells below are
     // built on them, even where a tight byte bound drops some from `held` meanwhile.
@@ -315,6 +350,11 @@ export class Router {
       const known = held.get(z);
       if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
       if (!this.canCustomize(z) || cells >= maxCells) continue;
+      if (budget !== undefined && search.customizeWork) {
+        const work = search.customizeWork(z.roads, MAX_CUSTOMIZED_CELLS);
+        if (work === undefined) { this.keep(z, null); continue; } // customize() would give none
+        if (!affords(work)) continue;
+      }
       const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
       this.keep(z, cliques);
       if (cliques) own.set(z, cliques);
@@ -327,7 +367,7 @@ export class Router {
         const key = this.cellKey('', cell, members);
         let cliques = held.get(key);
         if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
-        else if (cells < maxCells) {
+        else if (cells < maxCells && affords(search.cellsWork?.([cell]))) {
           this.keep(key, (cliques = this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)) ?? null));
           cells++;
         }
@@ -342,7 +382,7 @@ export class Router {
       const key = this.cellKey('B', big, members);
       let cliques = held.get(key);
       if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
-      else if (cells + BIG_CELL_SHARE <= maxCells) {
+      else if (cells + BIG_CELL_SHARE <= maxCells && affords(search.bigCellsWork?.([big]))) {
         const lists = members.map((z) => own.get(z)!);
         cliques = this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members, ownOf))) ?? null;
         this.keep(key, cliques);
@@ -644,6 +684,7 @@ export class Router {
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
       sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
     });
+    this.settledInRoute += this.search.settledCount ?? 0;
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
       const duration = partialCost(g, from.road, metres, 'duration');
