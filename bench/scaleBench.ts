@@ -13,10 +13,11 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  calculateZone, HierarchySearch, RoadGraph, RoadIndex, Router, SnapIndex,
+  calculateZone, HierarchySearch, PerMetricSearch, RoadGraph, RoadIndex, Router, SnapIndex,
   type CalculatedZone, type LatLon, type Route,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { MAX_CUSTOMIZED_ENTRIES } from '../src/routing/OverlaySearch.js';
 import { shortcutPathBytes } from '../src/routing/ShortcutPaths.js';
 import type { CalculationMode } from '../src/routing/Router.js';
 import { PlainDijkstra } from './plainDijkstra.js';
@@ -329,7 +330,8 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   const reverseBytes = 4 * (graph.nodeCount + 1) + 4 * graph.edgeCount;
   out.push(`| the same once a route with a stop inside a zone has derived the reverse adjacency (firstIn, inEdge: ${(reverseBytes / graph.edgeCount).toFixed(1)} B per directed edge) | ${((readyBytes[0] + reverseBytes) / graph.edgeCount).toFixed(1)} B per directed edge |`);
   if (readyBytes.length > 1) out.push(`| the same with the ALT peer prepared too (its search arrays and landmarks) | ${(readyBytes[1] / graph.edgeCount).toFixed(1)} B per directed edge |`);
-  const state = engines[0].router.search;
+  const search = engines[0].router.search;
+  const state = search instanceof PerMetricSearch ? search.hierarchy : search;
   if (state instanceof HierarchySearch) {
     const kept = state.free.paths.distance.byteSize + state.free.paths.duration.byteSize;
     out.push(`| the default engine's search state after every route above (NodeRecords: 4 B per node and the entries of the largest search; the edges of long shortcuts unpacked, kept for the next routes: ShortcutPaths, ${(kept / 2 ** 20).toFixed(1)} MiB of at most ${(2 * shortcutPathBytes(graph.edgeCount) / 2 ** 20).toFixed(0)}) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);
@@ -337,7 +339,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
   out.push(`| zone customization, once per zone after its calculation (\`Router.prepareZones\`: the small cells the zone touches, then the big cells holding them, get cliques around its roads), 1 km across: p50 / p95 | ${ms(quantile(oneKmCustomize, 0.5))} / ${ms(quantile(oneKmCustomize, 0.95))} |`);
-  out.push(`| the same for the 1-5 km zones of the zoned routes: p50 / p95; memory held | ${ms(quantile(customizeMillis, 0.5))} / ${ms(quantile(customizeMillis, 0.95))}; ${(prepared.bytes / Math.max(1, prepared.zones) / 1024).toFixed(1)} KiB per zone (${prepared.zones} zones, ${prepared.sharedCells} shared cells, ${prepared.bigCells} big cells) |`);
+  out.push(`| the same for the 1-5 km zones of the zoned routes: p50 / p95; memory held | ${ms(quantile(customizeMillis, 0.5))} / ${ms(quantile(customizeMillis, 0.95))}; ${prepared.zones > 0 ? `${(prepared.bytes / prepared.zones / 1024).toFixed(1)} KiB per zone` : `none customized (cells of over ${MAX_CUSTOMIZED_ENTRIES} entries), ${(prepared.bytes / 1024).toFixed(1)} KiB of bookkeeping`} (${prepared.zones} zones, ${prepared.sharedCells} shared cells, ${prepared.bigCells} big cells) |`);
   out.push(`| the cells two or more of a pair's zones share, and the big cells holding its zones' cells (for the zones in each), customized once the zones are (\`Router.prepareZones\` with the pair's zones): shared and big cells kept, per pair; p50 / p95 per pair's set | ${(sharedCells / Math.max(1, sharedMillis.length)).toFixed(1)} and ${(bigCells / Math.max(1, sharedMillis.length)).toFixed(1)}; ${ms(quantile(sharedMillis, 0.5))} / ${ms(quantile(sharedMillis, 0.95))} |`);
   out.push(`| plain Dijkstra (the oracle), per check: p50 | ${ms(quantile(dijkstraMillis, 0.5))} |`);
   out.push('');

@@ -18,6 +18,7 @@ export { Landmarks } from './routing/Landmarks.js';
 export { NgraphSearch } from './routing/NgraphSearch.js';
 export { CHQuery } from './routing/CHQuery.js';
 export { CHPotentialSearch, HierarchySearch } from './routing/CHPotentialSearch.js';
+export { hierarchyEngine, MAX_CORE_NODES, PerMetricSearch } from './routing/PerMetricSearch.js';
 export { OverlaySearch } from './routing/OverlaySearch.js';
 export { buildCellOverlay, type CellOverlay } from './hierarchy/CellOverlay.js';
 export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';

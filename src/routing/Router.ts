@@ -3,7 +3,7 @@ import { latLonPoints, type LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
-import { HierarchySearch } from './CHPotentialSearch.js';
+import { hierarchyEngine } from './PerMetricSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
 import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
@@ -92,15 +92,16 @@ export interface Route {
 export interface RouterOptions {
   /**
    * 'ch' (contraction hierarchy query for free routes, CH-potential A* around blocked roads; the
-   * default when the graph has a hierarchy), 'astar' (ALT A*, the default without one) or
-   * 'ngraph' (ngraph.path), or any PathSearch.
+   * default when the graph has a hierarchy; ALT for a metric whose hierarchy kept a big core:
+   * hierarchyEngine), 'astar' (ALT A*, the default without one) or 'ngraph' (ngraph.path), or any
+   * PathSearch.
    */
   engine?: 'ch' | 'astar' | 'ngraph' | PathSearch;
   /** Largest snapping distance in metres (default 1,000). */
   maxSnapDistance?: number;
   /** Reuse a snap index built elsewhere. */
   snapIndex?: SnapIndex;
-  /** ALT landmarks for the 'astar' engine (default 16; 0 = straight-line heuristic only). */
+  /** ALT landmarks for the 'astar' engine and a 'ch' metric routed by ALT (default 16; 0 = straight-line heuristic only, and no ALT metric for 'ch'). */
   landmarks?: number;
   /** Most bytes of zones' customized cliques kept (prepareZones; default 128 MiB: about 6,000 zones of 1-5 km on the 5M country, with their shared and big cells). */
   zoneCliqueBytes?: number;
@@ -213,7 +214,7 @@ export class Router {
     this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
     this.search =
-      engine === 'ch' ? new HierarchySearch(graph)
+      engine === 'ch' ? hierarchyEngine(graph, options.landmarks)
         : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
