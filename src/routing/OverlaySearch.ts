@@ -23,8 +23,8 @@ export const MAX_CUSTOMIZED_BIG_ENTRIES = 32;
  * Most entries of a small cell customize() gives cliques. Customizing costs a Dijkstra per entry
  * over the cell, and a clique of entries x exits crosses the cell no faster than walking it once
  * that many pairs outnumber its roads (64 x 64 against some 4,700 directed roads in a cell of
- * 2,048 nodes). Cells of real road networks stay below (the synthetic country's have 18 entries at
- * the median and 56 at most, Gothenburg's 47); a uniform grid's have 76-177: customizing a zone's
+ * 2,048 nodes). Cells of real road networks stay below (the 5M synthetic country's have 18 entries
+ * at the median and 60 at most, Gothenburg's 47); a uniform grid's have 76-177: customizing a zone's
  * cells there cost ~115 ms per zone at 1M nodes and saved its routes about 5 %, so a zone touching
  * such a cell is walked, as without customization.
  */

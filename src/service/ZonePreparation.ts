@@ -3,12 +3,13 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 
 /**
  * Customizes the hierarchy's cells around each newly calculated zone (Router.prepareZones) off
- * the request path: one zone per turn of the event loop, so requests keep being answered between
- * them, and the first trip naming a zone finds its cells ready instead of customizing them inside
- * the request (up to ~130 ms on the 5M country). Zones the router would not customize
- * (Router.canCustomize: no roads, not calculated, an engine without cells) are skipped. At most
- * `capacity` zones wait (the oldest give way: the router keeps no more than MAX_CUSTOMIZED_ZONES
- * anyway); a zone that never got its turn is customized by its first route, as before.
+ * the request path: one zone per turn of the event loop (up to ~130 ms for a zone of 32 cells on
+ * the 5M country), so requests keep being answered between them, and the first trip naming a zone
+ * crosses its cells by their cliques instead of walking them. Zones the router would not
+ * customize (Router.canCustomize: no roads, not calculated, an engine without cells) are skipped.
+ * At most `capacity` zones wait (the oldest give way: the router keeps no more than
+ * MAX_CUSTOMIZED_ZONES anyway); a zone that never got its turn is customized by routes, as far as
+ * their walking pays for it (ROUTE_CUSTOMIZATION_SHARE).
  */
 export class ZonePreparation {
   private readonly waiting = new Set<CalculatedZone>();
