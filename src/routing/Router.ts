@@ -126,18 +126,17 @@ export const MAX_CUSTOMIZED_CELLS = 32;
 export const ROUTE_CUSTOMIZED_CELLS = 32;
 /**
  * Customization work (PathSearch.customizeWork's unit) route() earns per node its searches settle
- * around zones, and spends on the zones of the next routes: customizing what routes name costs
- * them about what walking around it cost them before (a ski rental: walk until the walking has
- * paid for the cliques). Measured on the 1M country: a zoned search takes ~2.1 µs per settled
- * node, customization ~150 ns per unit. A trip around ten new zones there answers at walking speed
- * (12 ms at the median) where customizing them first took 175 ms; zones routed around again get
- * their cells within a few routes.
+ * around zones, shared among the route's zones as each zone's rent, and spends on the zones a
+ * route names, out of their rent: customizing a zone costs its routes about what walking around it
+ * cost them before (a ski rental per zone: walk until the walking has paid for the cliques), and a
+ * zone named once is never paid for. Measured on the 1M country (`npm run bench:zone-customization`):
+ * a zoned search takes ~1.1 µs per settled node, a zone's customization ~78 ns per unit.
  */
 export const ROUTE_CUSTOMIZATION_SHARE = 16;
 /**
- * Most credit route() keeps (about 75 ms of customization on the 1M country), so routes around
- * zones long customized do not save up a long pause for the next new zones; a zone costing more
- * is left to prepareZones.
+ * Most rent a zone keeps, and most a route spends (about 40 ms of customization on the 1M
+ * country), so routes around zones long customized do not save up a long pause for their next
+ * new zones; a zone costing more is left to prepareZones.
  */
 export const MAX_CUSTOMIZATION_CREDIT = 500_000;
 /**
@@ -204,8 +203,8 @@ export class Router {
   private zonesHeld = 0;
   /** zoneCliques' entries with cliques, by kind (preparedZones, read by every health check). */
   private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
-  /** Customization work route() may spend (ROUTE_CUSTOMIZATION_SHARE), and nodes its searches settled in the current route. */
-  private customizationCredit = 0;
+  /** Per zone, the customization work routes naming it earned (ROUTE_CUSTOMIZATION_SHARE); nodes the current route's searches settled. */
+  private readonly zoneRent = new WeakMap<CalculatedZone, number>();
   private settledInRoute = 0;
   private readonly zoneCliqueBytes: number;
 
@@ -265,9 +264,14 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
-    const budget = { work: this.customizationCredit };
+    const payers = new Set(zones);
+    let rent = 0;
+    for (const z of payers) rent += this.zoneRent.get(z) ?? 0;
+    const budget = { work: Math.min(rent, MAX_CUSTOMIZATION_CREDIT) };
+    const spent = budget.work;
     const shared = this.prepare(zones, ROUTE_CUSTOMIZED_CELLS, budget);
-    this.customizationCredit = budget.work;
+    // Each zone pays its part of what was spent (the zones a route names pay for their cells together).
+    const kept = rent > 0 ? (rent - (spent - budget.work)) / rent : 0;
     this.settledInRoute = 0;
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
@@ -282,7 +286,8 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding);
       this.releaseMasks(zones);
-      if (zones.length > 0) this.customizationCredit = Math.min(MAX_CUSTOMIZATION_CREDIT, this.customizationCredit + ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute);
+      const earned = (ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute) / payers.size;
+      for (const z of payers) this.zoneRent.set(z, Math.min(MAX_CUSTOMIZATION_CREDIT, (this.zoneRent.get(z) ?? 0) * kept + earned));
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
@@ -301,7 +306,8 @@ export class Router {
    * Customizes the cells each zone touches (PathSearch.customize: cliques without the zone's
    * roads), once per zone object, so routes around it cross them instead of walking their roads.
    * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells and what the
-   * walking of earlier routes paid for (ROUTE_CUSTOMIZATION_SHARE; the rest at later routes); a
+   * walking of earlier routes around them paid for (ROUTE_CUSTOMIZATION_SHARE; the rest at later
+   * routes); a
    * service calls it once a zone is calculated (ZonePreparation). Zones that cannot be used
    * (masks() says why), block no road, touch over MAX_CUSTOMIZED_CELLS cells or a cell with many
    * entries (a uniform grid's: OverlaySearch.MAX_CUSTOMIZED_ENTRIES) are left alone: routes walk
