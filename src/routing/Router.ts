@@ -358,6 +358,7 @@ export class Router {
       if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
       if (!this.canCustomize(z) || cells >= maxCells) continue;
       if (budget !== undefined && search.customizeWork) {
+        if (budget.work <= 0) continue; // zones no route paid for yet: not even priced
         const work = search.customizeWork(z.roads, MAX_CUSTOMIZED_CELLS);
         if (work === undefined) { this.keep(z, null); continue; } // customize() would give none
         if (!affords(work)) continue;
