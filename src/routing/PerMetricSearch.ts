@@ -9,8 +9,9 @@ import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './Pa
  * that metric with ALT: the CH query crosses the core by plain Dijkstra over some 32 arcs a node.
  * Real road networks leave none (the synthetic countries, Gothenburg, the shared extracts); a
  * uniform grid under THE_SHORTEST (80 m links: ties everywhere) leaves 2.5 % of its nodes (24,405
- * on the 1M grid, where the CH query took 54 ms at the median and ALT 5.3 ms; contracting further
- * shrank the core little and slowed the query on a 250k grid).
+ * on the 1M grid, where routes by the hierarchy took 43.7 ms at the median and by ALT 5.8 ms;
+ * contracting further shrinks the core little and slows the query: bench/chGridScale.ts with a
+ * coreDegree, README).
  */
 export const MAX_CORE_NODES = 2048;
 
