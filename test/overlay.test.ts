@@ -392,7 +392,7 @@ describe('cell overlay', () => {
       const points = [a, b].map((r) => ({ latitude: gothenburg.roadPointLat(r, 0), longitude: gothenburg.roadPointLon(r, 0) }));
       // Each pair has zones of its own: what it customizes, routes around them earned.
       const customizedBefore = customized, earnedBefore = earned;
-      for (let rep = 0; rep < 12; rep++) {
+      for (let rep = 0; rep < 20; rep++) {
         for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
           const earnedByZones = earned - earnedBefore;
           const run = (r: Router) => { try { return r.route({ points, zones, calculationMode }); } catch (err) { return (err as { code: string }).code; } };

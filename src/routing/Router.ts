@@ -109,6 +109,12 @@ export interface RouterOptions {
 
 export const DEFAULT_ZONE_CLIQUE_BYTES = 128 * 2 ** 20;
 
+/** What route() may spend on customizing its zones' cells: each zone's rent, and at most MAX_CUSTOMIZATION_CREDIT in all. */
+interface RentBudget {
+  rent: Map<CalculatedZone, number>;
+  left: number;
+}
+
 /** A zone set's customized cells besides each zone's own: the small cells two or more share, and the big cells holding theirs. */
 interface ZoneSetCliques {
   shared: BlockedCellCliques[];
@@ -126,15 +132,17 @@ export const MAX_CUSTOMIZED_CELLS = 32;
 export const ROUTE_CUSTOMIZED_CELLS = 32;
 /**
  * Customization work (PathSearch.customizeWork's unit) route() earns per node its searches settle
- * around zones, shared among the route's zones as each zone's rent, and spends on the zones a
- * route names, out of their rent: customizing a zone costs its routes about what walking around it
- * cost them before (a ski rental per zone: walk until the walking has paid for the cliques), and a
- * zone named once is never paid for. Measured on the 1M country (`npm run bench:zone-customization`):
- * a zoned search takes ~1.1 µs per settled node, a zone's customization ~78 ns per unit.
+ * around zones, shared among the route's zones as each zone's rent: a zone's own cells are
+ * customized once its rent covers them, cells serving several zones once theirs together does.
+ * Customizing a zone costs its routes about what walking around it cost them before (a ski
+ * rental per zone: walk until the walking has paid for the cliques), and a zone named once is
+ * never customized by routes. Measured on the 1M country (`npm run bench:zone-customization`): a
+ * zoned search takes ~0.75 µs per settled node, a zone's customization ~57 ns per unit; routes
+ * around ten new zones answer at walking speed, where customizing them first took ~95 ms.
  */
 export const ROUTE_CUSTOMIZATION_SHARE = 16;
 /**
- * Most rent a zone keeps, and most a route spends (about 40 ms of customization on the 1M
+ * Most rent a zone keeps, and most a route spends (about 30 ms of customization on the 1M
  * country), so routes around zones long customized do not save up a long pause for their next
  * new zones; a zone costing more is left to prepareZones.
  */
@@ -205,6 +213,8 @@ export class Router {
   private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
   /** Per zone, the customization work routes naming it earned (ROUTE_CUSTOMIZATION_SHARE); nodes the current route's searches settled. */
   private readonly zoneRent = new WeakMap<CalculatedZone, number>();
+  /** Per zone priced by route(), its customizeWork (-1: customize() would give none): routes around it pay rent until it is bought. */
+  private readonly zonePrice = new WeakMap<CalculatedZone, number>();
   private settledInRoute = 0;
   private readonly zoneCliqueBytes: number;
 
@@ -264,14 +274,9 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
-    const payers = new Set(zones);
-    let rent = 0;
-    for (const z of payers) rent += this.zoneRent.get(z) ?? 0;
-    const budget = { work: Math.min(rent, MAX_CUSTOMIZATION_CREDIT) };
-    const spent = budget.work;
+    const budget: RentBudget = { rent: new Map(), left: MAX_CUSTOMIZATION_CREDIT };
+    for (const z of zones) budget.rent.set(z, this.zoneRent.get(z) ?? 0);
     const shared = this.prepare(zones, ROUTE_CUSTOMIZED_CELLS, budget);
-    // Each zone pays its part of what was spent (the zones a route names pay for their cells together).
-    const kept = rent > 0 ? (rent - (spent - budget.work)) / rent : 0;
     this.settledInRoute = 0;
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
@@ -286,8 +291,8 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding);
       this.releaseMasks(zones);
-      const earned = (ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute) / payers.size;
-      for (const z of payers) this.zoneRent.set(z, Math.min(MAX_CUSTOMIZATION_CREDIT, (this.zoneRent.get(z) ?? 0) * kept + earned));
+      const earned = (ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute) / budget.rent.size;
+      for (const [z, rent] of budget.rent) this.zoneRent.set(z, Math.min(MAX_CUSTOMIZATION_CREDIT, rent + earned));
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
@@ -333,18 +338,23 @@ export class Router {
 
   /**
    * prepareZones' work; returns the cliques of the zones' shared cells and big cells it holds, for
-   * the search. With a `budget`, customizes only what its work pays for (PathSearch.customizeWork),
-   * taking that from it.
+   * the search. With a `budget`, customizes only what the rent of the zones it serves pays for
+   * (PathSearch.customizeWork), taking that from them.
    */
-  private prepare(zones: readonly CalculatedZone[], maxCells: number, budget?: { work: number }): ZoneSetCliques {
+  private prepare(zones: readonly CalculatedZone[], maxCells: number, budget?: RentBudget): ZoneSetCliques {
     const out: ZoneSetCliques = { shared: [], big: [] };
     const search = this.search;
     const customize = search.customize?.bind(search);
     if (!customize || this.zoneCliqueBytes <= 0) return out;
-    const affords = (work: number | undefined) => {
+    // A zone's own cells are paid by its rent alone; cells serving several zones, by theirs together.
+    const affords = (payers: readonly CalculatedZone[], work: number | undefined) => {
       if (budget === undefined || work === undefined) return true;
-      if (work > budget.work) return false;
-      budget.work -= work;
+      if (work > budget.left) return false;
+      let rent = 0;
+      for (const z of payers) rent += budget.rent.get(z) ?? 0;
+      if (work > rent) return false;
+      for (const z of payers) budget.rent.set(z, ((budget.rent.get(z) ?? 0) * (rent - work)) / rent);
+      budget.left -= work;
       return true;
     };
     const held = this.zoneCliques;
@@ -358,10 +368,11 @@ export class Router {
       if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
       if (!this.canCustomize(z) || cells >= maxCells) continue;
       if (budget !== undefined && search.customizeWork) {
-        if (budget.work <= 0) continue; // zones no route paid for yet: not even priced
-        const work = search.customizeWork(z.roads, MAX_CUSTOMIZED_CELLS);
-        if (work === undefined) { this.keep(z, null); continue; } // customize() would give none
-        if (!affords(work)) continue;
+        if (!(budget.rent.get(z)! > 0)) continue; // a zone no route paid for yet: not even priced
+        let work = this.zonePrice.get(z);
+        if (work === undefined) this.zonePrice.set(z, (work = search.customizeWork(z.roads, MAX_CUSTOMIZED_CELLS) ?? -1));
+        if (work < 0) { this.keep(z, null); continue; } // customize() would give none
+        if (!affords([z], work)) continue;
       }
       const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
       this.keep(z, cliques);
@@ -375,7 +386,7 @@ export class Router {
         const key = this.cellKey('', cell, members);
         let cliques = held.get(key);
         if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
-        else if (cells < maxCells && affords(search.cellsWork?.([cell]))) {
+        else if (cells < maxCells && affords(members, search.cellsWork?.([cell]))) {
           this.keep(key, (cliques = this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)) ?? null));
           cells++;
         }
@@ -390,7 +401,7 @@ export class Router {
       const key = this.cellKey('B', big, members);
       let cliques = held.get(key);
       if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
-      else if (cells + BIG_CELL_SHARE <= maxCells && affords(search.bigCellsWork?.([big]))) {
+      else if (cells + BIG_CELL_SHARE <= maxCells && affords(members, search.bigCellsWork?.([big]))) {
         const lists = members.map((z) => own.get(z)!);
         cliques = this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members, ownOf))) ?? null;
         this.keep(key, cliques);
