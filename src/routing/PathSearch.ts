@@ -85,7 +85,7 @@ export interface PathResult {
 export interface PathSearch {
   readonly name: string;
   find(query: PathQuery): PathResult | null;
-  /** Nodes (and cells' boundary nodes) the last find() settled; what route() earns customization credit by. */
+  /** Nodes (and cells' boundary nodes) the last find() settled; what route()'s zones earn their rent by (Router's ROUTE_CUSTOMIZATION_SHARE). */
   readonly settledCount?: number;
   /**
    * The cells `roads` touch with cliques around them, for PathQuery.blockedCellCliques (`blocked`:

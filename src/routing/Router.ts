@@ -312,8 +312,7 @@ export class Router {
    * roads), once per zone object, so routes around it cross them instead of walking their roads.
    * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells and what the
    * walking of earlier routes around them paid for (ROUTE_CUSTOMIZATION_SHARE; the rest at later
-   * routes); a
-   * service calls it once a zone is calculated (ZonePreparation). Zones that cannot be used
+   * routes); a service calls it once a zone is calculated (ZonePreparation). Zones that cannot be used
    * (masks() says why), block no road, touch over MAX_CUSTOMIZED_CELLS cells or a cell with many
    * entries (a uniform grid's: OverlaySearch.MAX_CUSTOMIZED_ENTRIES) are left alone: routes walk
    * their cells' roads, as exact (and on such cells as fast). A cell two or more of the given zones
