@@ -120,6 +120,8 @@ interface ZoneSetCliques {
   shared: BlockedCellCliques[];
   big: BlockedCellCliques[];
 }
+/** A route without zones: no cells of a set (prepare() fills only the object it makes). */
+const NO_ZONE_SET: ZoneSetCliques = { shared: [], big: [] };
 
 /**
  * Most small cells a zone's customization recomputes (Router.prepareZones): a 1-5 km zone touches
@@ -274,9 +276,10 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
-    const budget: RentBudget = { rent: new Map(), left: MAX_CUSTOMIZATION_CREDIT };
-    for (const z of zones) budget.rent.set(z, this.zoneRent.get(z) ?? 0);
-    const shared = this.prepare(zones, ROUTE_CUSTOMIZED_CELLS, budget);
+    // Without zones there is nothing to customize or pay (no allocation on a free route).
+    const budget: RentBudget | undefined = zones.length > 0 ? { rent: new Map(), left: MAX_CUSTOMIZATION_CREDIT } : undefined;
+    for (const z of zones) budget!.rent.set(z, this.zoneRent.get(z) ?? 0);
+    const shared = budget ? this.prepare(zones, ROUTE_CUSTOMIZED_CELLS, budget) : NO_ZONE_SET;
     this.settledInRoute = 0;
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
@@ -291,8 +294,10 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding);
       this.releaseMasks(zones);
-      const earned = (ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute) / budget.rent.size;
-      for (const [z, rent] of budget.rent) this.zoneRent.set(z, Math.min(MAX_CUSTOMIZATION_CREDIT, rent + earned));
+      if (budget) {
+        const earned = (ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute) / budget.rent.size;
+        for (const [z, rent] of budget.rent) this.zoneRent.set(z, Math.min(MAX_CUSTOMIZATION_CREDIT, rent + earned));
+      }
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
