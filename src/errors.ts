@@ -36,4 +36,6 @@ export const ErrorCode = {
   INVALID_AVOIDANCE: 'INVALID_AVOIDANCE',
   AVOIDANCE_TYPE_UNSUPPORTED: 'AVOIDANCE_TYPE_UNSUPPORTED',
   AVOIDANCE_IMPOSSIBLE: 'AVOIDANCE_IMPOSSIBLE',
+  /** A request member asks for a feature detour does not implement yet (the service's Maplink vocabulary). */
+  UNSUPPORTED_FEATURE: 'UNSUPPORTED_FEATURE',
 } as const;

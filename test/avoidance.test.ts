@@ -379,13 +379,13 @@ describe('avoidance through the Trip API and the CLI', () => {
     assert.equal(fail.body.leg, 0);
     assert.deepEqual(fail.body.avoidanceTypes, ['BRIDGES']);
     const strong = await trip({ avoidanceTypes: ['BRIDGES'], avoidanceBehavior: 'STRONG' });
-    assert.equal(strong.status, 200, strong.text);
+    assert.equal(strong.status, 201, strong.text);
     const lib = router.route({ points: pair, avoidanceTypes: ['BRIDGES'], avoidanceBehavior: 'STRONG' });
     assert.equal(strong.body.totalDistance, Math.round(lib.distance));
     assert.deepEqual(strong.body.legs[0].avoidedTypesDriven, [{ type: 'BRIDGES', distance: Math.round(drivenOn(lib, 'BRIDGES')) }]);
     const frontiers = await trip({ avoidanceTypes: ['FRONTIERS'] });
     assert.equal(frontiers.status, 400);
-    assert.equal(frontiers.body.code, 'AVOIDANCE_TYPE_UNSUPPORTED');
+    assert.deepEqual([frontiers.body.code, frontiers.body.members], ['UNSUPPORTED_FEATURE', ['avoidanceTypes']]);
     const unknown = await trip({ avoidanceTypes: ['CASTLES'] });
     assert.equal(unknown.status, 400);
     assert.match(unknown.text, /avoidanceTypes/);
@@ -403,7 +403,8 @@ describe('avoidance through the Trip API and the CLI', () => {
     assert.equal(element.error?.code, 'AVOIDANCE_IMPOSSIBLE');
     const free = await matrix({});
     assert.equal(free.body.elements.find((e: { origin: string; destination: string }) => e.origin === 'o0' && e.destination === 'd1').error, undefined);
-    assert.equal((await matrix({ avoidanceTypes: ['FRONTIERS'] })).body.code, 'AVOIDANCE_TYPE_UNSUPPORTED');
+    const frontiers = (await matrix({ avoidanceTypes: ['FRONTIERS'] })).body;
+    assert.deepEqual([frontiers.code, frontiers.errors[0].path], ['UNSUPPORTED_FEATURE', 'avoidanceTypes[0]']);
     assert.equal((await matrix({ avoidanceTypes: ['BRIDGES'], avoidanceBehavior: 'STRONG' })).status, 400);
   });
 

@@ -77,7 +77,7 @@ test('the examples in the document work as they are: the zone, the trip around i
   assert.equal(zone.status, 201, zone.text);
   assert.equal(zone.body.status.name, 'CALCULATED');
   const trip = await http(`${svc.url}/trip/v2/calculations`, { headers, json: example('/trip/v2/calculations', 'post') });
-  assert.equal(trip.status, 200, trip.text);
+  assert.equal(trip.status, 201, trip.text);
   assert.ok(trip.body.totalDistance > 0);
   const matrix = await http(`${svc.url}/matrix/v1/calculations`, { headers, json: example('/matrix/v1/calculations', 'post') });
   assert.equal(matrix.status, 200, matrix.text);

@@ -147,7 +147,7 @@ for (const { make, skip } of kinds) {
         const read = await call(svc, auth, `${ZONES_PATH}/${encodeURIComponent(spelling)}`);
         assert.deepEqual([read.status, read.body.name], [200, composed]);
         const trip = await call(svc, auth, TRIP_PATH, { json: { points: [west, east], restrictionZones: [spelling] } });
-        assert.equal(trip.status, 200, trip.text);
+        assert.equal(trip.status, 201, trip.text);
       }
       const replaced = await call(svc, auth, `${ZONES_PATH}/${encodeURIComponent(composed)}`, { method: 'PUT', json: zone(decomposed, 6) });
       assert.equal(replaced.status, 200, replaced.text);

@@ -171,7 +171,7 @@ for (const { make, skip } of kinds) {
       const busyHeaders = (await authorise(svc.url, busy)).headers;
       // Jobs taken up by an instance that never finishes them (no lease): they stay unfinished.
       for (let i = 0; i < 10; i++) {
-        await store.insertMatrixJob({ id: crypto.randomUUID(), clientId: busy.clientId, status: 'PROCESSING', request: { origins, destinations }, attempts: 1, createdAt: clock, updatedAt: clock, expiresAt: clock + 3600_000 });
+        await store.insertJob({ id: crypto.randomUUID(), clientId: busy.clientId, kind: 'matrix', status: 'PROCESSING', request: { origins, destinations }, attempts: 1, createdAt: clock, updatedAt: clock, expiresAt: clock + 3600_000 });
       }
       const refused = await http(`${svc.url}/matrix/v1/problems`, { headers: busyHeaders, json: { origins, destinations } });
       assert.equal(refused.status, 429, refused.text);
@@ -217,8 +217,8 @@ for (const { make, skip } of kinds) {
         let id = '';
         for (let tries = 0; tries < 5 && !id; tries++) {
           const candidate = crypto.randomUUID();
-          await store.insertMatrixJob({ id: candidate, clientId: client.clientId, status: 'ENQUEUED', request: { origins, destinations, restrictionZones: ['Centrum'] }, attempts: 0, createdAt: at - 60_000, updatedAt: at, expiresAt: at + 3600_000 });
-          const taken = await store.claimMatrixJob(at - 50_000, 1000, 3); // a lease that ran out long ago
+          await store.insertJob({ id: candidate, clientId: client.clientId, kind: 'matrix', status: 'ENQUEUED', request: { origins, destinations, restrictionZones: ['Centrum'] }, attempts: 0, createdAt: at - 60_000, updatedAt: at, expiresAt: at + 3600_000 });
+          const taken = await store.claimJob(at - 50_000, 1000, 3); // a lease that ran out long ago
           if (taken?.id === candidate) id = candidate;
         }
         assert.ok(id, 'the test took a job up as the instance that dies');

@@ -150,7 +150,7 @@ describe('service operations', () => {
       assert.equal(created.body.status.description, 'Calculating roads inside geometries');
       const points = [{ latitude: 57.68, longitude: 11.94 }, { latitude: 57.72, longitude: 11.98 }];
       const routed = await http(`${svc.url}${TRIP_PATH}`, { headers, json: { points, restrictionZones: ['big'] } });
-      assert.equal(routed.status, 200, routed.text);
+      assert.equal(routed.status, 201, routed.text);
       const read = await http(`${svc.url}${ZONES_PATH}/big`, { headers });
       assert.equal(read.body.status.name, 'CALCULATED');
     } finally {

@@ -40,7 +40,7 @@ test('the service customizes a zone\'s routing cells once it is calculated, betw
 
     const trip = (points: object[], restrictionZones: string[]) => http(`${svc.url}${TRIP_PATH}`, { json: { points, restrictionZones }, headers: auth.headers });
     const around = await trip([west, east], ['Centrum']);
-    assert.equal(around.status, 200, around.text);
+    assert.equal(around.status, 201, around.text);
     assert.equal(customized, 0, 'the trip customized nothing');
     assert.ok(crossedByCliques > 0, 'the trip found the zone\'s cells customized');
     const unprepared = new Router(graph, { zoneCliqueBytes: 0 }).route({ points: [west, east], zones: [calculateZone(graph, validateZone(centrum))] });
@@ -53,7 +53,7 @@ test('the service customizes a zone\'s routing cells once it is calculated, betw
     health = await http(`${svc.url}/health`);
     assert.deepEqual([health.body.zonesPrepared, health.body.zonesToPrepare], [1, 0], JSON.stringify(health.body));
     const late = await trip([north, east], ['Hisingen']);
-    assert.equal(late.status, 200, late.text);
+    assert.equal(late.status, 201, late.text);
     const lateUnprepared = new Router(graph, { zoneCliqueBytes: 0 }).route({ points: [north, east], zones: [calculateZone(graph, validateZone(hisingen))] });
     assert.equal(late.body.totalDistance, Math.round(lateUnprepared.distance));
   } finally {

@@ -36,3 +36,18 @@ function asPairs(points: LatLon[] | Float64Array): Array<[number, number]> {
   for (let i = 0; i < pairs.length; i++) pairs[i] = [points[2 * i], points[2 * i + 1]];
   return pairs;
 }
+
+/**
+ * The points of an encoding (encodePoints' output in `mode`) as latitude, longitude interleaved:
+ * polylines at their 1e-5 degree precision, geohashes as their cells' centres.
+ */
+export function decodePoints(encoded: EncodedPoints, mode: PointsMode): Float64Array {
+  const pairs: Array<[number, number]> =
+    mode === 'polyline' ? polyline.decode(encoded as string)
+      : mode === 'object' ? (encoded as LatLon[]).map((p) => [p.latitude, p.longitude])
+        : mode === 'array' ? (encoded as Array<[number, number]>)
+          : (encoded as string[]).map((h) => { const c = ngeohash.decode(h); return [c.latitude, c.longitude]; });
+  const out = new Float64Array(pairs.length * 2);
+  pairs.forEach(([lat, lon], i) => { out[2 * i] = lat; out[2 * i + 1] = lon; });
+  return out;
+}

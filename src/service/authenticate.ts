@@ -20,10 +20,12 @@ const invalidToken = () => apigeeFault(401, 'Invalid Access Token', 'keymanageme
 
 /**
  * Checks `Authorization: Bearer <token>` (401 when missing, unknown, revoked or expired), the
- * `clientId` header (400 missing, 403 not the token's client) and that the token's products
- * include `product` (403). Sets request.caller.
+ * `clientId` header (403 not the token's client; 400 missing where `clientIdHeader` is
+ * 'required', as the Restriction Zone API has it: Maplink's Trip and Matrix clients send none, the
+ * client is then the token's) and that the token's products include `product` (403). Sets
+ * request.caller.
  */
-export async function authenticate(request: FastifyRequest, tokens: TokenStore, product: ApiProduct, now: number): Promise<Caller> {
+export async function authenticate(request: FastifyRequest, tokens: TokenStore, product: ApiProduct, now: number, clientIdHeader: 'required' | 'optional' = 'required'): Promise<Caller> {
   const match = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(request.headers.authorization ?? '');
   if (!match) throw invalidToken();
   const token = await tokens.findToken(tokenHash(match[1]));
@@ -31,9 +33,10 @@ export async function authenticate(request: FastifyRequest, tokens: TokenStore, 
   if (now >= token.expiresAt) {
     throw apigeeFault(401, 'Access Token expired', 'keymanagement.service.access_token_expired', INVALID_TOKEN);
   }
-  const clientIdHeader = request.headers.clientid;
-  if (clientIdHeader === undefined || clientIdHeader === '') throw apiError(400, 'CLIENT_ID_REQUIRED', 'the clientId header is required (the client id the token was issued to)');
-  if (clientIdHeader !== token.clientId) throw apiError(403, 'CLIENT_ID_MISMATCH', 'the clientId header does not match the client the access token was issued to');
+  const sent = request.headers.clientid;
+  if (sent === undefined || sent === '') {
+    if (clientIdHeader === 'required') throw apiError(400, 'CLIENT_ID_REQUIRED', 'the clientId header is required (the client id the token was issued to)');
+  } else if (sent !== token.clientId) throw apiError(403, 'CLIENT_ID_MISMATCH', 'the clientId header does not match the client the access token was issued to');
   if (!token.products.includes(product)) {
     throw apigeeFault(
       403,

@@ -9,11 +9,11 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Router } from '../routing/Router.js';
 import { PostgresStore } from '../store/PostgresStore.js';
-import { DEFAULT_ZONE_QUOTA, UnstorableText, type Store, type ZoneQuota } from '../store/Store.js';
+import { DEFAULT_ZONE_QUOTA, UnstorableText, type JobKind, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
 import { ZonePreparation } from './ZonePreparation.js';
 import { fromDetourError, HttpError, apiError, oauthError, schemaIssues } from './httpErrors.js';
-import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema } from './schemas.js';
+import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, TRIP_RETENTION_DAYS, zoneResponseSchema } from './schemas.js';
 import {
   DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
 } from './loginLimits.js';
@@ -23,7 +23,7 @@ import { tripRoutes } from './tripRoutes.js';
 import { documentRoute } from './openApiRoute.js';
 import { matrixRoutes } from './matrixRoutes.js';
 import { mapRoutes, type Basemap } from './mapRoutes.js';
-import { MatrixJobs, type MatrixJobsOptions } from './MatrixJobs.js';
+import { Jobs, type JobSolver, type JobsOptions } from './Jobs.js';
 import { MatrixRunner } from '../routing/MatrixRunner.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
 import { zoneRoutes } from './zoneRoutes.js';
@@ -75,8 +75,8 @@ export interface ServiceOptions {
   basemap?: Basemap;
   /** Per-client zone limits (default DEFAULT_ZONE_QUOTA: 1,000 zones, 1,000,000 vertices). */
   zoneQuota?: Partial<ZoneQuota>;
-  /** Matrix jobs: retention (default 7 days), lease, poll and attempts (see MatrixJobsOptions), callback hosts (default any). */
-  matrix?: Pick<MatrixJobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis'> & {
+  /** Matrix jobs: retention (default 7 days), lease, poll and attempts (see JobsOptions), callback hosts (default any). */
+  matrix?: Pick<JobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis'> & {
     retentionMillis?: number;
     callbackHosts?: string[];
     /**
@@ -86,6 +86,8 @@ export interface ServiceOptions {
      */
     prepare?: boolean;
   };
+  /** Trips: how long a solution is kept when the request names no expireIn (default 7 days). */
+  trips?: { retentionMillis?: number };
 }
 
 declare module 'fastify' {
@@ -271,23 +273,30 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     onVerification: options.onSecretVerification,
   });
   await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024, quota: { ...DEFAULT_ZONE_QUOTA, ...options.zoneQuota } });
-  await app.register(tripRoutes, { prefix: '/trip/v2', store: options.store, zones, router, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000 });
-  // Matrices run on a worker thread (the event loop keeps answering) and as jobs any instance on
-  // the same database may take up.
+  // Matrices run on a worker thread (the event loop keeps answering); matrices and asynchronous
+  // trips run as jobs any instance on the same database may take up.
   const matrixRunner = new MatrixRunner(options.graph);
-  const matrixJobs = new MatrixJobs({ store: options.store, runner: matrixRunner, zones, now, log: app.log, ...options.matrix });
+  const solvers = {} as Record<JobKind, JobSolver>;
+  const jobs = new Jobs({ store: options.store, solvers, now, log: app.log, ...options.matrix });
   app.addHook('onReady', async () => {
     if (options.matrix?.prepare) matrixRunner.start();
-    matrixJobs.start();
+    jobs.start();
   });
   app.addHook('onClose', async () => {
-    await matrixJobs.stop();
+    await jobs.stop();
     await matrixRunner.close();
   });
+  const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
+  const zoneWaitMillis = options.zoneWaitMillis ?? 30_000;
+  await app.register(tripRoutes, {
+    prefix: '/trip', store: options.store, zones, router, jobs, now, zoneWaitMillis, callbackHosts,
+    retentionMillis: options.trips?.retentionMillis ?? TRIP_RETENTION_DAYS.default * 24 * 3600_000,
+    setSolver: (solver) => { solvers.trip = solver; },
+  });
   await app.register(matrixRoutes, {
-    prefix: '/matrix/v1', store: options.store, zones, runner: matrixRunner, jobs: matrixJobs, now, zoneWaitMillis: options.zoneWaitMillis ?? 30_000,
+    prefix: '/matrix/v1', store: options.store, zones, runner: matrixRunner, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.matrix?.retentionMillis ?? 7 * 24 * 3600_000,
-    callbackHosts: options.matrix?.callbackHosts?.map((h) => h.toLowerCase()),
+    setSolver: (solver) => { solvers.matrix = solver; },
   });
 
   if (options.mapPage !== false) await app.register(mapRoutes, { graph: options.graph, basemap: options.basemap });

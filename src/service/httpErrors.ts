@@ -32,6 +32,7 @@ const STATUS: Record<string, number> = {
   [ErrorCode.INVALID_AVOIDANCE]: 400,
   [ErrorCode.AVOIDANCE_TYPE_UNSUPPORTED]: 400,
   [ErrorCode.AVOIDANCE_IMPOSSIBLE]: 422,
+  [ErrorCode.UNSUPPORTED_FEATURE]: 400,
   [ErrorCode.INVALID_ZONE]: 400,
   [ErrorCode.ZONE_NOT_FOUND]: 400,
   [ErrorCode.ZONE_NOT_READY]: 409,
@@ -50,6 +51,7 @@ export function fromDetourError(err: DetourError): HttpError | undefined {
   if (typeof d.point === 'string') details.point = d.point;
   if (typeof d.leg === 'number') details.leg = d.leg;
   if (Array.isArray(d.avoidanceTypes)) details.avoidanceTypes = d.avoidanceTypes;
+  if (Array.isArray(d.members)) details.members = d.members;
   if (typeof d.zone === 'string') details.zones = [d.zone];
   return apiError(status, err.code, err.message, details);
 }

@@ -2,31 +2,34 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { MatrixRunner } from '../routing/MatrixRunner.js';
 import type { Store } from '../store/Store.js';
-import { matrixSolution, type MatrixProblem } from '../trip/matrixSolution.js';
+import { linearMatrix } from '../trip/linearMatrix.js';
+import { decimalCoordinate, maplinkDate, unsupportedAvoidance, unsupportedFeature } from '../trip/maplinkVocabulary.js';
+import { matrixSolution, type MatrixProblem, type MatrixSite, type MatrixSolution } from '../trip/matrixSolution.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
 import { sendJsonText } from './jsonText.js';
-import type { MatrixJobs } from './MatrixJobs.js';
-import { MATRIX_LIMITS, matrixEventsSchema, matrixJobSchema, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
+import type { Jobs, JobSolver } from './Jobs.js';
+import { jobReadRoutes } from './jobRoutes.js';
+import { MATRIX_LIMITS, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
 import { authHeadersSchema } from './schemas.js';
-import { parseAvoidance, type AvoidanceType } from '../routing/avoidance.js';
+import type { AvoidanceType } from '../routing/avoidance.js';
 
 export interface MatrixRoutesOptions {
   store: Store;
   zones: ZoneCache;
   runner: MatrixRunner;
-  jobs: MatrixJobs;
+  jobs: Jobs;
   now: () => number;
   zoneWaitMillis: number;
   /** How long a job and its solution are kept (default 7 days). */
   retentionMillis: number;
   /** Hosts callbacks may be sent to; undefined: any host. */
   callbackHosts?: string[];
+  /** Hands the Jobs runner the solver of matrix jobs. */
+  setSolver: (solver: JobSolver) => void;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Maplink's Distance Matrix API: POST /problems queues a job, GET /jobs/{id} its status, GET
@@ -36,18 +39,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOptions): Promise<void> {
   const { store, zones, runner, jobs, now } = options;
   app.addHook('onRequest', async (request) => {
-    await authenticate(request, store, 'Matrix', now());
+    await authenticate(request, store, 'Matrix', now(), 'optional');
   });
 
-  /** Checks what the schema cannot (unique siteIds, the element count, the callback URL); the problem with NFC zone names. */
+  /**
+   * Checks what the schema cannot (unique siteIds, coordinates sent as strings, the element
+   * count, the callback URL, what LINEAR can honour); the problem with numeric coordinates and
+   * NFC zone names.
+   */
   function checkProblem(body: MatrixProblem, maxElements: number, asynchronous: boolean): MatrixProblem {
     const errors: Array<{ path: string; message: string }> = [];
+    const sites = { origins: [] as MatrixSite[], destinations: [] as MatrixSite[] };
     for (const list of ['origins', 'destinations'] as const) {
       const seen = new Map<string, number>();
       body[list].forEach((s, i) => {
         const first = seen.get(s.siteId);
         if (first !== undefined) errors.push({ path: `${list}[${i}].siteId`, message: `repeats ${list}[${first}].siteId ${JSON.stringify(s.siteId)}` });
         else seen.set(s.siteId, i);
+        sites[list].push({
+          siteId: s.siteId,
+          latitude: decimalCoordinate(s.latitude, `${list}[${i}].latitude`, 90, errors),
+          longitude: decimalCoordinate(s.longitude, `${list}[${i}].longitude`, 180, errors),
+        });
       });
     }
     const elements = body.origins.length * body.destinations.length;
@@ -61,10 +74,30 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
         if (problem) errors.push({ path: 'callback.url', message: problem });
       }
     }
-    parseAvoidance(body.avoidanceTypes, body.avoidanceBehavior); // FRONTIERS: 400 AVOIDANCE_TYPE_UNSUPPORTED
+    if (body.startDate !== undefined && !Number.isFinite(maplinkDate(body.startDate))) errors.push({ path: 'startDate', message: 'must be epoch milliseconds or an ISO-8601 date-time' });
+    if (body.tripProfile === 'LINEAR') {
+      // Straight lines ignore roads: they cannot go around a zone or a road type.
+      if ((body.restrictionZones ?? []).length > 0) errors.push({ path: 'restrictionZones', message: 'cannot be avoided by tripProfile LINEAR (straight lines ignore roads)' });
+      if ((body.avoidanceTypes ?? []).length > 0) errors.push({ path: 'avoidanceTypes', message: 'cannot be avoided by tripProfile LINEAR (straight lines ignore roads)' });
+    }
     if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
-    return { ...body, restrictionZones: zoneNames(body.restrictionZones ?? []) };
+    const unsupported = unsupportedAvoidance(body.avoidanceTypes);
+    if (unsupported.length > 0) throw unsupportedFeature(unsupported);
+    return { ...body, ...sites, avoidanceTypes: body.avoidanceTypes ?? undefined, restrictionZones: zoneNames(body.restrictionZones ?? []) };
   }
+
+  /** The solution of a checked problem: straight lines for LINEAR, else the matrix thread around the client's zones. */
+  async function solve(problem: MatrixProblem, clientId: string, id: string, zoneWaitMillis: number): Promise<MatrixSolution> {
+    if (problem.tripProfile === 'LINEAR') return matrixSolution(linearMatrix(problem.origins, problem.destinations), problem, id, clientId, now());
+    const zoneList = await resolveZones(store, zones, clientId, problem.restrictionZones ?? [], zoneWaitMillis);
+    const result = await runner.run({
+      origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
+      avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
+    });
+    return matrixSolution(result, problem, id, clientId, now());
+  }
+  // A job's zones are read again when it runs: one deleted since it was posted fails the job with the reason.
+  options.setSolver(async (job) => JSON.stringify(await solve(job.request as MatrixProblem, job.clientId, job.id, 60_000)));
 
   const problemRoute = {
     headers: authHeadersSchema,
@@ -83,12 +116,12 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
       const missing = [...new Set(problem.restrictionZones)].filter((n) => !known.some((z) => z.name === n));
       if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
       // Bounded work per client: jobs queue in the store, and each costs the matrix thread.
-      if ((await store.openMatrixJobs(clientId)) >= MATRIX_LIMITS.openJobsPerClient) {
+      if ((await store.openJobs(clientId, 'matrix')) >= MATRIX_LIMITS.openJobsPerClient) {
         throw new HttpError(429, { code: 'MATRIX_JOBS_LIMIT', message: `at most ${MATRIX_LIMITS.openJobsPerClient} unfinished matrix jobs per client; post again when one has finished` }, { 'retry-after': '5' });
       }
       const at = now();
       const id = randomUUID();
-      await store.insertMatrixJob({ id, clientId, status: 'ENQUEUED', request: problem, attempts: 0, createdAt: at, updatedAt: at, expiresAt: at + options.retentionMillis });
+      await store.insertJob({ id, clientId, kind: 'matrix', status: 'ENQUEUED', request: problem, attempts: 0, createdAt: at, updatedAt: at, expiresAt: at + options.retentionMillis });
       jobs.poke();
       return reply.code(202).send({ id });
     },
@@ -103,59 +136,15 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
       if (runner.pending >= MATRIX_LIMITS.syncQueue) {
         throw new HttpError(503, { code: 'MATRIX_BUSY', message: 'the matrix thread of this instance is busy; try again shortly, or post the problem to /matrix/v1/problems' }, { 'retry-after': '1' });
       }
-      const zoneList = await resolveZones(store, zones, clientId, problem.restrictionZones!, options.zoneWaitMillis);
-      const result = await runner.run({
-        origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
-        avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
-      });
-      return matrixSolution(result, problem, randomUUID(), clientId, now());
+      return solve(problem, clientId, randomUUID(), options.zoneWaitMillis);
     },
   );
 
-  const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
-
-  async function jobOf(clientId: string, id: string, withSolution = false) {
-    const job = UUID.test(id) ? await store.getMatrixJob(clientId, id, now(), withSolution) : undefined;
-    if (!job) throw apiError(404, 'MATRIX_JOB_NOT_FOUND', `no matrix job ${JSON.stringify(id)} (unknown, another client's, or older than its retention)`);
-    return job;
-  }
-
-  app.get<{ Params: { id: string } }>(
-    '/jobs/:id',
-    { schema: { tags: ['Matrix'], summary: 'A matrix job\'s status', headers: authHeadersSchema, security: [{ bearer: [] }], params: idParams, response: { 200: matrixJobSchema } } },
-    async (request) => {
-      const job = await jobOf(request.caller!.clientId, request.params.id);
-      return { id: job.id, status: job.status, ...(job.failure ? { reason: job.failure } : {}), createdAt: job.createdAt, updatedAt: job.updatedAt };
-    },
-  );
-
-  app.get<{ Params: { id: string } }>(
-    '/solutions/:id',
-    { schema: { tags: ['Matrix'], summary: 'A solved matrix', headers: authHeadersSchema, security: [{ bearer: [] }], params: idParams, response: { 200: matrixSolutionSchema } } },
-    async (request, reply) => {
-      const job = await jobOf(request.caller!.clientId, request.params.id, true);
-      if (job.status === 'FAILED') throw apiError(422, 'MATRIX_JOB_FAILED', `the matrix job failed: ${job.failure}`);
-      if (job.status !== 'SOLVED') throw apiError(409, 'MATRIX_NOT_SOLVED', `the matrix job is ${job.status}; ask again later (GET /matrix/v1/jobs/${job.id})`);
-      // Stored as the JSON it was made as (matrixSolutionSchema): sent as it is, in slices when long.
-      return sendJsonText(reply, job.solutionJson!);
-    },
-  );
-
-  app.get<{ Querystring: { jobId: string } }>(
-    '/events',
-    {
-      schema: {
-        tags: ['Matrix'], summary: 'A matrix job\'s status changes, oldest first', headers: authHeadersSchema, security: [{ bearer: [] }],
-        querystring: { type: 'object', properties: { jobId: { type: 'string', maxLength: 100 } }, required: ['jobId'], additionalProperties: false },
-        response: { 200: matrixEventsSchema },
-      },
-    },
-    async (request) => {
-      const job = await jobOf(request.caller!.clientId, request.query.jobId);
-      const events = await store.matrixJobEvents(job.clientId, job.id, now());
-      return events.map((e) => ({ jobId: e.jobId, status: e.status, createdAt: e.at, ...(e.detail ? { detail: e.detail } : {}) }));
-    },
-  );
+  jobReadRoutes(app, {
+    kind: 'matrix', store, now, api: 'matrix', name: 'Matrix', notSolvedStatus: 409,
+    // Stored as the JSON it was made as (matrixSolutionSchema): sent as it is, in slices when long.
+    sendSolution: (job, _request, reply) => sendJsonText(reply, job.solutionJson!),
+  });
 }
 
 /** Why a callback URL is refused, or undefined: http(s) only, no credentials in it, and a listed host when a list is set. */

@@ -1,6 +1,6 @@
 import { CALCULATION_MODES } from '../routing/Router.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
-import { avoidanceTypesSchema } from './schemas.js';
+import { avoidanceTypesSchema, callbackSchema, coordinateSchema } from './schemas.js';
 
 /** Limits of the Matrix API (documented in the README). */
 export const MATRIX_LIMITS = {
@@ -14,8 +14,6 @@ export const MATRIX_LIMITS = {
   zones: 100,
   /** Longest siteId. */
   siteIdLength: 200,
-  /** Longest callback URL. */
-  callbackUrlLength: 2_000,
   /** Unfinished jobs one client may have (more: 429). */
   openJobsPerClient: 10,
   /** Synchronous matrices waiting for this instance's matrix thread (more: 503). */
@@ -26,8 +24,8 @@ const site = {
   type: 'object',
   properties: {
     siteId: { type: 'string', minLength: 1, maxLength: MATRIX_LIMITS.siteIdLength },
-    latitude: { type: 'number', minimum: -90, maximum: 90 },
-    longitude: { type: 'number', minimum: -180, maximum: 180 },
+    latitude: coordinateSchema(90),
+    longitude: coordinateSchema(180),
   },
   required: ['siteId', 'latitude', 'longitude'],
   additionalProperties: false,
@@ -37,13 +35,13 @@ export const matrixProblemSchema = {
   type: 'object',
   description:
     `Origins and destinations (1 to ${MATRIX_LIMITS.sites} each, siteIds unique within each list), the names of stored restriction zones to avoid ` +
-    `(at most ${MATRIX_LIMITS.zones}), and for an asynchronous problem an optional callback POSTed when the job ends. tripProfile is accepted ` +
-    'and ignored (one car profile). Unknown members are rejected.',
+    `(at most ${MATRIX_LIMITS.zones}), and for an asynchronous problem an optional callback POSTed when the job ends. tripProfile LINEAR gives ` +
+    'straight-line distances (no zones or avoidance then); any other profile routes on the graph\'s car profile. startDate is recorded. Unknown members are rejected.',
   properties: {
     calculationMode: { type: 'string', enum: CALCULATION_MODES, default: 'THE_FASTEST' },
     origins: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
     destinations: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
-    restrictionZones: { type: 'array', maxItems: MATRIX_LIMITS.zones, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
+    restrictionZones: { type: ['array', 'null'], maxItems: MATRIX_LIMITS.zones, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
     avoidanceTypes: avoidanceTypesSchema,
     avoidanceBehavior: {
       type: 'string',
@@ -51,17 +49,9 @@ export const matrixProblemSchema = {
       default: 'FAIL',
       description: 'FAIL only: an element that cannot avoid the types fails with AVOIDANCE_IMPOSSIBLE (STRONG and RELAXED are for trips).',
     },
-    tripProfile: { type: 'string', maxLength: 200 },
-    callback: {
-      type: 'object',
-      properties: {
-        url: { type: 'string', minLength: 1, maxLength: MATRIX_LIMITS.callbackUrlLength },
-        user: { type: 'string', maxLength: 200 },
-        password: { type: 'string', maxLength: 200 },
-      },
-      required: ['url'],
-      additionalProperties: false,
-    },
+    tripProfile: { type: 'string', maxLength: 200, description: 'MAPLINKBR, MAPLINK, ...: routes on the graph\'s car profile; LINEAR: straight-line distances, durations at 60 km/h.' },
+    startDate: { type: ['integer', 'string'], minimum: 0, maxLength: 40, description: 'Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours.' },
+    callback: callbackSchema,
   },
   required: ['origins', 'destinations'],
   additionalProperties: false,
@@ -93,29 +83,5 @@ export const matrixSolutionSchema = {
     calculationMode: { type: 'string' },
     elements: { type: 'array', items: element },
     createdAt: { type: 'integer', description: 'epoch milliseconds' },
-  },
-} as const;
-
-export const matrixJobSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    status: { type: 'string', enum: ['ENQUEUED', 'PROCESSING', 'SOLVED', 'FAILED'] },
-    reason: { type: 'string', description: 'FAILED: why' },
-    createdAt: { type: 'integer' },
-    updatedAt: { type: 'integer' },
-  },
-} as const;
-
-export const matrixEventsSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    properties: {
-      jobId: { type: 'string' },
-      status: { type: 'string' },
-      createdAt: { type: 'integer', description: 'epoch milliseconds' },
-      detail: { type: 'string' },
-    },
   },
 } as const;

@@ -9,11 +9,9 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PUT /restriction/v1/restrictionZones/:name': 'replaceRestrictionZone',
   'DELETE /restriction/v1/restrictionZones/:name': 'deleteRestrictionZone',
   'POST /trip/v2/calculations': 'calculateTrip',
+  'POST /trip/v1/problems': 'createTripProblem',
   'POST /matrix/v1/problems': 'createMatrixProblem',
   'POST /matrix/v1/calculations': 'calculateMatrix',
-  'GET /matrix/v1/jobs/:id': 'getMatrixJob',
-  'GET /matrix/v1/solutions/:id': 'getMatrixSolution',
-  'GET /matrix/v1/events': 'listMatrixJobEvents',
   'GET /health': 'getHealth',
 };
 
@@ -40,12 +38,12 @@ export function documentRoute(route: RouteOptions): void {
   const hasBody = method === 'POST' || method === 'PUT';
   const url = route.url;
   const errors: Record<string, unknown> = {
-    400: apiError('Invalid request: every problem with its JSON path (INVALID_REQUEST, INVALID_ZONE, INVALID_JSON, ZONE_NOT_FOUND, ...), or no clientId header (CLIENT_ID_REQUIRED)'),
+    400: apiError('Invalid request: every problem with its JSON path (INVALID_REQUEST, INVALID_ZONE, INVALID_JSON, ZONE_NOT_FOUND, ...), a Maplink member detour does not act on yet (UNSUPPORTED_FEATURE), or no clientId header where required (CLIENT_ID_REQUIRED)'),
     401: fault('Missing, unknown, revoked or expired token (invalid_access_token, access_token_expired)'),
     403: fault('The clientId header is not the token\'s client (CLIENT_ID_MISMATCH), or the token lacks this API\'s product'),
     500: apiError('A fault of the service (INTERNAL_ERROR); details only in its log'),
   };
-  if (url.includes(':')) errors[404] = apiError('No such zone or job (ZONE_NOT_FOUND, MATRIX_JOB_NOT_FOUND)');
+  if (url.includes(':')) errors[404] = apiError('No such zone or job (ZONE_NOT_FOUND, MATRIX_JOB_NOT_FOUND, TRIP_JOB_NOT_FOUND)');
   if (hasBody) {
     errors[413] = apiError('The body is over the size limit (BODY_TOO_LARGE)');
     errors[415] = apiError('The body is not application/json (UNSUPPORTED_MEDIA_TYPE)');
@@ -55,12 +53,10 @@ export function documentRoute(route: RouteOptions): void {
     errors[409] = apiError('A named zone is still being calculated (ZONE_NOT_READY) or could not be (ZONE_NOT_USABLE)');
     errors[422] = apiError('A point is far from every road (POINT_NOT_ROUTABLE) or no road connects a leg (ROUTE_NOT_FOUND)');
   }
+  if (url === '/trip/v2/calculations' || url === '/trip/v1/problems') errors[422] ??= apiError('A point is far from every road (POINT_NOT_ROUTABLE)');
   if (url === '/matrix/v1/problems') errors[429] = apiError('The client has 10 unfinished matrix jobs (MATRIX_JOBS_LIMIT); Retry-After says when to try again');
+  if (url === '/trip/v1/problems') errors[429] = apiError('The client has 10 unfinished trip jobs (TRIP_JOBS_LIMIT); Retry-After says when to try again');
   if (url === '/matrix/v1/calculations') errors[503] = apiError('The instance\'s matrix thread is busy (MATRIX_BUSY); Retry-After says when to try again');
-  if (url === '/matrix/v1/solutions/:id') {
-    errors[409] = apiError('The job is not solved yet (MATRIX_NOT_SOLVED)');
-    errors[422] = apiError('The job failed (MATRIX_JOB_FAILED), with the reason');
-  }
   const response = (schema.response ??= {}) as Record<string, Record<string, unknown>>;
   for (const [status, body] of Object.entries(errors) as Array<[string, Record<string, unknown>]>) {
     const declared = response[status];

@@ -1,6 +1,10 @@
 import { POINTS_MODES, GEOHASH_PRECISION } from '../geo/pointEncodings.js';
 import { CALCULATION_MODES } from '../routing/Router.js';
 import { AVOIDANCE_BEHAVIORS, AVOIDANCE_TYPES, RELAXED_EXTRA_PER_METRE } from '../routing/avoidance.js';
+import {
+  CROSSED_BORDER_LEVELS, FREIGHT_GOODS_TYPES, FREIGHT_OPERATION_TYPES, LOAD_TYPES, REVERSE_GEOCODE_MODES, ROAD_TYPES, TOLL_BILLING_TYPES, TOLL_BILLINGS,
+  TOLL_PERIODS, TOLL_TYPES, TRANSPONDER_OPERATORS, TURN_BY_TURN_LANGUAGES, VEHICLE_SPECIFICATION_LIMITS, VEHICLE_TYPES,
+} from '../trip/maplinkVocabulary.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
 
 /**
@@ -13,6 +17,8 @@ import { ZONE_LIMITS } from '../zones/Zone.js';
 export const MAX_TRIP_POINTS = 100;
 /** Most zones one trip may name. */
 export const MAX_TRIP_ZONES = 100;
+/** How long a trip's solution is kept when the request names no expireIn, and the longest expireIn allowed. */
+export const TRIP_RETENTION_DAYS = { default: 7, max: 30 } as const;
 
 /** Pages of the zone list: default and largest `limit`, largest `offset`, zones read per query. */
 export const ZONE_PAGE = { default: 100, max: 1_000, maxOffset: 1_000_000_000, batch: 4 } as const;
@@ -154,15 +160,117 @@ export const zoneNameParamsSchema = {
 
 /** Maplink's avoidanceTypes, as the Trip and Matrix APIs take them. */
 export const avoidanceTypesSchema = {
-  type: 'array',
+  type: ['array', 'null'],
   maxItems: AVOIDANCE_TYPES.length + 1,
   items: { type: 'string', enum: [...AVOIDANCE_TYPES, 'FRONTIERS'] },
-  description: 'Road types to avoid: TUNNELS, BRIDGES, FERRIES, TOLL_ROADS (toll=*), TOLL_GATES (roads through barrier=toll_booth), UNPAVED (unpaved surface=*). FRONTIERS is refused (400 AVOIDANCE_TYPE_UNSUPPORTED): the graph knows no country borders.',
+  description: 'Road types to avoid: TUNNELS, BRIDGES, FERRIES, TOLL_ROADS (toll=*), TOLL_GATES (roads through barrier=toll_booth), UNPAVED (unpaved surface=*). FRONTIERS is refused (400 UNSUPPORTED_FEATURE): the graph knows no country borders.',
+} as const;
+
+/**
+ * A coordinate: a number, or a JSON string holding a decimal number as Maplink's own examples send
+ * (its range is checked once read: readTripRequest, readSites).
+ */
+export const coordinateSchema = (max: 90 | 180) => ({
+  type: ['number', 'string'],
+  minimum: -max,
+  maximum: max,
+  maxLength: 40,
+  description: `degrees, -${max} to ${max}; a string holding a decimal number is read as that number`,
+}) as const;
+
+const nullable = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, 'null'] });
+const enumArray = (values: readonly string[], maxItems = values.length) => ({ type: 'array', maxItems, items: { type: 'string', enum: values } }) as const;
+/** Epoch milliseconds, or an ISO-8601 date-time text. */
+const maplinkDateSchema = { type: ['integer', 'string'], minimum: 0, maxLength: 40 } as const;
+
+/**
+ * Maplink's Trip members detour reads but does not act on yet (maplinkVocabulary.ts): each is
+ * checked against its Maplink type, its default value passes, any other value is a 400
+ * UNSUPPORTED_FEATURE naming it. Nested members of features detour lacks are typed, not closed.
+ */
+const maplinkTripFeatures = {
+  speedPreferences: {
+    type: ['array', 'null'],
+    maxItems: ROAD_TYPES.length * 2,
+    items: {
+      type: 'object',
+      properties: { roadType: { type: 'string', enum: ROAD_TYPES }, speed: { type: 'integer', minimum: 0, maximum: 300 }, speedAtToll: { type: 'integer', minimum: 0, maximum: 300 } },
+      additionalProperties: false,
+    },
+    description: 'Speeds (km/h) per Maplink road type: `[]` only (not supported yet).',
+  },
+  toll: nullable({
+    type: 'object',
+    properties: {
+      vehicleType: { type: 'string', enum: VEHICLE_TYPES },
+      billing: { type: 'string', enum: TOLL_BILLINGS },
+      transponderOperators: enumArray(TRANSPONDER_OPERATORS),
+      variableAxles: { type: 'array', maxItems: 100, items: { type: 'object', properties: { fromSiteId: { type: 'string', maxLength: 200 }, toSiteId: { type: 'string', maxLength: 200 }, newVehicleType: { type: 'string', enum: VEHICLE_TYPES } } } },
+      calculationDate: maplinkDateSchema,
+      condition: { type: 'object', properties: { billingType: { type: 'string', enum: TOLL_BILLING_TYPES }, period: { type: 'string', enum: TOLL_PERIODS } } },
+      inactive: { type: 'boolean' },
+      excludedTollTypes: enumArray(TOLL_TYPES),
+      multiplier: { type: 'integer', minimum: 0 },
+    },
+    description: 'Toll costs: absent or null only (the graph holds no toll prices).',
+  }),
+  crossedBorders: nullable({
+    type: 'object',
+    properties: { level: { type: 'string', enum: CROSSED_BORDER_LEVELS }, reverseGeocode: { type: 'string', enum: REVERSE_GEOCODE_MODES } },
+    additionalProperties: false,
+    description: 'Crossed cities and states: absent, null or level and reverseGeocode NONE only.',
+  }),
+  freight: nullable({
+    type: 'object',
+    properties: {
+      operationType: enumArray(FREIGHT_OPERATION_TYPES), goodsType: enumArray(FREIGHT_GOODS_TYPES), axis: { type: 'array', maxItems: 20, items: { type: 'integer' } },
+      otherCosts: { type: 'array', maxItems: 100, items: { type: 'object', properties: { name: { type: 'string', maxLength: 200 }, type: { type: 'string', enum: ['PERCENT', 'FIXED'] }, value: { type: 'number' } } } },
+      distance: { type: 'number' }, date: { type: ['array', 'string', 'integer'], maxItems: 3, maxLength: 40 }, roundTrip: { type: 'boolean' }, backEmpty: { type: 'boolean' },
+    },
+    description: 'Freight costs: absent or null only.',
+  }),
+  emission: nullable({
+    type: 'object',
+    properties: {
+      source: { type: 'string', maxLength: 200 }, fuelType: { type: 'string', maxLength: 200 }, autonomy: { type: 'number' }, averageConsumption: { type: 'number' },
+      fuelPrice: { type: 'number' }, totalDistance: { type: 'integer' },
+      fractionedEmission: { type: 'array', maxItems: 100, items: { type: 'object', properties: { name: { type: 'string', maxLength: 200 }, percentage: { type: 'integer' } } } },
+    },
+    description: 'Emissions: absent or null only.',
+  }),
+  place: nullable({
+    type: 'object',
+    properties: {
+      categories: { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 100 } }, subCategories: { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 100 } },
+      bufferRouteInMeters: { type: 'integer', minimum: 1, maximum: 500 }, bufferStoppingPointsInMeters: { type: 'integer', minimum: 1, maximum: 500 },
+      onlyMyPlaces: { type: 'boolean' }, legs: { type: 'array', maxItems: MAX_TRIP_POINTS },
+    },
+    description: 'Places along the route: absent or null only.',
+  }),
+  turnByTurn: nullable({
+    type: 'object',
+    properties: { language: { type: 'string', enum: TURN_BY_TURN_LANGUAGES }, languageCode: { type: 'string', enum: TURN_BY_TURN_LANGUAGES } },
+    additionalProperties: false,
+    description: 'Turn-by-turn instructions: absent or null only (not supported yet).',
+  }),
+  vehicleType: { type: ['string', 'null'], enum: [...VEHICLE_TYPES, null], description: 'CAR (what detour routes), absent or null; other types are not supported yet.' },
+  vehicleSpecification: nullable({
+    type: 'object',
+    properties: {
+      ...Object.fromEntries(VEHICLE_SPECIFICATION_LIMITS.map((k) => [k, { type: 'number', minimum: 0 }])),
+      loadTypes: enumArray(LOAD_TYPES),
+    },
+    additionalProperties: false,
+    description: 'Maplink v1: vehicle dimensions and weights (t, m): absent, null or {} only (not supported yet).',
+  }),
+  profileName: { type: 'string', minLength: 1, maxLength: 100, description: 'Maplink v1: the routing profile (MAPLINK, MAPLINKBR, BRAZIL, ...): accepted; detour routes on its loaded graph\'s car profile.' },
+  clientId: { type: 'string', maxLength: 256, description: 'Maplink v1: the client; when given it must be the token\'s (403 CLIENT_ID_MISMATCH).' },
+  startDate: { ...maplinkDateSchema, description: 'Departure (epoch or ISO-8601): accepted and recorded; it takes effect once zones have hours.' },
 } as const;
 
 export const tripBodySchema = {
   type: 'object',
-  description: `Ordered stops (2 to ${MAX_TRIP_POINTS}) and the names of stored restriction zones to avoid (at most ${MAX_TRIP_ZONES}). Unknown members are rejected, so a misspelt restrictionZones cannot silently route through a zone.`,
+  description: `Ordered stops (2 to ${MAX_TRIP_POINTS}) and the names of stored restriction zones to avoid (at most ${MAX_TRIP_ZONES}), with every member of Maplink's v2 Trip request (and the v1 members its SDK's examples carry). Members detour does not act on yet take their default only (else 400 UNSUPPORTED_FEATURE naming them). Unknown members are rejected, so a misspelt restrictionZones cannot silently route through a zone.`,
   properties: {
     calculationMode: { type: 'string', enum: CALCULATION_MODES, default: 'THE_FASTEST' },
     points: {
@@ -171,12 +279,12 @@ export const tripBodySchema = {
       maxItems: MAX_TRIP_POINTS,
       items: {
         type: 'object',
-        properties: { ...vertex.properties, siteId: { type: 'string', maxLength: 200 } },
+        properties: { latitude: coordinateSchema(90), longitude: coordinateSchema(180), siteId: { type: 'string', maxLength: 200 } },
         required: ['latitude', 'longitude'],
         additionalProperties: false,
       },
     },
-    restrictionZones: { type: 'array', maxItems: MAX_TRIP_ZONES, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
+    restrictionZones: { type: ['array', 'null'], maxItems: MAX_TRIP_ZONES, items: { type: 'string', minLength: 1, maxLength: ZONE_LIMITS.nameMaxLength } },
     avoidanceTypes: avoidanceTypesSchema,
     avoidanceBehavior: {
       type: 'string',
@@ -184,6 +292,8 @@ export const tripBodySchema = {
       default: 'FAIL',
       description: `FAIL: never drive them; a leg that cannot avoid them answers 422 AVOIDANCE_IMPOSSIBLE naming the leg and types. STRONG: drive the fewest metres of them any route can. RELAXED: each metre on them costs ${RELAXED_EXTRA_PER_METRE.distance} extra metres (THE_SHORTEST) or ${RELAXED_EXTRA_PER_METRE.duration} extra seconds (THE_FASTEST). Restriction zones always come first.`,
     },
+    expireIn: { ...maplinkDateSchema, description: `Until when the solution can be read back (GET /trip/v1/solutions/{id}): epoch milliseconds or ISO-8601, at most ${TRIP_RETENTION_DAYS.max} days ahead (default ${TRIP_RETENTION_DAYS.default} days).` },
+    ...maplinkTripFeatures,
   },
   required: ['points'],
   additionalProperties: false,
@@ -196,6 +306,28 @@ export const tripBodySchema = {
   }],
 } as const;
 
+/** A callback POSTed when an asynchronous job ends (Maplink's `callback`). */
+export const callbackSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2_000, description: 'http or https, at most 2,000 characters' },
+    user: { type: 'string', maxLength: 200 },
+    password: { type: 'string', maxLength: 200 },
+  },
+  required: ['url'],
+  additionalProperties: false,
+} as const;
+
+/** POST /trip/v1/problems: Maplink's v1 payload, the v2 members and `callback`. */
+export const tripProblemSchema = {
+  ...tripBodySchema,
+  description: `Maplink's asynchronous trip (v1 payload): the members of POST /trip/v2/calculations, and a callback POSTed {id, jobId, status} when the job ends.`,
+  properties: { ...tripBodySchema.properties, callback: callbackSchema },
+} as const;
+
+/** How pointsMode writes a trip's points. */
+export const POINTS_MODE_DESCRIPTION = `polyline: Google encoded polyline (1e5, latitude first); object: {latitude, longitude}; array: [latitude, longitude]; geohash: ${GEOHASH_PRECISION} characters.`;
+
 export const tripQuerySchema = {
   type: 'object',
   properties: {
@@ -203,7 +335,7 @@ export const tripQuerySchema = {
       type: 'string',
       enum: POINTS_MODES,
       default: 'polyline',
-      description: `polyline: Google encoded polyline (1e5, latitude first); object: {latitude, longitude}; array: [latitude, longitude]; geohash: ${GEOHASH_PRECISION} characters.`,
+      description: POINTS_MODE_DESCRIPTION,
     },
   },
   additionalProperties: false,
@@ -246,6 +378,7 @@ export const tripResponseSchema = {
       },
     },
     createdAt: { type: 'string', format: 'date-time' },
+    expiryIn: { type: 'string', format: 'date-time', description: 'until when GET /trip/v1/solutions/{id} answers this solution' },
   },
 } as const;
 

@@ -1,46 +1,196 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { PointsMode } from '../geo/pointEncodings.js';
+import { decodePoints, encodePoints, POINTS_MODES, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
 import type { Router } from '../routing/Router.js';
-import type { Store } from '../store/Store.js';
-import { calculateTrip, type TripRequest } from '../trip/calculateTrip.js';
+import type { Job, Store } from '../store/Store.js';
+import { calculateTrip, checkTripFeatures, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
+import { decimalCoordinate, maplinkDate, type UnsupportedMember } from '../trip/maplinkVocabulary.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
-import { authenticate } from './authenticate.js';
-import { authHeadersSchema, tripBodySchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
+import { authenticate, type Caller } from './authenticate.js';
+import { apiError, HttpError } from './httpErrors.js';
+import type { Jobs, JobSolver } from './Jobs.js';
+import { jobReadRoutes } from './jobRoutes.js';
+import { sendJsonText } from './jsonText.js';
+import { callbackProblem } from './matrixRoutes.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
+import { authHeadersSchema, POINTS_MODE_DESCRIPTION, TRIP_RETENTION_DAYS, tripBodySchema, tripProblemSchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
 
 export interface TripRoutesOptions {
   store: Store;
   zones: ZoneCache;
   router: Router;
+  jobs: Jobs;
   now: () => number;
   /** How long a trip waits for a zone still in calculation before answering ZONE_NOT_READY (ms). */
   zoneWaitMillis: number;
+  /** How long a solution is kept when the request names no expireIn (default 7 days). */
+  retentionMillis: number;
+  /** Hosts callbacks may be sent to; undefined: any host. */
+  callbackHosts?: string[];
+  /** Hands the Jobs runner the solver of asynchronous trips. */
+  setSolver: (solver: JobSolver) => void;
 }
 
-/** The Trip API: POST /trip/v2/calculations, routes around the caller's stored zones. */
+/** Unfinished asynchronous trips one client may have (more: 429). */
+export const OPEN_TRIP_JOBS_PER_CLIENT = 10;
+
+const DAY = 24 * 3600_000;
+
+/** GET /v1/solutions/{id}'s query: pointsMode, by default the one the solution was written in. */
+const solutionQuerySchema = {
+  type: 'object',
+  properties: { pointsMode: { type: 'string', enum: POINTS_MODES, description: `${POINTS_MODE_DESCRIPTION} Default: as the solution was answered (a synchronous trip's pointsMode; object for asynchronous ones).` } },
+  additionalProperties: false,
+} as const;
+
+/** What a stored trip keeps beside its solution: the request and the pointsMode the solution is written in. */
+interface StoredTripRequest {
+  body: TripRequest;
+  pointsMode: PointsMode;
+}
+
+/**
+ * The Trip API. POST /v2/calculations routes through the points around the caller's stored zones
+ * (201); its solution is kept until expireIn (default 7 days) and read back, as Maplink's stored
+ * solutions are, at GET /v1/solutions/{id}. Maplink's asynchronous trips: POST /v1/problems (201
+ * {id}), then GET /v1/jobs/{id}, /v1/events?jobId=, /v1/solutions/{id}, on the job machinery of
+ * the Matrix API (durable, shared by instances, bounded per client). No clientId header needed
+ * (Maplink's clients send none); when sent it must be the token's.
+ */
 export async function tripRoutes(app: FastifyInstance, options: TripRoutesOptions): Promise<void> {
   const { store, zones, router, now } = options;
   app.addHook('onRequest', async (request) => {
-    await authenticate(request, store, 'Trip', now());
+    await authenticate(request, store, 'Trip', now(), 'optional');
   });
+  const auth = { headers: authHeadersSchema, security: [{ bearer: [] }] };
+
+  /**
+   * The body with numeric coordinates and NFC zone names, and until when its solution is kept:
+   * 400 naming every coordinate string that is no decimal, a body clientId that is not the
+   * caller's, an unreadable or too distant expireIn, a callback where none is taken.
+   */
+  function readTrip(body: TripRequest, caller: Caller, asynchronous: boolean): { trip: TripRequest; expiresAt: number } {
+    const errors: UnsupportedMember[] = [];
+    const points = body.points.map((p, i) => ({
+      ...p,
+      latitude: decimalCoordinate(p.latitude, `points[${i}].latitude`, 90, errors),
+      longitude: decimalCoordinate(p.longitude, `points[${i}].longitude`, 180, errors),
+    }));
+    if (body.clientId !== undefined && body.clientId !== caller.clientId) {
+      throw apiError(403, 'CLIENT_ID_MISMATCH', 'the body\'s clientId does not match the client the access token was issued to');
+    }
+    const at = now();
+    let expiresAt = at + options.retentionMillis;
+    if (body.expireIn !== undefined) {
+      expiresAt = maplinkDate(body.expireIn);
+      if (!Number.isFinite(expiresAt)) errors.push({ path: 'expireIn', message: 'must be epoch milliseconds or an ISO-8601 date-time' });
+      else if (expiresAt > at + TRIP_RETENTION_DAYS.max * DAY) errors.push({ path: 'expireIn', message: `must be at most ${TRIP_RETENTION_DAYS.max} days ahead` });
+      // A synchronous trip that expired already is answered and not kept; a job could never be read.
+      else if (asynchronous && expiresAt <= at) errors.push({ path: 'expireIn', message: 'is in the past: the solution could never be read' });
+    }
+    if (body.startDate !== undefined && !Number.isFinite(maplinkDate(body.startDate))) errors.push({ path: 'startDate', message: 'must be epoch milliseconds or an ISO-8601 date-time' });
+    if (body.callback) {
+      if (!asynchronous) errors.push({ path: 'callback', message: 'only asynchronous trips (POST /trip/v1/problems) call back' });
+      else {
+        const problem = callbackProblem(body.callback.url, options.callbackHosts);
+        if (problem) errors.push({ path: 'callback.url', message: problem });
+      }
+    }
+    if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+    const trip: TripRequest = { ...body, points, restrictionZones: zoneNames(body.restrictionZones ?? []), avoidanceTypes: body.avoidanceTypes ?? undefined };
+    return { trip, expiresAt };
+  }
+
+  /** Routes a read trip around the client's zones, as Maplink answers it. */
+  async function solve(trip: TripRequest, clientId: string, id: string, expiresAt: number, pointsMode: PointsMode): Promise<TripResponse> {
+    const zoneList = await resolveZones(store, zones, clientId, trip.restrictionZones ?? [], options.zoneWaitMillis);
+    return calculateTrip(trip, { router, clientId, zones: zoneList, pointsMode, now: new Date(now()), id, expiresAt });
+  }
 
   app.post<{ Body: TripRequest; Querystring: { pointsMode?: PointsMode } }>(
-    '/calculations',
+    '/v2/calculations',
     {
       schema: {
         tags: ['Trip'],
-        summary: 'Calculate a trip through ordered points, avoiding restriction zones',
-        headers: authHeadersSchema,
-        security: [{ bearer: [] }],
+        summary: 'Calculate a trip through ordered points, avoiding restriction zones; the solution is kept for reading back',
+        ...auth,
         querystring: tripQuerySchema,
         body: tripBodySchema,
-        response: { 200: tripResponseSchema },
+        response: { 201: tripResponseSchema },
       },
     },
-    async (request) => {
-      const clientId = request.caller!.clientId;
-      const zoneList = await resolveZones(store, zones, clientId, zoneNames(request.body.restrictionZones ?? []), options.zoneWaitMillis);
-      return calculateTrip(request.body, { router, clientId, zones: zoneList, pointsMode: request.query.pointsMode, now: new Date(now()) });
+    async (request, reply) => {
+      const caller = request.caller!;
+      const { trip, expiresAt } = readTrip(request.body, caller, false);
+      const pointsMode = request.query.pointsMode ?? 'polyline';
+      const solution = await solve(trip, caller.clientId, randomUUID(), expiresAt, pointsMode);
+      const json = JSON.stringify(solution);
+      const at = now();
+      // Kept before it is answered: an id the client has read back is never lost.
+      if (expiresAt > at) {
+        const stored: StoredTripRequest = { body: trip, pointsMode };
+        await store.insertJob({
+          id: solution.id, clientId: caller.clientId, kind: 'trip', status: 'SOLVED', request: stored, solutionJson: json,
+          attempts: 0, createdAt: at, updatedAt: at, expiresAt,
+        });
+      }
+      return sendJsonText(reply.code(201), json);
     },
   );
+
+  app.post<{ Body: TripRequest }>(
+    '/v1/problems',
+    {
+      schema: {
+        tags: ['Trip'],
+        summary: 'Queue a trip (Maplink\'s asynchronous Trip API); answers the job id',
+        ...auth,
+        body: tripProblemSchema,
+        response: { 201: { type: 'object', properties: { id: { type: 'string' } } } },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller!;
+      const { trip, expiresAt } = readTrip(request.body, caller, true);
+      // What can be known now is answered now, not as a failed job later: features and stops, zones.
+      checkTripFeatures(trip, router);
+      const names = [...new Set(trip.restrictionZones ?? [])];
+      const known = await store.zoneRevisions(caller.clientId, names);
+      const missing = names.filter((n) => !known.some((z) => z.name === n));
+      if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
+      if ((await store.openJobs(caller.clientId, 'trip')) >= OPEN_TRIP_JOBS_PER_CLIENT) {
+        throw new HttpError(429, { code: 'TRIP_JOBS_LIMIT', message: `at most ${OPEN_TRIP_JOBS_PER_CLIENT} unfinished trip jobs per client; post again when one has finished` }, { 'retry-after': '5' });
+      }
+      const at = now();
+      const id = randomUUID();
+      const stored: StoredTripRequest = { body: trip, pointsMode: 'object' };
+      await store.insertJob({ id, clientId: caller.clientId, kind: 'trip', status: 'ENQUEUED', request: stored, attempts: 0, createdAt: at, updatedAt: at, expiresAt });
+      options.jobs.poke();
+      return reply.code(201).send({ id });
+    },
+  );
+
+  // An asynchronous trip's solution is written in object mode (Maplink's default for them), a
+  // synchronous one's in the pointsMode it was answered in; ?pointsMode= rewrites it.
+  options.setSolver(async (job: Job) => {
+    const { body, pointsMode } = job.request as StoredTripRequest;
+    return JSON.stringify(await solve(body, job.clientId, job.id, job.expiresAt, pointsMode));
+  });
+
+  jobReadRoutes(app, {
+    kind: 'trip', store, now, api: 'trip', name: 'Trip', prefix: '/v1', notSolvedStatus: 404,
+    solutionQuery: solutionQuerySchema,
+    sendSolution: (job, request, reply) => {
+      const wanted = (request.query as { pointsMode?: PointsMode }).pointsMode;
+      const stored = (job.request as StoredTripRequest).pointsMode;
+      return sendJsonText(reply, wanted === undefined || wanted === stored ? job.solutionJson! : rewritePoints(job.solutionJson!, stored, wanted));
+    },
+  });
+}
+
+/** A trip solution's JSON with every leg's points re-encoded from one pointsMode into another. */
+function rewritePoints(json: string, from: PointsMode, to: PointsMode): string {
+  const solution = JSON.parse(json) as TripResponse;
+  for (const leg of solution.legs) leg.points = encodePoints(decodePoints(leg.points as EncodedPoints, from), to);
+  return JSON.stringify(solution);
 }

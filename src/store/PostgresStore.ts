@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, MATRIX_JOB_STATUS_COLUMNS, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
-  type MatrixJobEventRow, type MatrixJobRow, type TokenRow,
+  brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventFromRow, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  type JobEventRow, type JobRow, type TokenRow,
 } from './rows.js';
 import {
-  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
+  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type Job, type JobEvent, type JobStatus, type JobKind, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
 } from './Store.js';
 
 /** Any 64-bit number of our own: serialises migrations when several instances start at once. */
@@ -239,64 +239,64 @@ export class PostgresStore implements Store {
     return (await this.pool.query('DELETE FROM zones WHERE client_id = $1 AND name = $2', [storableText(clientId, 'client_id'), storableText(name, 'name')])).rowCount === 1;
   }
 
-  async insertMatrixJob(job: MatrixJob): Promise<void> {
+  async insertJob(job: Job): Promise<void> {
     await this.inTransaction(async (db) => {
-      await db.query('INSERT INTO matrix_jobs (id, client_id, status, request, attempts, created_at, updated_at, expires_at) VALUES ($1, $2, $3, $4, 0, $5, $6, $7)',
-        [job.id, job.clientId, job.status, JSON.stringify(job.request), job.createdAt, job.updatedAt, job.expiresAt]);
-      await addMatrixEvent(db, job.id, job.status, job.createdAt);
+      await db.query('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9)',
+        [job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt]);
+      await addJobEvent(db, job.id, job.status, job.createdAt);
     });
   }
 
-  async openMatrixJobs(clientId: string): Promise<number> {
-    const { rows } = await this.pool.query("SELECT count(*) AS n FROM matrix_jobs WHERE client_id = $1 AND status IN ('ENQUEUED', 'PROCESSING')", [clientId]);
+  async openJobs(clientId: string, kind: JobKind): Promise<number> {
+    const { rows } = await this.pool.query("SELECT count(*) AS n FROM jobs WHERE client_id = $1 AND kind = $2 AND status IN ('ENQUEUED', 'PROCESSING')", [clientId, kind]);
     return Number(rows[0].n);
   }
 
-  async getMatrixJob(clientId: string, id: string, now: number, withSolution = false): Promise<MatrixJob | undefined> {
-    const { rows } = await this.pool.query<MatrixJobRow>(
-      `SELECT ${withSolution ? '*' : MATRIX_JOB_STATUS_COLUMNS} FROM matrix_jobs WHERE id = $1 AND client_id = $2 AND expires_at > $3`, [id, clientId, now]);
-    return rows[0] && matrixJobFromRow(rows[0]);
+  async getJob(clientId: string, kind: JobKind, id: string, now: number, withSolution = false): Promise<Job | undefined> {
+    const { rows } = await this.pool.query<JobRow>(
+      `SELECT ${withSolution ? '*' : JOB_STATUS_COLUMNS} FROM jobs WHERE id = $1 AND client_id = $2 AND kind = $3 AND expires_at > $4`, [id, clientId, kind, now]);
+    return rows[0] && jobFromRow(rows[0]);
   }
 
-  async matrixJobEvents(clientId: string, id: string, now: number): Promise<MatrixJobEvent[]> {
-    const { rows } = await this.pool.query<MatrixJobEventRow>(`SELECT e.* FROM matrix_job_events e JOIN matrix_jobs j ON j.id = e.job_id
-      WHERE j.id = $1 AND j.client_id = $2 AND j.expires_at > $3 ORDER BY e.seq`, [id, clientId, now]);
-    return rows.map(matrixJobEventFromRow);
+  async jobEvents(clientId: string, kind: JobKind, id: string, now: number): Promise<JobEvent[]> {
+    const { rows } = await this.pool.query<JobEventRow>(`SELECT e.* FROM job_events e JOIN jobs j ON j.id = e.job_id
+      WHERE j.id = $1 AND j.client_id = $2 AND j.kind = $3 AND j.expires_at > $4 ORDER BY e.seq`, [id, clientId, kind, now]);
+    return rows.map(jobEventFromRow);
   }
 
-  async claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined> {
+  async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {
     return this.inTransaction(async (db) => {
       for (;;) {
         // SKIP LOCKED: instances polling at once each take a different job, none waits on another.
-        const { rows } = await db.query<MatrixJobRow>(`SELECT * FROM matrix_jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < $1))
+        const { rows } = await db.query<JobRow>(`SELECT * FROM jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < $1))
           AND expires_at > $1 ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`, [now]);
         const row = rows[0];
         if (!row) return undefined;
         if (Number(row.attempts) >= maxAttempts) {
           const failure = `given up after ${row.attempts} attempts: the instances that took it up stopped before finishing`;
-          await db.query("UPDATE matrix_jobs SET status = 'FAILED', failure = $1, lease_until = NULL, updated_at = $2 WHERE id = $3", [failure, now, row.id]);
-          await addMatrixEvent(db, row.id, 'FAILED', now, failure);
+          await db.query("UPDATE jobs SET status = 'FAILED', failure = $1, lease_until = NULL, updated_at = $2 WHERE id = $3", [failure, now, row.id]);
+          await addJobEvent(db, row.id, 'FAILED', now, failure);
           continue;
         }
-        await db.query("UPDATE matrix_jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = $1, updated_at = $2 WHERE id = $3", [now + leaseMillis, now, row.id]);
-        await addMatrixEvent(db, row.id, 'PROCESSING', now);
-        return matrixJobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
+        await db.query("UPDATE jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = $1, updated_at = $2 WHERE id = $3", [now + leaseMillis, now, row.id]);
+        await addJobEvent(db, row.id, 'PROCESSING', now);
+        return jobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
       }
     });
   }
 
-  async finishMatrixJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
+  async finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
     return this.inTransaction(async (db) => {
       const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';
-      const { rowCount } = await db.query("UPDATE matrix_jobs SET status = $1, solution = $2, failure = $3, lease_until = NULL, updated_at = $4 WHERE id = $5 AND status = 'PROCESSING'",
+      const { rowCount } = await db.query("UPDATE jobs SET status = $1, solution = $2, failure = $3, lease_until = NULL, updated_at = $4 WHERE id = $5 AND status = 'PROCESSING'",
         [status, 'solutionJson' in outcome ? outcome.solutionJson : null, 'failure' in outcome ? outcome.failure : null, now, id]);
-      if (rowCount === 1) await addMatrixEvent(db, id, status, now, 'failure' in outcome ? outcome.failure : undefined);
+      if (rowCount === 1) await addJobEvent(db, id, status, now, 'failure' in outcome ? outcome.failure : undefined);
       return rowCount === 1;
     });
   }
 
-  async deleteExpiredMatrixJobs(now: number): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM matrix_jobs WHERE expires_at <= $1', [now]);
+  async deleteExpiredJobs(now: number): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM jobs WHERE expires_at <= $1', [now]);
     return rowCount ?? 0;
   }
 
@@ -318,6 +318,6 @@ export class PostgresStore implements Store {
 }
 
 /** A job's next event (seq per job; the job row is locked or new in the caller's transaction). */
-async function addMatrixEvent(db: pg.PoolClient, jobId: string, status: MatrixJobStatus, at: number, detail?: string): Promise<void> {
-  await db.query('INSERT INTO matrix_job_events SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4 FROM matrix_job_events WHERE job_id = $1', [jobId, status, at, detail ?? null]);
+async function addJobEvent(db: pg.PoolClient, jobId: string, status: JobStatus, at: number, detail?: string): Promise<void> {
+  await db.query('INSERT INTO job_events SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4 FROM job_events WHERE job_id = $1', [jobId, status, at, detail ?? null]);
 }

@@ -5,11 +5,11 @@ import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName 
 import type { ZoneWriteReply, ZoneWriterData, ZoneWriteRequest } from './sqliteZoneWriter.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, MATRIX_JOB_STATUS_COLUMNS, matrixJobEventFromRow, matrixJobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
-  type ClientRow, type MatrixJobEventRow, type MatrixJobRow, type TokenRow, type ZoneRow,
+  brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventFromRow, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  type ClientRow, type JobEventRow, type JobRow, type TokenRow, type ZoneRow,
 } from './rows.js';
 import {
-  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
+  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type Job, type JobEvent, type JobStatus, type JobKind, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
 } from './Store.js';
 
 /**
@@ -243,66 +243,66 @@ export class SqliteStore implements Store {
     return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(storableText(clientId, 'client_id'), storableText(name, 'name')).changes === 1;
   }
 
-  async insertMatrixJob(job: MatrixJob): Promise<void> {
+  async insertJob(job: Job): Promise<void> {
     this.db.immediate(() => {
-      this.statement('INSERT INTO matrix_jobs (id, client_id, status, request, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)')
-        .run(job.id, job.clientId, job.status, JSON.stringify(job.request), job.createdAt, job.updatedAt, job.expiresAt);
-      this.addMatrixEvent(job.id, job.status, job.createdAt);
+      this.statement('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)')
+        .run(job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt);
+      this.addJobEvent(job.id, job.status, job.createdAt);
     });
   }
 
-  async openMatrixJobs(clientId: string): Promise<number> {
-    const row = this.statement("SELECT count(*) AS n FROM matrix_jobs WHERE client_id = ? AND status IN ('ENQUEUED', 'PROCESSING')").get(clientId) as { n: number };
+  async openJobs(clientId: string, kind: JobKind): Promise<number> {
+    const row = this.statement("SELECT count(*) AS n FROM jobs WHERE client_id = ? AND kind = ? AND status IN ('ENQUEUED', 'PROCESSING')").get(clientId, kind) as { n: number };
     return Number(row.n);
   }
 
-  async getMatrixJob(clientId: string, id: string, now: number, withSolution = false): Promise<MatrixJob | undefined> {
-    const row = this.statement(`SELECT ${withSolution ? '*' : MATRIX_JOB_STATUS_COLUMNS} FROM matrix_jobs WHERE id = ? AND client_id = ? AND expires_at > ?`)
-      .get(id, clientId, now) as MatrixJobRow | undefined;
-    return row && matrixJobFromRow(row);
+  async getJob(clientId: string, kind: JobKind, id: string, now: number, withSolution = false): Promise<Job | undefined> {
+    const row = this.statement(`SELECT ${withSolution ? '*' : JOB_STATUS_COLUMNS} FROM jobs WHERE id = ? AND client_id = ? AND kind = ? AND expires_at > ?`)
+      .get(id, clientId, kind, now) as JobRow | undefined;
+    return row && jobFromRow(row);
   }
 
-  async matrixJobEvents(clientId: string, id: string, now: number): Promise<MatrixJobEvent[]> {
-    const rows = this.statement(`SELECT e.* FROM matrix_job_events e JOIN matrix_jobs j ON j.id = e.job_id
-      WHERE j.id = ? AND j.client_id = ? AND j.expires_at > ? ORDER BY e.seq`).all(id, clientId, now) as MatrixJobEventRow[];
-    return rows.map(matrixJobEventFromRow);
+  async jobEvents(clientId: string, kind: JobKind, id: string, now: number): Promise<JobEvent[]> {
+    const rows = this.statement(`SELECT e.* FROM job_events e JOIN jobs j ON j.id = e.job_id
+      WHERE j.id = ? AND j.client_id = ? AND j.kind = ? AND j.expires_at > ? ORDER BY e.seq`).all(id, clientId, kind, now) as JobEventRow[];
+    return rows.map(jobEventFromRow);
   }
 
-  async claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined> {
+  async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {
     // IMMEDIATE: the write lock first, so two processes on one file never take the same job.
     return this.db.immediate(() => {
       for (;;) {
-        const row = this.statement(`SELECT * FROM matrix_jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < ?))
-          AND expires_at > ? ORDER BY created_at LIMIT 1`).get(now, now) as MatrixJobRow | undefined;
+        const row = this.statement(`SELECT * FROM jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < ?))
+          AND expires_at > ? ORDER BY created_at LIMIT 1`).get(now, now) as JobRow | undefined;
         if (!row) return undefined;
         if (Number(row.attempts) >= maxAttempts) {
           const failure = `given up after ${row.attempts} attempts: the instances that took it up stopped before finishing`;
-          this.statement("UPDATE matrix_jobs SET status = 'FAILED', failure = ?, lease_until = NULL, updated_at = ? WHERE id = ?").run(failure, now, row.id);
-          this.addMatrixEvent(row.id, 'FAILED', now, failure);
+          this.statement("UPDATE jobs SET status = 'FAILED', failure = ?, lease_until = NULL, updated_at = ? WHERE id = ?").run(failure, now, row.id);
+          this.addJobEvent(row.id, 'FAILED', now, failure);
           continue;
         }
-        this.statement("UPDATE matrix_jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?").run(now + leaseMillis, now, row.id);
-        this.addMatrixEvent(row.id, 'PROCESSING', now);
-        return matrixJobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
+        this.statement("UPDATE jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?").run(now + leaseMillis, now, row.id);
+        this.addJobEvent(row.id, 'PROCESSING', now);
+        return jobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
       }
     });
   }
 
-  async finishMatrixJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
+  async finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
     return this.db.immediate(() => {
       const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';
-      const changed = this.statement("UPDATE matrix_jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
+      const changed = this.statement("UPDATE jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
         .run(status, 'solutionJson' in outcome ? outcome.solutionJson : null, 'failure' in outcome ? outcome.failure : null, now, id).changes === 1;
-      if (changed) this.addMatrixEvent(id, status, now, 'failure' in outcome ? outcome.failure : undefined);
+      if (changed) this.addJobEvent(id, status, now, 'failure' in outcome ? outcome.failure : undefined);
       return changed;
     });
   }
 
-  async deleteExpiredMatrixJobs(now: number): Promise<number> {
-    return this.statement('DELETE FROM matrix_jobs WHERE expires_at <= ?').run(now).changes;
+  async deleteExpiredJobs(now: number): Promise<number> {
+    return this.statement('DELETE FROM jobs WHERE expires_at <= ?').run(now).changes;
   }
 
-  private addMatrixEvent(jobId: string, status: MatrixJobStatus, at: number, detail?: string): void {
-    this.statement('INSERT INTO matrix_job_events SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ? FROM matrix_job_events WHERE job_id = ?').run(jobId, status, at, detail ?? null, jobId);
+  private addJobEvent(jobId: string, status: JobStatus, at: number, detail?: string): void {
+    this.statement('INSERT INTO job_events SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ? FROM job_events WHERE job_id = ?').run(jobId, status, at, detail ?? null, jobId);
   }
 }

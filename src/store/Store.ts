@@ -175,19 +175,27 @@ export interface ZoneStore {
   deleteZone(clientId: string, name: string): Promise<boolean>;
 }
 
-/** A matrix job's state (Maplink's names). */
-export type MatrixJobStatus = 'ENQUEUED' | 'PROCESSING' | 'SOLVED' | 'FAILED';
+/** A job's state (Maplink's names). */
+export type JobStatus = 'ENQUEUED' | 'PROCESSING' | 'SOLVED' | 'FAILED';
 
-/** An asynchronous matrix: the request as posted, and once done its solution or why it failed. */
-export interface MatrixJob {
+/** What a job computes: a distance matrix (Matrix API) or a trip (Trip API, stored or asynchronous). */
+export type JobKind = 'matrix' | 'trip';
+
+/**
+ * A problem posted to an asynchronous API, or a synchronous trip kept for reading back: the
+ * request as posted, and once done its solution or why it failed. A synchronous trip is stored
+ * SOLVED at once.
+ */
+export interface Job {
   id: string;
   clientId: string;
-  status: MatrixJobStatus;
-  /** The validated POST /matrix/v1/problems body. */
+  kind: JobKind;
+  status: JobStatus;
+  /** The validated request body. */
   request: unknown;
   /**
    * The solution body as JSON text, once SOLVED: stored and answered as it is, never parsed on
-   * the way (a 100 x 100 solution is about 1 MB; parsing it at every status poll held the event loop).
+   * the way (a 100 x 100 matrix is about 1 MB; parsing it at every status poll held the event loop).
    */
   solutionJson?: string;
   /** Why, once FAILED. */
@@ -202,42 +210,41 @@ export interface MatrixJob {
 }
 
 /** A status change of a job. */
-export interface MatrixJobEvent {
+export interface JobEvent {
   jobId: string;
-  status: MatrixJobStatus;
+  status: JobStatus;
   /** Epoch milliseconds. */
   at: number;
   detail?: string;
 }
 
 /**
- * Matrix jobs, shared by every instance on one database: any instance may take up a job
- * (claimMatrixJob: atomic, one taker; a taker that dies leaves a lease that runs out) and any
- * answers for it.
+ * Jobs, shared by every instance on one database: any instance may take up a job (claimJob:
+ * atomic, one taker; a taker that dies leaves a lease that runs out) and any answers for it.
  */
-export interface MatrixJobStore {
-  /** Stores a new ENQUEUED job and its first event. */
-  insertMatrixJob(job: MatrixJob): Promise<void>;
-  /** The client's jobs not finished yet (ENQUEUED or PROCESSING). */
-  openMatrixJobs(clientId: string): Promise<number>;
-  /** The client's job, unless absent or expired at `now`; without its solution text unless `withSolution`. */
-  getMatrixJob(clientId: string, id: string, now: number, withSolution?: boolean): Promise<MatrixJob | undefined>;
-  /** The client's job's events, oldest first (empty when absent or expired). */
-  matrixJobEvents(clientId: string, id: string, now: number): Promise<MatrixJobEvent[]>;
+export interface JobStore {
+  /** Stores a new job (ENQUEUED, or SOLVED with its solution) and its first event. */
+  insertJob(job: Job): Promise<void>;
+  /** The client's jobs of that kind not finished yet (ENQUEUED or PROCESSING). */
+  openJobs(clientId: string, kind: JobKind): Promise<number>;
+  /** The client's job of that kind, unless absent or expired at `now`; without its solution text unless `withSolution`. */
+  getJob(clientId: string, kind: JobKind, id: string, now: number, withSolution?: boolean): Promise<Job | undefined>;
+  /** The events of the client's job of that kind, oldest first (empty when absent or expired). */
+  jobEvents(clientId: string, kind: JobKind, id: string, now: number): Promise<JobEvent[]>;
   /**
    * Takes up the oldest job that is ENQUEUED, or PROCESSING with its lease run out (its taker
    * died), unless it has had `maxAttempts` already (then it FAILS): marks it PROCESSING with a
    * lease until now + leaseMillis. Atomic across instances: a job goes to one taker at a time.
    */
-  claimMatrixJob(now: number, leaseMillis: number, maxAttempts: number): Promise<MatrixJob | undefined>;
+  claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined>;
   /** Records SOLVED with its solution or FAILED with why; false when the job is gone or no longer PROCESSING. */
-  finishMatrixJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean>;
+  finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean>;
   /** Deletes jobs expired at `now` with their events; returns how many jobs. */
-  deleteExpiredMatrixJobs(now: number): Promise<number>;
+  deleteExpiredJobs(now: number): Promise<number>;
 }
 
 /** Everything the service persists: SQLite (embedded, default) or PostgreSQL (shared). */
-export interface Store extends ClientStore, TokenStore, ZoneStore, MatrixJobStore {
+export interface Store extends ClientStore, TokenStore, ZoneStore, JobStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Where the data lives, for logs (file path or database host, never a password). */
   readonly location: string;

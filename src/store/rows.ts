@@ -1,5 +1,5 @@
 import { unstorableTextProblem } from '../zones/validateZone.js';
-import { UnstorableText, type ClientRecord, type MatrixJob, type MatrixJobEvent, type MatrixJobStatus, storedZoneFromJson, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
+import { UnstorableText, type ClientRecord, type Job, type JobEvent, type JobStatus, type JobKind, storedZoneFromJson, type StoredZone, type TokenLookup, type ZoneQuota, type ZoneUsage } from './Store.js';
 
 /** Throws UnstorableText when a client-supplied string cannot be stored as text; returns it. */
 export function storableText(value: string, field: string): string {
@@ -90,10 +90,11 @@ export const tokenFromRow = (row: TokenRow): TokenLookup => ({
 /** Joins a token to its client, for whether the client was revoked since. */
 export const TOKEN_QUERY = 'SELECT t.*, c.revoked_at FROM tokens t JOIN clients c ON c.client_id = t.client_id WHERE t.token_hash = ';
 
-/** A matrix_jobs row as both databases return it (BIGINT may come back as text from pg). */
-export interface MatrixJobRow {
+/** A jobs row as both databases return it (BIGINT may come back as text from pg). */
+export interface JobRow {
   id: string;
   client_id: string;
+  kind: string;
   status: string;
   request: string;
   solution: string | null;
@@ -104,14 +105,15 @@ export interface MatrixJobRow {
   expires_at: number | string;
 }
 
-/** The matrix_jobs columns but the solution text (NULL in its place): what a status needs. */
-export const MATRIX_JOB_STATUS_COLUMNS = 'id, client_id, status, request, NULL AS solution, failure, attempts, created_at, updated_at, expires_at';
+/** The jobs columns but the solution text (NULL in its place): what a status needs. */
+export const JOB_STATUS_COLUMNS = 'id, client_id, kind, status, request, NULL AS solution, failure, attempts, created_at, updated_at, expires_at';
 
-export const matrixJobFromRow = (r: MatrixJobRow): MatrixJob => ({
+export const jobFromRow = (r: JobRow): Job => ({
   id: r.id,
   clientId: r.client_id,
-  status: r.status as MatrixJobStatus,
-  request: parseJsonColumn<unknown>(r.request, 'matrix_jobs.request'),
+  kind: r.kind as JobKind,
+  status: r.status as JobStatus,
+  request: parseJsonColumn<unknown>(r.request, 'jobs.request'),
   ...(r.solution !== null ? { solutionJson: r.solution } : {}),
   ...(r.failure !== null ? { failure: r.failure } : {}),
   attempts: Number(r.attempts),
@@ -120,16 +122,16 @@ export const matrixJobFromRow = (r: MatrixJobRow): MatrixJob => ({
   expiresAt: Number(r.expires_at),
 });
 
-export interface MatrixJobEventRow {
+export interface JobEventRow {
   job_id: string;
   status: string;
   at: number | string;
   detail: string | null;
 }
 
-export const matrixJobEventFromRow = (r: MatrixJobEventRow): MatrixJobEvent => ({
+export const jobEventFromRow = (r: JobEventRow): JobEvent => ({
   jobId: r.job_id,
-  status: r.status as MatrixJobStatus,
+  status: r.status as JobStatus,
   at: Number(r.at),
   ...(r.detail !== null ? { detail: r.detail } : {}),
 });

@@ -106,4 +106,13 @@ export const MIGRATIONS: readonly Migration[] = [
      detail TEXT,
      PRIMARY KEY (job_id, seq)
    );`,
+  // 5: jobs of every asynchronous API (and synchronous trips kept for reading back), by kind.
+  `ALTER TABLE matrix_jobs RENAME TO jobs;
+   ALTER TABLE matrix_job_events RENAME TO job_events;
+   ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'matrix';
+   DROP INDEX matrix_jobs_open;
+   DROP INDEX matrix_jobs_expires;
+   CREATE INDEX jobs_open ON jobs (created_at) WHERE status IN ('ENQUEUED', 'PROCESSING');
+   CREATE INDEX jobs_expires ON jobs (expires_at);
+   CREATE INDEX jobs_client_open ON jobs (client_id, kind) WHERE status IN ('ENQUEUED', 'PROCESSING');`,
 ];

@@ -3,6 +3,7 @@ import { encodePoints, type EncodedPoints, type PointsMode } from '../geo/pointE
 import type { CalculationMode, Router } from '../routing/Router.js';
 import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';
 
 /** A stop as the Trip API takes it. */
 export interface TripPoint {
@@ -11,15 +12,28 @@ export interface TripPoint {
   siteId?: string;
 }
 
-/** The body of POST /trip/v2/calculations. */
-export interface TripRequest {
+/**
+ * The body of POST /trip/v2/calculations (and of v1's POST /trip/v1/problems): the members detour
+ * acts on, and Maplink's others (MaplinkTripExtras), which it reads and takes at their defaults.
+ */
+export interface TripRequest extends MaplinkTripExtras {
   calculationMode?: CalculationMode;
   points: TripPoint[];
   /** Names of the caller's stored restriction zones to avoid. */
-  restrictionZones?: string[];
+  restrictionZones?: string[] | null;
   /** Road types to avoid, and how hard (Maplink's avoidance options; FRONTIERS is refused). */
   avoidanceTypes?: Array<AvoidanceType | 'FRONTIERS'>;
   avoidanceBehavior?: AvoidanceBehavior;
+  /** Until when the solution is kept: epoch milliseconds or ISO-8601. */
+  expireIn?: number | string;
+  /** Maplink v1: the routing profile; the loaded graph is detour's. */
+  profileName?: string;
+  /** Maplink v1: the client (the token's, when given). */
+  clientId?: string;
+  /** Departure: recorded. */
+  startDate?: number | string;
+  /** v1 (asynchronous) only: POSTed when the job ends. */
+  callback?: { url: string; user?: string; password?: string };
 }
 
 export interface TripLeg {
@@ -54,6 +68,8 @@ export interface TripResponse {
   legs: TripLeg[];
   /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601: until when GET /trip/v1/solutions/{id} answers it (Maplink's name). */
+  expiryIn?: string;
 }
 
 export interface TripContext {
@@ -63,6 +79,10 @@ export interface TripContext {
   zones: CalculatedZone[];
   pointsMode?: PointsMode;
   now?: Date;
+  /** The solution's id (default a new UUID: an asynchronous trip's is its job's). */
+  id?: string;
+  /** Until when the solution is kept (epoch milliseconds), answered as expiryIn. */
+  expiresAt?: number;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -77,18 +97,20 @@ const pointLabel = (p: TripPoint, i: number) => (p.siteId !== undefined && p.sit
  */
 export function calculateTrip(request: TripRequest, context: TripContext): TripResponse {
   const mode = request.calculationMode ?? 'THE_FASTEST';
+  const pointLabels = request.points.map(pointLabel);
+  checkTripFeatures(request, context.router, pointLabels);
   const route = context.router.route({
     points: request.points,
     calculationMode: mode,
     zones: context.zones,
-    pointLabels: request.points.map(pointLabel),
+    pointLabels,
     avoidanceTypes: request.avoidanceTypes as AvoidanceType[] | undefined,
     avoidanceBehavior: request.avoidanceBehavior,
   });
   const pointsMode = context.pointsMode ?? 'polyline';
   const siteId = (i: number) => request.points[i].siteId ?? null;
   return {
-    id: randomUUID(),
+    id: context.id ?? randomUUID(),
     clientId: context.clientId,
     calculationMode: mode,
     totalDistance: Math.round(route.distance),
@@ -111,5 +133,18 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
       }),
     })),
     createdAt: (context.now ?? new Date()).toISOString(),
+    ...(context.expiresAt !== undefined && { expiryIn: new Date(context.expiresAt).toISOString() }),
   };
+}
+
+/**
+ * Throws 400 UNSUPPORTED_FEATURE naming every Maplink member whose value asks for what detour does
+ * not do yet (unsupportedTripMembers), after the stops are snapped: a stop off this graph's roads
+ * (422 POINT_NOT_ROUTABLE) is the more basic answer, and snapping costs only such requests.
+ */
+export function checkTripFeatures(request: TripRequest, router: Router, pointLabels = request.points.map(pointLabel)): void {
+  const unsupported = unsupportedTripMembers(request);
+  if (unsupported.length === 0) return;
+  router.snapStops(request.points, pointLabels);
+  throw unsupportedFeature(unsupported);
 }

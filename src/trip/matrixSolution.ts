@@ -15,12 +15,14 @@ export interface MatrixProblem {
   origins: MatrixSite[];
   destinations: MatrixSite[];
   /** Names of the caller's stored restriction zones to avoid. */
-  restrictionZones?: string[];
+  restrictionZones?: string[] | null;
   /** Road types no element may drive (FAIL only). */
-  avoidanceTypes?: Array<AvoidanceType | 'FRONTIERS'>;
+  avoidanceTypes?: Array<AvoidanceType | 'FRONTIERS'> | null;
   avoidanceBehavior?: 'FAIL';
-  /** Accepted for Maplink clients; detour has one car profile. */
+  /** Maplink's profile: LINEAR gives straight-line distances; any other routes on the graph's car profile. */
   tripProfile?: string;
+  /** Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours. */
+  startDate?: number | string;
   callback?: { url: string; user?: string; password?: string };
 }
 

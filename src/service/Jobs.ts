@@ -1,17 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { DetourError } from '../errors.js';
-import type { MatrixRunner } from '../routing/MatrixRunner.js';
-import type { MatrixJob, Store } from '../store/Store.js';
-import { matrixSolution, type MatrixProblem } from '../trip/matrixSolution.js';
-import type { ZoneCache } from '../zones/ZoneCache.js';
+import type { Job, JobKind, Store } from '../store/Store.js';
 import { HttpError } from './httpErrors.js';
-import { resolveZones } from './resolveZones.js';
-import type { AvoidanceType } from '../routing/avoidance.js';
 
-export interface MatrixJobsOptions {
+/** Computes a job's solution as JSON text; throws DetourError or HttpError for problems of the request. */
+export type JobSolver = (job: Job) => Promise<string>;
+
+/** Where a job's end is POSTed (Maplink's callback member). */
+export interface JobCallback {
+  url: string;
+  user?: string;
+  password?: string;
+}
+
+export interface JobsOptions {
   store: Store;
-  runner: MatrixRunner;
-  zones: ZoneCache;
+  /** How each kind of job is solved. */
+  solvers: Record<JobKind, JobSolver>;
   now: () => number;
   log: FastifyBaseLogger;
   /** How long a taken job is this instance's before another may take it up (default 10 minutes). */
@@ -26,11 +31,12 @@ export interface MatrixJobsOptions {
 }
 
 /**
- * Takes up matrix jobs from the store, one at a time per instance, and runs them on the matrix
- * worker thread: jobs posted here start at once (poke), jobs posted on other instances or left
- * by a dead one (lease run out) within a poll. The store makes each job one taker's.
+ * Takes up jobs (matrices, asynchronous trips) from the store, one at a time per instance, and
+ * solves them with their kind's solver: jobs posted here start at once (poke), jobs posted on
+ * other instances or left by a dead one (lease run out) within a poll. The store makes each job
+ * one taker's.
  */
-export class MatrixJobs {
+export class Jobs {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
@@ -39,7 +45,7 @@ export class MatrixJobs {
   private readonly pollMillis: number;
   private readonly maxAttempts: number;
 
-  constructor(private readonly options: MatrixJobsOptions) {
+  constructor(private readonly options: JobsOptions) {
     this.leaseMillis = options.leaseMillis ?? 10 * 60_000;
     this.pollMillis = options.pollMillis ?? 1000;
     this.maxAttempts = options.maxAttempts ?? 3;
@@ -74,44 +80,39 @@ export class MatrixJobs {
   private async drain(): Promise<void> {
     const { store, now, log } = this.options;
     try {
-      await store.deleteExpiredMatrixJobs(now());
+      await store.deleteExpiredJobs(now());
       for (;;) {
         if (this.stopped) return;
-        const job = await store.claimMatrixJob(now(), this.leaseMillis, this.maxAttempts);
+        const job = await store.claimJob(now(), this.leaseMillis, this.maxAttempts);
         if (!job) return;
         await this.run(job);
       }
     } catch (err) {
-      log.error({ err }, 'matrix jobs: the store failed; retrying at the next poll');
+      log.error({ err }, 'jobs: the store failed; retrying at the next poll');
     }
   }
 
-  private async run(job: MatrixJob): Promise<void> {
-    const { store, runner, zones, now, log } = this.options;
-    const problem = job.request as MatrixProblem;
+  private async run(job: Job): Promise<void> {
+    const { store, now, log } = this.options;
     let outcome: { solutionJson: string } | { failure: string };
     try {
-      const zoneList = await resolveZones(store, zones, job.clientId, problem.restrictionZones ?? [], 60_000);
-      const result = await runner.run({
-        origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
-        avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
-      });
-      outcome = { solutionJson: JSON.stringify(matrixSolution(result, problem, job.id, job.clientId, now())) };
+      outcome = { solutionJson: await this.options.solvers[job.kind](job) };
     } catch (err) {
       // Problems of the request (zones deleted or unusable since it was posted) fail the job with
       // their message; anything else is logged and the job fails without internals.
       if (err instanceof DetourError || err instanceof HttpError) outcome = { failure: err.message };
       else {
-        log.error({ err, job: job.id }, 'matrix job failed');
+        log.error({ err, job: job.id, kind: job.kind }, 'job failed');
         outcome = { failure: 'internal error; the service log has the details' };
       }
     }
-    const finished = await store.finishMatrixJob(job.id, outcome, now());
-    if (finished && problem.callback) void this.callBack(job, problem.callback, 'solutionJson' in outcome ? 'SOLVED' : 'FAILED');
+    const finished = await store.finishJob(job.id, outcome, now());
+    const callback = (job.request as { callback?: JobCallback }).callback;
+    if (finished && callback) void this.callBack(job, callback, 'solutionJson' in outcome ? 'SOLVED' : 'FAILED');
   }
 
   /** POSTs {id, status} to the job's callback, retrying with a growing pause; failures are logged only. */
-  private async callBack(job: MatrixJob, callback: NonNullable<MatrixProblem['callback']>, status: string): Promise<void> {
+  private async callBack(job: Job, callback: JobCallback, status: string): Promise<void> {
     const attempts = this.options.callbackAttempts ?? 3;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (callback.user !== undefined || callback.password !== undefined) {
@@ -127,9 +128,9 @@ export class MatrixJobs {
           signal: AbortSignal.timeout(this.options.callbackTimeoutMillis ?? 5000),
         });
         if (res.status < 300) return;
-        this.options.log.warn({ job: job.id, status: res.status }, 'matrix callback answered with an error');
+        this.options.log.warn({ job: job.id, kind: job.kind, status: res.status }, 'job callback answered with an error');
       } catch (err) {
-        this.options.log.warn({ job: job.id, err: (err as Error).message }, 'matrix callback failed');
+        this.options.log.warn({ job: job.id, kind: job.kind, err: (err as Error).message }, 'job callback failed');
       }
       await new Promise((r) => setTimeout(r, 500 * 2 ** i).unref());
     }

@@ -1,0 +1,145 @@
+import { DetourError, ErrorCode } from '../errors.js';
+
+/**
+ * Maplink's request vocabulary (the Trip API's v2 and v1 members, the Matrix API's) that detour
+ * reads but does not act on yet: the enums their JSON schemas check, and which values are
+ * defaults a request may carry (Maplink's SDK writes `"speedPreferences": []` on every trip) as
+ * against values asking for a feature detour lacks (400 UNSUPPORTED_FEATURE, naming the member).
+ * The schema is maplink/sdk-java's `trip-schema/` (members, enums, defaults).
+ */
+
+/** Maplink's vehicle types (v2 `vehicleType`, `toll.vehicleType`); TRUCK_WITH_TWO_SINGLE_AXIS is spelt so. */
+export const VEHICLE_TYPES = [
+  'CAR', 'MOTORCYCLE', 'CAR_WITH_THREE_SIMPLE_AXLES', 'CAR_WITH_FOUR_SIMPLE_AXLES',
+  'BUS_WITH_TWO_DOUBLE_AXLES', 'BUS_WITH_THREE_DOUBLE_AXLES', 'BUS_WITH_FOUR_DOUBLE_AXLES', 'BUS_WITH_FIVE_DOUBLE_AXLES',
+  'TRUCK_WITH_TWO_SINGLE_AXIS', 'TRUCK_WITH_TWO_DOUBLE_AXLES', 'TRUCK_WITH_THREE_DOUBLE_AXLES', 'TRUCK_WITH_FOUR_DOUBLE_AXLES',
+  'TRUCK_WITH_FIVE_DOUBLE_AXLES', 'TRUCK_WITH_SIX_DOUBLE_AXLES', 'TRUCK_WITH_SEVEN_DOUBLE_AXLES', 'TRUCK_WITH_EIGHT_DOUBLE_AXLES',
+  'TRUCK_WITH_NINE_DOUBLE_AXLES', 'TRUCK_WITH_TEN_DOUBLE_AXLES',
+] as const;
+export type VehicleType = (typeof VEHICLE_TYPES)[number];
+
+/** Road types of `speedPreferences` (Maplink's v1 RoadType). */
+export const ROAD_TYPES = [
+  'FERRY', 'PENALIZED_LOCAL_ROAD', 'LOCAL_ROAD', 'PENALIZED_SECONDARY_ROAD', 'SECONDARY_ROAD', 'PENALIZED_MAIN_ROAD',
+  'MAIN_ROAD', 'EXPRESSWAY', 'HIGHWAY',
+] as const;
+
+/** `turnByTurn.language` values. */
+export const TURN_BY_TURN_LANGUAGES = ['pt_BR', 'es_AR', 'en'] as const;
+
+/** `crossedBorders` levels and reverse geocoding modes. */
+export const CROSSED_BORDER_LEVELS = ['NONE', 'CITY', 'STATE'] as const;
+export const REVERSE_GEOCODE_MODES = ['NONE', 'START_END', 'START_END_LEGS'] as const;
+
+/** `toll` members' enums. */
+export const TOLL_BILLINGS = ['DEFAULT', 'FREE_FLOW'] as const;
+export const TRANSPONDER_OPERATORS = ['SEM_PARAR', 'CONECTCAR'] as const;
+export const TOLL_TYPES = ['GATE', 'PORTICO', 'TOLL_BOOTH', 'TOLL_GANTRY', 'MUNICIPAL_TOLL_BOOTH', 'ENTRY_GANTRY', 'EXIT_GANTRY'] as const;
+export const TOLL_BILLING_TYPES = ['TAG', 'NORMAL', 'ADDITIONAL_AXLE', 'TRAILER_AXLE', 'CRANE_AXLE', 'SUGARCANE_AXLE'] as const;
+export const TOLL_PERIODS = ['NORMAL', 'HOLIDAY', 'LOW_SEASON', 'HIGH_SEASON'] as const;
+
+/** `vehicleSpecification.loadTypes` (v1 LoadType). */
+export const LOAD_TYPES = [
+  'GOODS', 'PERSONS', 'AGRICULTURAL_PRODUCTS', 'COAL', 'BUILDING_PRODUCTS', 'HEATH_WASTES', 'SAND_GRAVELS', 'RAW_MATERIALS', 'NATURAL_RESOURCES',
+] as const;
+
+/** The numeric members of `vehicleSpecification` (tonnes and metres). */
+export const VEHICLE_SPECIFICATION_LIMITS = [
+  'maxWeight', 'maxWeightPerAxle', 'maxLength', 'maxLengthBetweenAxles', 'maxWidth', 'maxHeight',
+  'maxWeightForExplodingMaterials', 'maxWeightForPollutingMaterials', 'maxWeightForDangerousMaterials',
+] as const;
+
+/** `freight` members' enums. */
+export const FREIGHT_OPERATION_TYPES = ['A', 'B', 'C', 'D'] as const;
+export const FREIGHT_GOODS_TYPES = [
+  'GRANEL_SOLIDO', 'GRANEL_LIQUIDO', 'FRIGORIFICADA', 'FRIGORIFICADA_OU_AQUECIDA', 'CONTEINERIZADA', 'CARGA_GERAL', 'NEOGRANEL',
+  'PERIGOSA_GRANEL_SOLIDO', 'PERIGOSA_GRANEL_LIQUIDO', 'PERIGOSA_FRIGORIFICADA', 'PERIGOSA_FRIGORIFICADA_OU_AQUECIDA',
+  'PERIGOSA_CONTEINERIZADA', 'PERIGOSA_CARGA_GERAL', 'GRANEL_PRESSURIZADA',
+] as const;
+
+/** A member that asks for something detour does not do, and why. */
+export interface UnsupportedMember {
+  path: string;
+  message: string;
+}
+
+/** The Maplink members of a trip request detour reads but does not act on yet (all optional). */
+export interface MaplinkTripExtras {
+  speedPreferences?: unknown[] | null;
+  toll?: object | null;
+  crossedBorders?: { level?: string; reverseGeocode?: string } | null;
+  freight?: object | null;
+  emission?: object | null;
+  place?: object | null;
+  turnByTurn?: object | null;
+  vehicleType?: VehicleType | null;
+  vehicleSpecification?: Record<string, unknown> | null;
+  avoidanceTypes?: string[] | null;
+}
+
+/** DetourError UNSUPPORTED_FEATURE naming the members (`members`: their names, `issues`: each with why). */
+export function unsupportedFeature(members: UnsupportedMember[]): DetourError {
+  return new DetourError(ErrorCode.UNSUPPORTED_FEATURE, `not supported yet: ${members.map((m) => `${m.path}: ${m.message}`).join('; ')}`, {
+    issues: members,
+    members: [...new Set(members.map((m) => m.path.replace(/\[\d+\]$/, '')))],
+  });
+}
+
+/** FRONTIERS among avoidanceTypes (trips and matrices): the graph knows no country borders. */
+export function unsupportedAvoidance(types: readonly string[] | null | undefined): UnsupportedMember[] {
+  const i = types?.indexOf('FRONTIERS') ?? -1;
+  return i < 0 ? [] : [{ path: `avoidanceTypes[${i}]`, message: 'FRONTIERS cannot be avoided: the graph knows no country borders' }];
+}
+
+/** A member left out, null, or an empty array or object: what Maplink's clients send for "none". */
+const isEmpty = (value: unknown): boolean =>
+  value === undefined || value === null || (Array.isArray(value) ? value.length === 0 : typeof value === 'object' && Object.keys(value as object).length === 0);
+
+/**
+ * The members of a trip request (v2 body or v1 payload, already schema-checked) that ask for a
+ * feature detour does not implement, each with what is not supported; empty when detour can
+ * answer the request as asked. Defaults pass: absent, null, `[]`, `{}`, `vehicleType` CAR (the car
+ * profile detour routes), `crossedBorders` with level and reverse geocoding NONE.
+ */
+export function unsupportedTripMembers(request: MaplinkTripExtras): UnsupportedMember[] {
+  const found: UnsupportedMember[] = [];
+  const refuse = (path: string, message: string) => found.push({ path, message });
+  found.push(...unsupportedAvoidance(request.avoidanceTypes));
+  if (!isEmpty(request.speedPreferences)) refuse('speedPreferences', 'speeds per road type are not supported yet: durations use the graph\'s car speeds');
+  if (request.vehicleType != null && request.vehicleType !== 'CAR') {
+    refuse('vehicleType', `${request.vehicleType} is not supported yet: detour routes every vehicle as a car (CAR is accepted)`);
+  }
+  if (!isEmpty(request.vehicleSpecification)) refuse('vehicleSpecification', 'vehicle dimensions and weights are not supported yet: detour routes every vehicle as a car');
+  if (!isEmpty(request.turnByTurn)) refuse('turnByTurn', 'turn-by-turn instructions are not supported yet');
+  if (!isEmpty(request.toll)) refuse('toll', 'toll costs are not calculated: the graph holds no toll prices');
+  const borders = request.crossedBorders;
+  if (!isEmpty(borders) && ((borders!.level ?? 'NONE') !== 'NONE' || (borders!.reverseGeocode ?? 'NONE') !== 'NONE')) {
+    refuse('crossedBorders', 'crossed cities and states are not reported: the graph holds no administrative borders');
+  }
+  if (!isEmpty(request.freight)) refuse('freight', 'freight costs are not calculated');
+  if (!isEmpty(request.emission)) refuse('emission', 'emissions are not calculated');
+  if (!isEmpty(request.place)) refuse('place', 'places along the route are not searched: the graph holds no points of interest');
+  return found;
+}
+
+/** A decimal number as Maplink's examples write coordinates in strings ("-23.5666499"). */
+const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * Coordinates given as JSON strings holding a decimal number, as numbers (Maplink's own examples
+ * send them so); `problems` gets each one that is not a decimal or is out of range. Numbers pass
+ * as they are (the schema checked their range).
+ */
+export function decimalCoordinate(value: number | string, path: string, max: 90 | 180, problems: UnsupportedMember[]): number {
+  if (typeof value === 'number') return value;
+  const n = DECIMAL.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n)) problems.push({ path, message: `must be a number (or a string holding a decimal number), got ${JSON.stringify(value.slice(0, 40))}` });
+  else if (n < -max || n > max) problems.push({ path, message: `must be >= ${-max} and <= ${max}, got ${value}` });
+  return n;
+}
+
+/** A date as Maplink takes it (`expireIn`, `startDate`): epoch milliseconds or an ISO-8601 text; NaN when neither. */
+export function maplinkDate(value: number | string): number {
+  if (typeof value === 'number') return value;
+  return /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(value) : NaN;
+}
