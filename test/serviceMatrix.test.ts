@@ -237,7 +237,7 @@ for (const { make, skip } of kinds) {
 
 test('callback hosts: DETOUR_MATRIX_CALLBACK_HOSTS, host or host:port, http(s) only, no credentials in the URL', async () => {
   const { configFromEnv } = await import('../src/service/startService.js');
-  const { callbackProblem } = await import('../src/service/matrixRoutes.js');
+  const { callbackProblem } = await import('../src/service/Jobs.js');
   assert.equal(configFromEnv({}).matrixCallbackHosts, undefined);
   const hosts = configFromEnv({ DETOUR_MATRIX_CALLBACK_HOSTS: 'hooks.example, 127.0.0.1:8080' }).matrixCallbackHosts;
   assert.deepEqual(hosts, ['hooks.example', '127.0.0.1:8080']);

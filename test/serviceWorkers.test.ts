@@ -151,18 +151,18 @@ async function zoneChangesReachEveryWorker(served: Served, client: { clientId: s
   const aroundMoved = expectedDistance(moved);
   assert.ok(new Set([straight, aroundCentrum, aroundMoved]).size === 3, 'the three geometries give three different routes');
 
-  await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+  await tripsOnBothWorkers(undefined, { status: 201, distance: straight });
   const created = await freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify(centrum));
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundCentrum });
+  await tripsOnBothWorkers(['Centrum'], { status: 201, distance: aroundCentrum });
   // Both workers now hold Centrum's first revision in their caches; the replacement must reach both.
   const replaced = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'PUT', headers, JSON.stringify(moved));
   assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
-  await tripsOnBothWorkers(['Centrum'], { status: 200, distance: aroundMoved });
+  await tripsOnBothWorkers(['Centrum'], { status: 201, distance: aroundMoved });
   const deleted = await freshRequest(`${served.url}${ZONES_PATH}/Centrum`, 'DELETE', { authorization: headers.authorization, clientid: client.clientId });
   assert.equal(deleted.status, 200);
   await tripsOnBothWorkers(['Centrum'], { status: 400 });
-  await tripsOnBothWorkers(undefined, { status: 200, distance: straight });
+  await tripsOnBothWorkers(undefined, { status: 201, distance: straight });
 }
 
 describe('serve --workers', () => {

@@ -136,3 +136,19 @@ export class Jobs {
     }
   }
 }
+
+/** Why a callback URL is refused, or undefined: http(s) only, no credentials in it, and a listed host when a list is set. */
+export function callbackProblem(url: string, hosts?: string[]): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be http or https, got ${parsed.protocol.replace(':', '')}`;
+  if (parsed.username || parsed.password) return 'must not hold credentials: use callback.user and callback.password';
+  if (hosts && !hosts.includes(parsed.hostname.toLowerCase()) && !hosts.includes(parsed.host.toLowerCase())) {
+    return `host ${parsed.host} is not among the allowed callback hosts (DETOUR_MATRIX_CALLBACK_HOSTS)`;
+  }
+  return undefined;
+}

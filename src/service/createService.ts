@@ -169,7 +169,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     trustProxy: typeof options.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (options.trustProxy as number)) : (options.trustProxy ?? false),
     // Percent-encoded zone names of up to 100 characters can be 1,200 characters long.
     routerOptions: { maxParamLength: 2048 },
-    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true } },
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true, allowUnionTypes: true } },
     // A path fastify cannot decode (bad percent-encoding) gets our error shape, not fastify's.
     frameworkErrors: (err, request, reply) => {
       const http = toHttpError(err as FastifyError, request.log, request);

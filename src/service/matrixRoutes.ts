@@ -9,7 +9,7 @@ import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
 import { sendJsonText } from './jsonText.js';
-import type { Jobs, JobSolver } from './Jobs.js';
+import { callbackProblem, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
 import { MATRIX_LIMITS, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
@@ -145,20 +145,4 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     // Stored as the JSON it was made as (matrixSolutionSchema): sent as it is, in slices when long.
     sendSolution: (job, _request, reply) => sendJsonText(reply, job.solutionJson!),
   });
-}
-
-/** Why a callback URL is refused, or undefined: http(s) only, no credentials in it, and a listed host when a list is set. */
-export function callbackProblem(url: string, hosts?: string[]): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a valid URL';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must be http or https, got ${parsed.protocol.replace(':', '')}`;
-  if (parsed.username || parsed.password) return 'must not hold credentials: use callback.user and callback.password';
-  if (hosts && !hosts.includes(parsed.hostname.toLowerCase()) && !hosts.includes(parsed.host.toLowerCase())) {
-    return `host ${parsed.host} is not among the allowed callback hosts (DETOUR_MATRIX_CALLBACK_HOSTS)`;
-  }
-  return undefined;
 }

@@ -3,15 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { decodePoints, encodePoints, POINTS_MODES, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
 import type { Router } from '../routing/Router.js';
 import type { Job, Store } from '../store/Store.js';
-import { calculateTrip, checkTripFeatures, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
+import { calculateTrip, checkTripFeatures, pointLabel, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
 import { decimalCoordinate, maplinkDate, type UnsupportedMember } from '../trip/maplinkVocabulary.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate, type Caller } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
-import type { Jobs, JobSolver } from './Jobs.js';
+import { callbackProblem, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
 import { sendJsonText } from './jsonText.js';
-import { callbackProblem } from './matrixRoutes.js';
 import { resolveZones, zoneNames } from './resolveZones.js';
 import { authHeadersSchema, POINTS_MODE_DESCRIPTION, TRIP_RETENTION_DAYS, tripBodySchema, tripProblemSchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
 
@@ -152,7 +151,8 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     async (request, reply) => {
       const caller = request.caller!;
       const { trip, expiresAt } = readTrip(request.body, caller, true);
-      // What can be known now is answered now, not as a failed job later: features and stops, zones.
+      // What can be known now is answered now, not as a failed job later: stops, features, zones.
+      router.snapStops(trip.points, trip.points.map(pointLabel));
       checkTripFeatures(trip, router);
       const names = [...new Set(trip.restrictionZones ?? [])];
       const known = await store.zoneRevisions(caller.clientId, names);

@@ -88,7 +88,7 @@ export interface TripContext {
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Label of a stop in errors: its siteId when it has one, else its place in points[]. */
-const pointLabel = (p: TripPoint, i: number) => (p.siteId !== undefined && p.siteId !== '' ? `points[${i}] (siteId ${JSON.stringify(p.siteId)})` : `points[${i}]`);
+export const pointLabel = (p: TripPoint, i: number): string => (p.siteId !== undefined && p.siteId !== '' ? `points[${i}] (siteId ${JSON.stringify(p.siteId)})` : `points[${i}]`);
 
 /**
  * The Trip API's calculation: routes through the points around the zones and writes the result
