@@ -12,7 +12,7 @@ import { sendJsonText } from './jsonText.js';
 import { callbackProblem, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
 import { MATRIX_LIMITS, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
-import { resolveZones, zoneNames } from './resolveZones.js';
+import { checkZonesExist, resolveZones, zoneNames } from './resolveZones.js';
 import { authHeadersSchema } from './schemas.js';
 import type { AvoidanceType } from '../routing/avoidance.js';
 
@@ -111,10 +111,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     async (request, reply) => {
       const clientId = request.caller!.clientId;
       const problem = checkProblem(request.body, MATRIX_LIMITS.elements, true);
-      // Unknown zones are a 400 now rather than a failed job later.
-      const known = await store.zoneRevisions(clientId, [...new Set(problem.restrictionZones)]);
-      const missing = [...new Set(problem.restrictionZones)].filter((n) => !known.some((z) => z.name === n));
-      if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
+      await checkZonesExist(store, clientId, problem.restrictionZones ?? []);
       // Bounded work per client: jobs queue in the store, and each costs the matrix thread.
       if ((await store.openJobs(clientId, 'matrix')) >= MATRIX_LIMITS.openJobsPerClient) {
         throw new HttpError(429, { code: 'MATRIX_JOBS_LIMIT', message: `at most ${MATRIX_LIMITS.openJobsPerClient} unfinished matrix jobs per client; post again when one has finished` }, { 'retry-after': '5' });

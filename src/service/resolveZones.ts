@@ -19,6 +19,21 @@ export function zoneNames(names: string[], field = 'restrictionZones'): string[]
   return names.map((name) => name.normalize('NFC'));
 }
 
+/** 400 ZONE_NOT_FOUND naming the zones, unless there are none. */
+function throwUnknownZones(missing: string[]): void {
+  if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
+}
+
+/**
+ * 400 ZONE_NOT_FOUND unless the caller stores every zone named (read without their bodies): what
+ * an asynchronous problem checks when posted, rather than failing as a job later.
+ */
+export async function checkZonesExist(store: Store, clientId: string, names: readonly string[]): Promise<void> {
+  const wanted = [...new Set(names)];
+  const known = new Set((await store.zoneRevisions(clientId, wanted)).map((z) => z.name));
+  throwUnknownZones(wanted.filter((n) => !known.has(n)));
+}
+
 /**
  * The caller's zones by name, calculated for this graph (400 ZONE_NOT_FOUND naming the unknown
  * ones). Revisions are read from the store each time, so a zone changed through another instance
@@ -35,10 +50,7 @@ export async function resolveZones(store: Store, zones: ZoneCache, clientId: str
   }
   const unread = wanted.filter((n) => !handles.has(n));
   if (unread.length > 0) for (const z of await store.getZones(clientId, unread)) handles.set(z.name, zones.track(zoneSource(z)));
-  const missing = wanted.filter((n) => !handles.has(n));
-  if (missing.length > 0) {
-    throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
-  }
+  throwUnknownZones(wanted.filter((n) => !handles.has(n)));
   return Promise.all(
     wanted.map(async (name) => {
       const handle = handles.get(name)!;

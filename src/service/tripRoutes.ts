@@ -11,7 +11,7 @@ import { apiError, HttpError } from './httpErrors.js';
 import { callbackProblem, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
 import { sendJsonText } from './jsonText.js';
-import { resolveZones, zoneNames } from './resolveZones.js';
+import { checkZonesExist, resolveZones, zoneNames } from './resolveZones.js';
 import { authHeadersSchema, POINTS_MODE_DESCRIPTION, TRIP_RETENTION_DAYS, tripBodySchema, tripProblemSchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
 
 export interface TripRoutesOptions {
@@ -154,10 +154,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       // What can be known now is answered now, not as a failed job later: stops, features, zones.
       router.snapStops(trip.points, trip.points.map(pointLabel));
       checkTripFeatures(trip, router);
-      const names = [...new Set(trip.restrictionZones ?? [])];
-      const known = await store.zoneRevisions(caller.clientId, names);
-      const missing = names.filter((n) => !known.some((z) => z.name === n));
-      if (missing.length > 0) throw apiError(400, 'ZONE_NOT_FOUND', `unknown restriction zone${missing.length > 1 ? 's' : ''}: ${missing.map((n) => JSON.stringify(n)).join(', ')}`, { zones: missing });
+      await checkZonesExist(store, caller.clientId, trip.restrictionZones ?? []);
       if ((await store.openJobs(caller.clientId, 'trip')) >= OPEN_TRIP_JOBS_PER_CLIENT) {
         throw new HttpError(429, { code: 'TRIP_JOBS_LIMIT', message: `at most ${OPEN_TRIP_JOBS_PER_CLIENT} unfinished trip jobs per client; post again when one has finished` }, { 'retry-after': '5' });
       }
