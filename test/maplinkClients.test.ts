@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import booleanIntersects from '@turf/boolean-intersects';
 import distance from '@turf/distance';
@@ -49,10 +51,21 @@ for (const { make, skip } of kinds) {
     /** What Maplink's SDK sends on trips: the token and Content-Type, no clientId header. */
     let sdkHeaders: Record<string, string>;
 
+    const called: Array<{ body: unknown; authorization?: string }> = [];
+    const callbacks = createServer((req: IncomingMessage, res) => {
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        called.push({ body: JSON.parse(text), authorization: req.headers.authorization });
+        res.end('ok');
+      });
+    });
+
     before(async () => {
+      await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', r));
       kind = make();
       store = await kind.open();
-      svc = await listen(graph, store, { matrix: { pollMillis: 50 } });
+      svc = await listen(graph, store, { matrix: { pollMillis: 50, callbackHosts: ['127.0.0.1'] } });
       client = await newClient(store);
       auth = await authorise(svc.url, client);
       sdkHeaders = { authorization: auth.headers.authorization };
@@ -62,6 +75,7 @@ for (const { make, skip } of kinds) {
       await svc?.close();
       await store?.close();
       await kind?.dispose();
+      callbacks.close();
     });
 
     const trip = (json: unknown, headers = sdkHeaders, query = '') => http(`${svc.url}${TRIP_PATH}${query}`, { json, headers });
@@ -199,7 +213,11 @@ for (const { make, skip } of kinds) {
     });
 
     test('an asynchronous trip (POST /trip/v1/problems): 201 {id}, ENQUEUED -> PROCESSING -> SOLVED, its solution the synchronous answer', async () => {
-      const problem = { profileName: 'MAPLINKBR', points: [west, east], calculationMode: 'THE_SHORTEST', restrictionZones: ['Centrum'] };
+      const port = (callbacks.address() as AddressInfo).port;
+      const problem = {
+        profileName: 'MAPLINKBR', points: [west, east], calculationMode: 'THE_SHORTEST', restrictionZones: ['Centrum'],
+        callback: { url: `http://127.0.0.1:${port}/trip`, user: 'u', password: 'p' },
+      };
       const posted = await http(`${svc.url}/trip/v1/problems`, { json: problem, headers: sdkHeaders });
       assert.equal(posted.status, 201, posted.text);
       const id = posted.body.id as string;
@@ -219,6 +237,9 @@ for (const { make, skip } of kinds) {
       assert.equal(solution.body.id, id);
       assert.deepEqual(legs(solution.body), legs(sync.body), 'object points by default, as Maplink answers asynchronous trips');
       assert.deepEqual([solution.body.totalDistance, solution.body.totalNominalDuration], [sync.body.totalDistance, sync.body.totalNominalDuration]);
+      for (let i = 0; i < 100 && called.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(called[0]?.body, { id, jobId: id, status: 'SOLVED' }, 'the callback is called when the trip is solved');
+      assert.equal(called[0]?.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
       // Jobs are the client's, and of their API: a trip job is no matrix job.
       assert.equal((await get(`/matrix/v1/jobs/${id}`)).status, 404);
       const other = await authorise(svc.url, await newClient(store));

@@ -107,6 +107,7 @@ export class Jobs {
       }
     }
     const finished = await store.finishJob(job.id, outcome, now());
+    // Every kind keeps its callback at the top of its stored request.
     const callback = (job.request as { callback?: JobCallback }).callback;
     if (finished && callback) void this.callBack(job, callback, 'solutionJson' in outcome ? 'SOLVED' : 'FAILED');
   }

@@ -8,7 +8,7 @@ import { decimalCoordinate, maplinkDate, type UnsupportedMember } from '../trip/
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate, type Caller } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
-import { callbackProblem, type Jobs, type JobSolver } from './Jobs.js';
+import { callbackProblem, type JobCallback, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
 import { sendJsonText } from './jsonText.js';
 import { checkZonesExist, resolveZones, zoneNames } from './resolveZones.js';
@@ -42,10 +42,14 @@ const solutionQuerySchema = {
   additionalProperties: false,
 } as const;
 
-/** What a stored trip keeps beside its solution: the request and the pointsMode the solution is written in. */
+/**
+ * What a stored trip keeps beside its solution: the request, the pointsMode the solution is
+ * written in, and an asynchronous trip's callback where the Jobs runner reads it.
+ */
 interface StoredTripRequest {
   body: TripRequest;
   pointsMode: PointsMode;
+  callback?: JobCallback;
 }
 
 /**
@@ -160,7 +164,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       }
       const at = now();
       const id = randomUUID();
-      const stored: StoredTripRequest = { body: trip, pointsMode: 'object' };
+      const stored: StoredTripRequest = { body: trip, pointsMode: 'object', ...(trip.callback && { callback: trip.callback }) };
       await store.insertJob({ id, clientId: caller.clientId, kind: 'trip', status: 'ENQUEUED', request: stored, attempts: 0, createdAt: at, updatedAt: at, expiresAt });
       options.jobs.poke();
       return reply.code(201).send({ id });
