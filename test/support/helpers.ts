@@ -40,37 +40,42 @@ export interface Start {
  * Plain Dijkstra over the graph's edge list (tinyqueue, no heuristic, no reuse): the oracle.
  * Returns the cheapest cost from any start to any goal (goal cost added), Infinity if none.
  * `penalty` adds a cost per metre on some roads, by the road's class in `roads` (zones, avoided types).
+ * Stops once the next node settled costs at least the best goal found (goal costs are never negative).
  */
 export function dijkstra(
   graph: RoadGraph, starts: Start[], goals: Start[], metric: Metric, blockedRoads?: Uint8Array,
   penalty?: { roads: Uint8Array; costPerMetre: ArrayLike<number> },
 ): number {
   const weight = metric === 'distance' ? graph.edgeDistance : graph.edgeDuration;
-  const dist = new Map<number, number>();
+  const dist = new Float64Array(graph.nodeCount).fill(Infinity);
+  const done = new Uint8Array(graph.nodeCount);
+  const goalCost = new Map<number, number>();
+  for (const g of goals) goalCost.set(g.node, Math.min(goalCost.get(g.node) ?? Infinity, g.cost));
   const queue = new TinyQueue<[number, number]>([], (a, b) => a[0] - b[0]);
   for (const s of starts) {
-    if (s.cost < (dist.get(s.node) ?? Infinity)) {
-      dist.set(s.node, s.cost);
+    if (s.cost < dist[s.node]) {
+      dist[s.node] = s.cost;
       queue.push([s.cost, s.node]);
     }
   }
-  const done = new Set<number>();
+  let best = Infinity;
   while (queue.length) {
     const [d, u] = queue.pop()!;
-    if (done.has(u)) continue;
-    done.add(u);
+    if (d >= best) break;
+    if (done[u]) continue;
+    done[u] = 1;
+    const g = goalCost.get(u);
+    if (g !== undefined) best = Math.min(best, d + g);
     for (let e = graph.firstOut[u]; e < graph.firstOut[u + 1]; e++) {
       if (blockedRoads && blockedRoads[graph.edgeRoad[e]]) continue;
       const v = graph.edgeHead[e];
       const nd = d + weight[e] + (penalty?.roads[graph.edgeRoad[e]] ? penalty.costPerMetre[penalty.roads[graph.edgeRoad[e]]] * graph.edgeDistance[e] : 0);
-      if (nd < (dist.get(v) ?? Infinity)) {
-        dist.set(v, nd);
+      if (nd < dist[v]) {
+        dist[v] = nd;
         queue.push([nd, v]);
       }
     }
   }
-  let best = Infinity;
-  for (const g of goals) best = Math.min(best, (dist.get(g.node) ?? Infinity) + g.cost);
   return best;
 }
 
