@@ -86,13 +86,14 @@ describe('service operations', () => {
     for (const port of ['http', '-1', '70000', '80.5']) assert.throws(() => configFromEnv({ PORT: port }), /PORT must be a port number/);
   });
 
-  test('an acknowledged SQLite write survives kill -9', async () => {
+  test('an acknowledged SQLite write survives kill -9: a zone, and a trip stored as answered (written without the sync to disk)', async () => {
     const file = join(dir, 'killed.sqlite');
     const script = `
       import { SqliteStore } from ${JSON.stringify(new URL('../src/store/SqliteStore.ts', import.meta.url).href)};
       const store = new SqliteStore(${JSON.stringify(file)});
       await store.addClient({ clientId: 'c', applicationName: 'a', organizationName: 'o', developerEmail: '', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
       await store.insertZone({ clientId: 'c', name: 'survivor', body: { name: 'survivor', geometries: [] }, revision: 'r1', createdAt: 1, updatedAt: 1 });
+      await store.insertJob({ id: 'trip-1', clientId: 'c', kind: 'trip', status: 'SOLVED', request: {}, solutionJson: '{"id":"trip-1"}', attempts: 0, createdAt: 1, updatedAt: 1, expiresAt: 9e15 });
       process.stdout.write('written\\n');
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -106,6 +107,7 @@ describe('service operations', () => {
     const reopened = new SqliteStore(file);
     try {
       assert.equal((await reopened.getZone('c', 'survivor'))?.revision, 'r1');
+      assert.equal((await reopened.getJob('c', 'trip', 'trip-1', 2, true))?.solutionJson, '{"id":"trip-1"}');
     } finally {
       await reopened.close();
     }
