@@ -296,3 +296,24 @@ test('the README\'s Maplink table names every member of the Trip request, with i
     assert.match(section, new RegExp(`\\| \`${member}\` \\|[^\\n]*\\| (implemented|default only|accepted)[^|\\n]* \\|\\n`), `README row for ${member}`);
   }
 });
+
+test('JobWriter: the jobs written in one turn of the event loop go in one transaction; its failure fails each of them', async () => {
+  const { JobWriter } = await import('../src/service/JobWriter.js');
+  const batches: string[][] = [];
+  let fail = false;
+  const store = {
+    insertJobs: async (jobs: readonly { id: string }[]) => {
+      batches.push(jobs.map((j) => j.id));
+      if (fail) throw new Error('disk full');
+    },
+  };
+  const writer = new JobWriter(store as never);
+  const job = (id: string) => ({ id, clientId: 'c', kind: 'trip', status: 'SOLVED', request: {}, solutionJson: '{}', attempts: 0, createdAt: 0, updatedAt: 0, expiresAt: 1 }) as const;
+  await Promise.all([writer.write(job('a')), writer.write(job('b')), writer.write(job('c'))]);
+  await writer.write(job('d'));
+  assert.deepEqual(batches, [['a', 'b', 'c'], ['d']]);
+  fail = true;
+  const results = await Promise.allSettled([writer.write(job('e')), writer.write(job('f'))]);
+  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  assert.deepEqual(batches.at(-1), ['e', 'f']);
+});

@@ -334,6 +334,10 @@ for (const { make, skip } of kinds) {
       }
       const empty = await call(svc, auth, ZONES_PATH, { method: 'POST', body: '', headers: json });
       assert.deepEqual([empty.status, empty.body.code], [400, 'INVALID_JSON']);
+      for (const [method, path] of [['POST', ZONES_PATH], ['PUT', `${ZONES_PATH}/q3`], ['POST', TRIP_PATH]]) {
+        const none = await call(svc, auth, path, { method }); // no body and no Content-Type at all
+        assert.deepEqual([none.status, none.body.code], [400, method === 'POST' && path === TRIP_PATH ? 'INVALID_REQUEST' : 'INVALID_JSON'], `${method} ${path}: ${none.text}`);
+      }
 
       for (const path of [`${ZONES_PATH}/%E0%A4%A`, `${ZONES_PATH}/%ZZ`, `${ZONES_PATH}/a%`]) {
         const res = await call(svc, auth, path);

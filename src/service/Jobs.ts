@@ -138,6 +138,17 @@ export class Jobs {
   }
 }
 
+/**
+ * A request's callback: only an asynchronous problem (posted to `endpoint`) takes one, at a URL
+ * callbackProblem accepts.
+ */
+export function callbackIssues(callback: JobCallback | undefined, asynchronous: boolean, endpoint: string, hosts?: string[]): Array<{ path: string; message: string }> {
+  if (!callback) return [];
+  if (!asynchronous) return [{ path: 'callback', message: `only asynchronous problems (POST ${endpoint}) call back` }];
+  const problem = callbackProblem(callback.url, hosts);
+  return problem ? [{ path: 'callback.url', message: problem }] : [];
+}
+
 /** Why a callback URL is refused, or undefined: http(s) only, no credentials in it, and a listed host when a list is set. */
 export function callbackProblem(url: string, hosts?: string[]): string | undefined {
   let parsed: URL;

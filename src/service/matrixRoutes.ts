@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { MatrixRunner } from '../routing/MatrixRunner.js';
 import type { Store } from '../store/Store.js';
 import { linearMatrix } from '../trip/linearMatrix.js';
-import { decimalCoordinate, maplinkDate, unsupportedAvoidance, unsupportedFeature } from '../trip/maplinkVocabulary.js';
+import { decimalCoordinate, startDateIssues, unsupportedAvoidance, unsupportedFeature } from '../trip/maplinkVocabulary.js';
 import { matrixSolution, type MatrixProblem, type MatrixSite, type MatrixSolution } from '../trip/matrixSolution.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
 import { sendJsonText } from './jsonText.js';
-import { callbackProblem, type Jobs, type JobSolver } from './Jobs.js';
+import { callbackIssues, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
 import { MATRIX_LIMITS, matrixProblemSchema, matrixSolutionSchema } from './matrixSchemas.js';
 import { checkZonesExist, resolveZones, zoneNames } from './resolveZones.js';
@@ -67,14 +67,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     if (elements > maxElements) {
       errors.push({ path: 'origins', message: `origins x destinations is ${elements} elements, more than the ${maxElements} allowed here${asynchronous ? '' : ' (POST /matrix/v1/problems takes up to ' + MATRIX_LIMITS.elements + ')'}` });
     }
-    if (body.callback) {
-      if (!asynchronous) errors.push({ path: 'callback', message: 'only asynchronous problems (POST /matrix/v1/problems) call back' });
-      else {
-        const problem = callbackProblem(body.callback.url, options.callbackHosts);
-        if (problem) errors.push({ path: 'callback.url', message: problem });
-      }
-    }
-    if (body.startDate !== undefined && !Number.isFinite(maplinkDate(body.startDate))) errors.push({ path: 'startDate', message: 'must be epoch milliseconds or an ISO-8601 date-time' });
+    errors.push(...startDateIssues(body.startDate), ...callbackIssues(body.callback, asynchronous, '/matrix/v1/problems', options.callbackHosts));
     if (body.tripProfile === 'LINEAR') {
       // Straight lines ignore roads: they cannot go around a zone or a road type.
       if ((body.restrictionZones ?? []).length > 0) errors.push({ path: 'restrictionZones', message: 'cannot be avoided by tripProfile LINEAR (straight lines ignore roads)' });

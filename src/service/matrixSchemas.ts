@@ -1,6 +1,6 @@
 import { CALCULATION_MODES } from '../routing/Router.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
-import { avoidanceTypesSchema, callbackSchema, coordinateSchema } from './schemas.js';
+import { avoidanceTypesSchema, callbackSchema, coordinateSchema, maplinkDateSchema } from './schemas.js';
 
 /** Limits of the Matrix API (documented in the README). */
 export const MATRIX_LIMITS = {
@@ -50,7 +50,7 @@ export const matrixProblemSchema = {
       description: 'FAIL only: an element that cannot avoid the types fails with AVOIDANCE_IMPOSSIBLE (STRONG and RELAXED are for trips).',
     },
     tripProfile: { type: 'string', maxLength: 200, description: 'MAPLINKBR, MAPLINK, ...: routes on the graph\'s car profile; LINEAR: straight-line distances, durations at 60 km/h.' },
-    startDate: { type: ['integer', 'string'], minimum: 0, maxLength: 40, description: 'Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours.' },
+    startDate: { ...maplinkDateSchema, description: 'Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours.' },
     callback: callbackSchema,
   },
   required: ['origins', 'destinations'],

@@ -181,7 +181,7 @@ export const coordinateSchema = (max: 90 | 180) => ({
 const nullable = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, 'null'] });
 const enumArray = (values: readonly string[], maxItems = values.length) => ({ type: 'array', maxItems, items: { type: 'string', enum: values } }) as const;
 /** Epoch milliseconds, or an ISO-8601 date-time text. */
-const maplinkDateSchema = { type: ['integer', 'string'], minimum: 0, maxLength: 40 } as const;
+export const maplinkDateSchema = { type: ['integer', 'string'], minimum: 0, maxLength: 40 } as const;
 
 /**
  * Maplink's Trip members detour reads but does not act on yet (maplinkVocabulary.ts): each is

@@ -4,12 +4,13 @@ import { decodePoints, encodePoints, POINTS_MODES, type EncodedPoints, type Poin
 import type { Router } from '../routing/Router.js';
 import type { Job, Store } from '../store/Store.js';
 import { calculateTrip, checkTripFeatures, pointLabel, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
-import { decimalCoordinate, maplinkDate, type UnsupportedMember } from '../trip/maplinkVocabulary.js';
+import { decimalCoordinate, maplinkDate, startDateIssues, type MemberIssue } from '../trip/maplinkVocabulary.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate, type Caller } from './authenticate.js';
 import { apiError, HttpError } from './httpErrors.js';
-import { callbackProblem, type JobCallback, type Jobs, type JobSolver } from './Jobs.js';
+import { callbackIssues, type JobCallback, type Jobs, type JobSolver } from './Jobs.js';
 import { jobReadRoutes } from './jobRoutes.js';
+import { JobWriter } from './JobWriter.js';
 import { sendJsonText } from './jsonText.js';
 import { checkZonesExist, resolveZones, zoneNames } from './resolveZones.js';
 import { authHeadersSchema, POINTS_MODE_DESCRIPTION, TRIP_RETENTION_DAYS, tripBodySchema, tripProblemSchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
@@ -66,6 +67,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     await authenticate(request, store, 'Trip', now(), 'optional');
   });
   const auth = { headers: authHeadersSchema, security: [{ bearer: [] }] };
+  const solutions = new JobWriter(store);
 
   /**
    * The body with numeric coordinates and NFC zone names, and until when its solution is kept:
@@ -73,7 +75,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
    * caller's, an unreadable or too distant expireIn, a callback where none is taken.
    */
   function readTrip(body: TripRequest, caller: Caller, asynchronous: boolean): { trip: TripRequest; expiresAt: number } {
-    const errors: UnsupportedMember[] = [];
+    const errors: MemberIssue[] = [];
     const points = body.points.map((p, i) => ({
       ...p,
       latitude: decimalCoordinate(p.latitude, `points[${i}].latitude`, 90, errors),
@@ -91,14 +93,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       // A synchronous trip that expired already is answered and not kept; a job could never be read.
       else if (asynchronous && expiresAt <= at) errors.push({ path: 'expireIn', message: 'is in the past: the solution could never be read' });
     }
-    if (body.startDate !== undefined && !Number.isFinite(maplinkDate(body.startDate))) errors.push({ path: 'startDate', message: 'must be epoch milliseconds or an ISO-8601 date-time' });
-    if (body.callback) {
-      if (!asynchronous) errors.push({ path: 'callback', message: 'only asynchronous trips (POST /trip/v1/problems) call back' });
-      else {
-        const problem = callbackProblem(body.callback.url, options.callbackHosts);
-        if (problem) errors.push({ path: 'callback.url', message: problem });
-      }
-    }
+    errors.push(...startDateIssues(body.startDate), ...callbackIssues(body.callback, asynchronous, '/trip/v1/problems', options.callbackHosts));
     if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
     const trip: TripRequest = { ...body, points, restrictionZones: zoneNames(body.restrictionZones ?? []), avoidanceTypes: body.avoidanceTypes ?? undefined };
     return { trip, expiresAt };
@@ -132,7 +127,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       // Kept before it is answered: an id the client has read back is never lost.
       if (expiresAt > at) {
         const stored: StoredTripRequest = { body: trip, pointsMode };
-        await store.insertJob({
+        await solutions.write({
           id: solution.id, clientId: caller.clientId, kind: 'trip', status: 'SOLVED', request: stored, solutionJson: json,
           attempts: 0, createdAt: at, updatedAt: at, expiresAt,
         });

@@ -44,7 +44,9 @@ export function zoneSource(stored: StoredZone): ZoneSource {
  * defines. A large body is all done on the zone worker thread: the event loop only passes strings.
  */
 async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promise<{ name: string; json: string; vertexCount: number }> {
-  const checked = await zones.calculator.checkJson(request.body as string);
+  // No body at all (no Content-Type either) reaches no parser.
+  if (typeof request.body !== 'string') throw apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
+  const checked = await zones.calculator.checkJson(request.body);
   if (checked.ok) return checked;
   if ('notJson' in checked) throw apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${checked.notJson}`);
   throw apiError(400, new ZoneValidationError(checked.issues).code, 'invalid restriction zone', { errors: checked.issues });

@@ -240,13 +240,18 @@ export class PostgresStore implements Store {
   }
 
   async insertJob(job: Job): Promise<void> {
+    return this.insertJobs([job]);
+  }
+
+  async insertJobs(jobs: readonly Job[]): Promise<void> {
     await this.inTransaction(async (db) => {
-      // A solution stored as answered (a synchronous trip) can be computed again: its commit does
-      // not wait for the WAL flush (a crash of the database server may lose the last ones).
-      if (job.status === 'SOLVED') await db.query('SET LOCAL synchronous_commit = off');
-      await db.query('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9)',
-        [job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt]);
-      await addJobEvent(db, job.id, job.status, job.createdAt);
+      // Solutions stored as answered can be computed again: the commit does not wait for the WAL flush.
+      if (jobs.every((job) => job.status === 'SOLVED')) await db.query('SET LOCAL synchronous_commit = off');
+      for (const job of jobs) {
+        await db.query('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9)',
+          [job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt]);
+        await addJobEvent(db, job.id, job.status, job.createdAt);
+      }
     });
   }
 

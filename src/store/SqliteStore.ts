@@ -29,7 +29,7 @@ export interface SqliteStoreOptions {
 
 /**
  * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned
- * survives a killed process and a power cut (stored trip answers: a killed process; insertJob).
+ * survives a killed process and a power cut (stored trip answers: a killed process; insertJobs).
  * Several processes may open the same file.
  */
 export class SqliteStore implements Store {
@@ -245,15 +245,20 @@ export class SqliteStore implements Store {
   }
 
   async insertJob(job: Job): Promise<void> {
+    return this.insertJobs([job]);
+  }
+
+  async insertJobs(jobs: readonly Job[]): Promise<void> {
     const insert = () => this.db.immediate(() => {
-      this.statement('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)')
-        .run(job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt);
-      this.addJobEvent(job.id, job.status, job.createdAt);
+      const row = this.statement('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)');
+      for (const job of jobs) {
+        row.run(job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt);
+        this.addJobEvent(job.id, job.status, job.createdAt);
+      }
     });
-    if (job.status !== 'SOLVED') return void insert();
-    // A solution stored as answered (a synchronous trip) is an answer that can be computed again:
-    // committed without the sync to disk (still in the file after a killed process, since WAL
-    // writes reach the OS before the commit returns; a power cut may lose the last ones).
+    if (!jobs.every((job) => job.status === 'SOLVED')) return void insert();
+    // Solutions stored as answered: WAL writes reach the OS before the commit returns, so they
+    // survive a killed process without the sync to disk.
     this.db.pragma('synchronous = NORMAL');
     try {
       insert();

@@ -225,6 +225,12 @@ export interface JobEvent {
 export interface JobStore {
   /** Stores a new job (ENQUEUED, or SOLVED with its solution) and its first event. */
   insertJob(job: Job): Promise<void>;
+  /**
+   * Stores new jobs in one transaction. When all are SOLVED (solutions stored as answered, which
+   * can be computed again) the commit does not wait for the disk: they survive a killed process,
+   * and a power cut or a database server crash may lose the last ones.
+   */
+  insertJobs(jobs: readonly Job[]): Promise<void>;
   /** The client's jobs of that kind not finished yet (ENQUEUED or PROCESSING). */
   openJobs(clientId: string, kind: JobKind): Promise<number>;
   /** The client's job of that kind, unless absent or expired at `now`; without its solution text unless `withSolution`. */

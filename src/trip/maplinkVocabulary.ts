@@ -57,8 +57,8 @@ export const FREIGHT_GOODS_TYPES = [
   'PERIGOSA_CONTEINERIZADA', 'PERIGOSA_CARGA_GERAL', 'GRANEL_PRESSURIZADA',
 ] as const;
 
-/** A member that asks for something detour does not do, and why. */
-export interface UnsupportedMember {
+/** A problem with a member of a request: its JSON path and what is wrong (or not supported). */
+export interface MemberIssue {
   path: string;
   message: string;
 }
@@ -78,7 +78,7 @@ export interface MaplinkTripExtras {
 }
 
 /** DetourError UNSUPPORTED_FEATURE naming the members (`members`: their names, `issues`: each with why). */
-export function unsupportedFeature(members: UnsupportedMember[]): DetourError {
+export function unsupportedFeature(members: MemberIssue[]): DetourError {
   return new DetourError(ErrorCode.UNSUPPORTED_FEATURE, `not supported yet: ${members.map((m) => `${m.path}: ${m.message}`).join('; ')}`, {
     issues: members,
     members: [...new Set(members.map((m) => m.path.replace(/\[\d+\]$/, '')))],
@@ -86,7 +86,7 @@ export function unsupportedFeature(members: UnsupportedMember[]): DetourError {
 }
 
 /** FRONTIERS among avoidanceTypes (trips and matrices): the graph knows no country borders. */
-export function unsupportedAvoidance(types: readonly string[] | null | undefined): UnsupportedMember[] {
+export function unsupportedAvoidance(types: readonly string[] | null | undefined): MemberIssue[] {
   const i = types?.indexOf('FRONTIERS') ?? -1;
   return i < 0 ? [] : [{ path: `avoidanceTypes[${i}]`, message: 'FRONTIERS cannot be avoided: the graph knows no country borders' }];
 }
@@ -101,8 +101,8 @@ const isEmpty = (value: unknown): boolean =>
  * answer the request as asked. Defaults pass: absent, null, `[]`, `{}`, `vehicleType` CAR (the car
  * profile detour routes), `crossedBorders` with level and reverse geocoding NONE.
  */
-export function unsupportedTripMembers(request: MaplinkTripExtras): UnsupportedMember[] {
-  const found: UnsupportedMember[] = [];
+export function unsupportedTripMembers(request: MaplinkTripExtras): MemberIssue[] {
+  const found: MemberIssue[] = [];
   const refuse = (path: string, message: string) => found.push({ path, message });
   found.push(...unsupportedAvoidance(request.avoidanceTypes));
   if (!isEmpty(request.speedPreferences)) refuse('speedPreferences', 'speeds per road type are not supported yet: durations use the graph\'s car speeds');
@@ -130,12 +130,17 @@ const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
  * send them so); `problems` gets each one that is not a decimal or is out of range. Numbers pass
  * as they are (the schema checked their range).
  */
-export function decimalCoordinate(value: number | string, path: string, max: 90 | 180, problems: UnsupportedMember[]): number {
+export function decimalCoordinate(value: number | string, path: string, max: 90 | 180, problems: MemberIssue[]): number {
   if (typeof value === 'number') return value;
   const n = DECIMAL.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(n)) problems.push({ path, message: `must be a number (or a string holding a decimal number), got ${JSON.stringify(value.slice(0, 40))}` });
   else if (n < -max || n > max) problems.push({ path, message: `must be >= ${-max} and <= ${max}, got ${value}` });
   return n;
+}
+
+/** `startDate` (trips and matrices): recorded, so only its form is checked. */
+export function startDateIssues(startDate: number | string | undefined): MemberIssue[] {
+  return startDate === undefined || Number.isFinite(maplinkDate(startDate)) ? [] : [{ path: 'startDate', message: 'must be epoch milliseconds or an ISO-8601 date-time' }];
 }
 
 /** A date as Maplink takes it (`expireIn`, `startDate`): epoch milliseconds or an ISO-8601 text; NaN when neither. */
