@@ -334,6 +334,14 @@ for (const { make, skip } of kinds) {
       }
       const empty = await call(svc, auth, ZONES_PATH, { method: 'POST', body: '', headers: json });
       assert.deepEqual([empty.status, empty.body.code], [400, 'INVALID_JSON']);
+      // Bytes that are not UTF-8 (a Latin-1 "é" in a zone name, in a siteId): refused, never stored as U+FFFD.
+      for (const [path, text] of [[ZONES_PATH, JSON.stringify(zone('caf\u00e9'))], [TRIP_PATH, JSON.stringify({ points: [{ ...west, siteId: 'caf\u00e9' }, east] })]] as const) {
+        const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { ...auth.headers, 'content-type': 'application/json' }, body: Buffer.from(text, 'latin1') });
+        const answer = await res.json() as { code: string; message: string };
+        assert.deepEqual([res.status, answer.code], [400, 'INVALID_JSON'], `${path}: ${JSON.stringify(answer)}`);
+        assert.match(answer.message, /UTF-8/);
+      }
+      assert.equal((await call(svc, auth, `${ZONES_PATH}/${encodeURIComponent('caf\ufffd')}`)).status, 404, 'nothing was stored');
       for (const [method, path] of [['POST', ZONES_PATH], ['PUT', `${ZONES_PATH}/q3`], ['POST', TRIP_PATH]]) {
         const none = await call(svc, auth, path, { method }); // no body and no Content-Type at all
         assert.deepEqual([none.status, none.body.code], [400, method === 'POST' && path === TRIP_PATH ? 'INVALID_REQUEST' : 'INVALID_JSON'], `${method} ${path}: ${none.text}`);

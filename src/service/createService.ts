@@ -12,7 +12,8 @@ import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type JobKind, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
 import { ZonePreparation } from './ZonePreparation.js';
-import { fromDetourError, HttpError, apiError, oauthError, schemaIssues } from './httpErrors.js';
+import { fromDetourError, HttpError, apiError, notUtf8, oauthError, schemaIssues } from './httpErrors.js';
+import { utf8Body } from './jsonText.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, TRIP_RETENTION_DAYS, zoneResponseSchema } from './schemas.js';
 import {
   DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
@@ -206,9 +207,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   // POST or PUT with an empty JSON body still gets INVALID_JSON (the default parser's error).
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && (request.method === 'DELETE' || request.method === 'GET')) return done(null, undefined);
-    jsonParser(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const text = utf8Body(body as Buffer);
+    if (text === undefined) return done(notUtf8(), undefined);
+    if (text === '' && (request.method === 'DELETE' || request.method === 'GET')) return done(null, undefined);
+    jsonParser(request, text, done);
   });
   app.addContentTypeParser('*', (request, _payload, done) => {
     const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;

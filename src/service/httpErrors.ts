@@ -16,6 +16,9 @@ export class HttpError extends Error {
 export const apiError = (statusCode: number, code: string, message: string, details: Record<string, unknown> = {}) =>
   new HttpError(statusCode, { code, message, ...details });
 
+/** A body whose bytes are not UTF-8 (utf8Body): refused rather than stored with U+FFFD in their place. */
+export const notUtf8 = () => apiError(400, 'INVALID_JSON', 'the body is not valid UTF-8 (JSON text is UTF-8)');
+
 /** Token endpoint errors, as Apigee writes them: `{ErrorCode, Error}`. */
 export const oauthError = (statusCode: number, errorCode: string, error: string) => new HttpError(statusCode, { ErrorCode: errorCode, Error: error });
 

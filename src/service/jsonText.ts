@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
@@ -22,4 +23,12 @@ export function sendJsonText(reply: FastifyReply, text: string, sliceSize = ANSW
   reply.type('application/json; charset=utf-8');
   if (text.length <= sliceSize) return reply.send(text);
   return reply.send(Readable.from(textSlices(text, sliceSize), { objectMode: false }));
+}
+
+/**
+ * A request body's text, or undefined when its bytes are not valid UTF-8: decoding would put
+ * U+FFFD in their place, and a zone name or site id would be stored other than as sent.
+ */
+export function utf8Body(body: Buffer): string | undefined {
+  return isUtf8(body) ? body.toString('utf8') : undefined;
 }

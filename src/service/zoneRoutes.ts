@@ -6,8 +6,8 @@ import { storedZone, unstorableTextProblem, ZoneValidationError } from '../zones
 import type { ZoneStatus } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
-import { apiError } from './httpErrors.js';
-import { sendJsonText } from './jsonText.js';
+import { apiError, notUtf8 } from './httpErrors.js';
+import { sendJsonText, utf8Body } from './jsonText.js';
 import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
 export interface ZoneRoutesOptions {
@@ -141,14 +141,15 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
   // when large) instead of fastify's parser and schema on the event loop. Empty bodies are as elsewhere.
   const emptyBodyParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    const body = utf8Body(bytes as Buffer);
+    if (body === undefined) return done(notUtf8(), undefined);
     if (body === '') {
       if (request.method === 'DELETE' || request.method === 'GET') return done(null, undefined);
       return emptyBodyParser(request, body, done);
     }
     done(null, body);
-  });
-  // The body schema stays for the OpenAPI document; the text body fails it by design (ignored).
+  });  // The body schema stays for the OpenAPI document; the text body fails it by design (ignored).
   const schemaProblem = (request: FastifyRequest) => {
     const err = request.validationError as (FastifyError & { validationContext?: string }) | undefined;
     if (err && err.validationContext !== 'body') throw err;
