@@ -48,11 +48,18 @@ async function serviceModules() {
   }
 }
 
-/** Loads and calculates --avoid zones, failing on one that cannot be calculated. */
+/**
+ * Loads and calculates --avoid zones, failing on one that cannot be calculated, and warning on
+ * stderr of one that blocks no road: a zone off the graph, or GeoJSON written [latitude,
+ * longitude], would otherwise change nothing without a word.
+ */
 function avoidZones(graph: RoadGraph, files: string[]): CalculatedZone[] {
   return files.map((file) => {
     const z = calculateZone(graph, loadZoneFile(file));
     if (z.status.name === 'CALCULATION_ERROR') throw new DetourError('ZONE_NOT_USABLE', `${file}: ${z.status.description}`);
+    if (z.roads.length === 0) {
+      process.stderr.write(`detour: warning: zone ${JSON.stringify(z.zone.name)} (${file}) blocks no road of the graph (${z.status.name}); is it on this graph, and is GeoJSON written [longitude, latitude]?\n`);
+    }
     return z;
   });
 }

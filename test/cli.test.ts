@@ -101,6 +101,14 @@ test('route --avoid goes around a zone given as zone JSON or GeoJSON; zone calcu
     [11.946, 57.6965], [11.958, 57.6965], [11.958, 57.7025], [11.946, 57.7025], [11.946, 57.6965]]] } }));
   const args = ['route', '--graph', graphPath, '--from', '57.6995,11.94', '--to', '57.6995,11.964'];
   const plain = JSON.parse(detour(...args).stdout);
+  // The same square written [latitude, longitude] lies in the Indian Ocean: routed as if absent, with a warning naming it.
+  const swapped = join(dir, 'swapped.geojson');
+  writeFileSync(swapped, JSON.stringify({ type: 'Polygon', coordinates: [[[57.6965, 11.946], [57.6965, 11.958], [57.7025, 11.958], [57.7025, 11.946], [57.6965, 11.946]]] }));
+  const unblocked = detour(...args, '--avoid', swapped);
+  assert.equal(unblocked.code, 0, unblocked.stderr);
+  assert.equal(JSON.parse(unblocked.stdout).duration, plain.duration);
+  assert.match(unblocked.stderr, /warning: zone .* blocks no road of the graph \(CALCULATED_WITHOUT_ROADS\)/);
+  assert.equal(detour(...args, '--avoid', zoneJson).stderr, '', 'a zone that blocks roads gets no warning');
   const avoided = JSON.parse(detour(...args, '--avoid', zoneJson).stdout);
   const avoidedGeo = JSON.parse(detour(...args, '--avoid', zoneGeo).stdout);
   assert.ok(avoided.duration > plain.duration, 'the detour takes longer');
