@@ -33,7 +33,7 @@ export {
   type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
 } from './routing/Router.js';
 export {
-  matrixByRoutes, matrixElement, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
+  matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
 } from './routing/matrix.js';
 export { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 export { GeometryKernels, type BoundPolygon } from './geo/GeometryKernels.js';

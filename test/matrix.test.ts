@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  buildHierarchy, DEFAULT_GRAPH_PATH, DetourError, importGeoJson, loadGraph, matrixByRoutes, matrixElement,
+  buildHierarchy, DEFAULT_GRAPH_PATH, DetourError, importGeoJson, loadGraph, matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS,
   openGraph, Router, type CalculatedZone, type LatLon, type MatrixResult, type Metric, type RoadGraph,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -149,6 +149,13 @@ describe('distance matrix', () => {
     assert.throws(() => router.matrix({ origins, destinations, calculationMode: 'SLOWEST' as never }), (e: unknown) => e instanceof DetourError && e.code === 'INVALID_MODE');
     const empty = router.matrix({ origins: [], destinations });
     assert.equal(empty.distance.length, 0);
+    // Past MAX_MATRIX_ELEMENTS: refused before any work, naming the limit (not an allocation failure).
+    const side = Math.floor(Math.sqrt(MAX_MATRIX_ELEMENTS)) + 1;
+    const many = Array.from({ length: side }, () => origins[0]);
+    for (const compute of [() => router.matrix({ origins: many, destinations: many }), () => matrixByRoutes(router, { origins: many, destinations: many })]) {
+      assert.throws(compute, (e: unknown) => e instanceof DetourError && e.code === 'INVALID_INPUT' && e.message.includes(String(MAX_MATRIX_ELEMENTS)));
+    }
+    assert.equal(router.matrix({ origins: many.slice(0, side - 1), destinations: destinations.slice(0, 1) }).distance.length, side - 1);
   });
 
   test('progress is reported up to the total', () => {

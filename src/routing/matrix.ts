@@ -82,7 +82,7 @@ export function matrixElement(result: MatrixResult, origin: number, destination:
  * far from every road or an unconnected pair fails only its elements.
  */
 export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixResult {
-  matrixAvoidance(request);
+  readMatrixRequest(request);
   const result = emptyResult(request);
   const total = result.originCount * result.destinationCount;
   for (let i = 0; i < total; i++) {
@@ -114,7 +114,7 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
 export function computeMatrix(router: Router, request: MatrixRequest): MatrixResult {
   const graph = router.graph;
   if (!graph.hierarchy) return matrixByRoutes(router, request);
-  const avoidance = matrixAvoidance(request);
+  const avoidance = readMatrixRequest(request);
   if (avoidance.types.length > 0) return matrixAvoiding(router, request, avoidance);
   const mode = request.calculationMode ?? 'THE_FASTEST';
   if (!CALCULATION_MODES.includes(mode)) {
@@ -262,7 +262,18 @@ function freeCostsWhereClosedFail(
 }
 
 /** The request's avoidance, refusing what matrices do not do (STRONG, RELAXED). */
-function matrixAvoidance(request: MatrixRequest): Avoidance {
+/**
+ * Most elements (origins x destinations) one matrix computes: its arrays take about 50 bytes an
+ * element, and the command line writes it as one text of about 70 bytes an element.
+ */
+export const MAX_MATRIX_ELEMENTS = 4_000_000;
+
+/** The request's avoidance, after checking its size (INVALID_INPUT past MAX_MATRIX_ELEMENTS) and behaviour. */
+function readMatrixRequest(request: MatrixRequest): Avoidance {
+  const elements = (request.origins?.length ?? 0) * (request.destinations?.length ?? 0);
+  if (elements > MAX_MATRIX_ELEMENTS) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix of ${request.origins.length} x ${request.destinations.length} = ${elements} elements is more than the ${MAX_MATRIX_ELEMENTS} one matrix computes: split the origins into several matrices`, { field: 'origins' });
+  }
   const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
   if (avoidance.types.length > 0 && avoidance.behavior !== 'FAIL') {
     throw new DetourError(ErrorCode.INVALID_AVOIDANCE, `a matrix avoids road types with avoidanceBehavior FAIL only, got ${avoidance.behavior}`, { field: 'avoidanceBehavior' });
