@@ -249,3 +249,39 @@ test('callback hosts: DETOUR_MATRIX_CALLBACK_HOSTS, host or host:port, http(s) o
   assert.match(callbackProblem('not a url')!, /not a valid URL/);
   assert.equal(callbackProblem('https://anywhere.example/x'), undefined);
 });
+
+test('a running job keeps its lease: another instance polling meanwhile does not take it over, however long it runs', async () => {
+  const { Jobs } = await import('../src/service/Jobs.js');
+  const kind = sqliteKind();
+  const store = await kind.open();
+  const log = { warn: () => {}, error: () => {} } as never;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let runs = 0;
+  const slow = async () => { runs++; await gate; return '{}'; };
+  const instance = () => new Jobs({ store, solvers: { matrix: slow, trip: slow }, now: Date.now, log, leaseMillis: 150, pollMillis: 20 });
+  const first = instance(), second = instance();
+  try {
+    const { clientId } = await newClient(store);
+    const id = crypto.randomUUID(), at = Date.now();
+    await store.insertJob({ id, clientId, kind: 'matrix', status: 'ENQUEUED', request: {}, attempts: 0, createdAt: at, updatedAt: at, expiresAt: at + 3600_000 });
+    first.start();
+    for (let i = 0; i < 100 && runs === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    second.start();
+    await new Promise((r) => setTimeout(r, 700)); // over four leases
+    assert.equal(runs, 1, 'the job was not taken over while its taker lived');
+    release();
+    let job = await store.getJob(clientId, 'matrix', id, Date.now());
+    for (let i = 0; i < 100 && job?.status !== 'SOLVED'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      job = await store.getJob(clientId, 'matrix', id, Date.now());
+    }
+    assert.deepEqual([job?.status, job?.attempts], ['SOLVED', 1]);
+  } finally {
+    release();
+    await first.stop();
+    await second.stop();
+    await store.close();
+    await kind.dispose();
+  }
+});

@@ -19,7 +19,10 @@ export interface JobsOptions {
   solvers: Record<JobKind, JobSolver>;
   now: () => number;
   log: FastifyBaseLogger;
-  /** How long a taken job is this instance's before another may take it up (default 10 minutes). */
+  /**
+   * How long a taken job is this instance's before another may take it up (default 15 s); renewed
+   * every third of it while the job runs, so only a dead instance's jobs pass to another.
+   */
   leaseMillis?: number;
   /** How often the instance looks for jobs posted elsewhere (default 1 s). */
   pollMillis?: number;
@@ -33,8 +36,8 @@ export interface JobsOptions {
 /**
  * Takes up jobs (matrices, asynchronous trips) from the store, one at a time per instance, and
  * solves them with their kind's solver: jobs posted here start at once (poke), jobs posted on
- * other instances or left by a dead one (lease run out) within a poll. The store makes each job
- * one taker's.
+ * other instances or left by a dead one (its lease, renewed while it lived, run out) within a
+ * poll. The store makes each job one taker's.
  */
 export class Jobs {
   private timer?: NodeJS.Timeout;
@@ -46,7 +49,7 @@ export class Jobs {
   private readonly maxAttempts: number;
 
   constructor(private readonly options: JobsOptions) {
-    this.leaseMillis = options.leaseMillis ?? 10 * 60_000;
+    this.leaseMillis = options.leaseMillis ?? 15_000;
     this.pollMillis = options.pollMillis ?? 1000;
     this.maxAttempts = options.maxAttempts ?? 3;
   }
@@ -95,6 +98,10 @@ export class Jobs {
   private async run(job: Job): Promise<void> {
     const { store, now, log } = this.options;
     let outcome: { solutionJson: string } | { failure: string };
+    // The lease is renewed while the job runs: a job outliving one lease is still this instance's.
+    const renewal = setInterval(() => {
+      store.renewJobLease(job.id, now(), this.leaseMillis).catch((err: unknown) => log.warn({ err, job: job.id }, 'jobs: could not renew a lease'));
+    }, this.leaseMillis / 3);
     try {
       outcome = { solutionJson: await this.options.solvers[job.kind](job) };
     } catch (err) {
@@ -105,6 +112,8 @@ export class Jobs {
         log.error({ err, job: job.id, kind: job.kind }, 'job failed');
         outcome = { failure: 'internal error; the service log has the details' };
       }
+    } finally {
+      clearInterval(renewal);
     }
     const finished = await store.finishJob(job.id, outcome, now());
     // Every kind keeps its callback at the top of its stored request.

@@ -293,6 +293,11 @@ export class PostgresStore implements Store {
     });
   }
 
+  async renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query("UPDATE jobs SET lease_until = $1 WHERE id = $2 AND status = 'PROCESSING'", [now + leaseMillis, id]);
+    return rowCount === 1;
+  }
+
   async finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
     return this.inTransaction(async (db) => {
       const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';

@@ -304,6 +304,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  async renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean> {
+    return this.statement("UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'PROCESSING'").run(now + leaseMillis, id).changes === 1;
+  }
+
   async finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
     return this.db.immediate(() => {
       const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';

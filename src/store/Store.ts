@@ -243,6 +243,8 @@ export interface JobStore {
    * lease until now + leaseMillis. Atomic across instances: a job goes to one taker at a time.
    */
   claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined>;
+  /** Extends a PROCESSING job's lease to now + leaseMillis (its taker is alive); false when it is no longer PROCESSING. */
+  renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean>;
   /** Records SOLVED with its solution or FAILED with why; false when the job is gone or no longer PROCESSING. */
   finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean>;
   /** Deletes jobs expired at `now` with their events; returns how many jobs. */
