@@ -1,5 +1,5 @@
 import type { Metric, RoadGraph } from '../src/index.js';
-import type { Endpoint } from '../src/routing/endpoints.js';
+import type { Endpoint } from '../src/routing/PathSearch.js';
 
 /**
  * Plain Dijkstra over the CSR arrays (binary heap with lazy deletion, no heuristic, no hierarchy):

@@ -13,7 +13,8 @@ import {
   arcHead, arcLowerEnd, arcTail, contractionOrder, HIERARCHY_ARRAY_KEYS, shortcutHalves,
 } from '../src/hierarchy/ContractionHierarchy.js';
 import { ARRAY_KEYS, costSteps } from '../src/graph/RoadGraph.js';
-import { directCost, sourceEndpoints, targetEndpoints, type Endpoint } from '../src/routing/endpoints.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import type { Endpoint } from '../src/routing/PathSearch.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords, SHRINK_WINDOW } from '../src/routing/NodeRecords.js';
 import { DEFAULT_SHORTCUT_PATH_BYTES, MIN_KEPT_EDGES, ShortcutPaths } from '../src/routing/ShortcutPaths.js';

@@ -1,9 +1,8 @@
 import { COST_STEP, type RoadGraph, type Metric } from '../graph/RoadGraph.js';
 import { arcTo, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
-import type { Endpoint } from './endpoints.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
-import type { PathResult } from './PathSearch.js';
+import type { Endpoint, PathResult } from './PathSearch.js';
 import { shortcutPathBytes, shortcutPathsPerMetric, type ShortcutPaths } from './ShortcutPaths.js';
 
 /** Search state of one direction: per touched node its cost and the node it was reached from (NodeRecords). */

@@ -1,15 +1,25 @@
 import { DetourError } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import type { GraphIndexes, GraphMeta, RoadGraph, RoadGraphArrays } from '../graph/RoadGraph.js';
+import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { SnapIndex } from '../graph/SnapIndex.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { MatrixResult } from './matrix.js';
 import type { CalculationMode } from './Router.js';
-import type { MatrixWorkerData } from './matrixWorker.js';
 import type { AvoidanceType } from './avoidance.js';
+
+/** What MatrixRunner posts to a new matrix worker. */
+export interface MatrixWorkerData {
+  arrays: RoadGraphArrays;
+  meta: GraphMeta;
+  hierarchy?: GraphHierarchy;
+  /** The graph's search indexes (the snap index: shared, not built again here). */
+  indexes: GraphIndexes;
+  maxSnapDistance?: number;
+}
 
 /**
  * A matrix for the worker: zones with their prepared polygons' fields (typed arrays, copied

@@ -1,5 +1,16 @@
 import type { Metric } from '../graph/RoadGraph.js';
-import type { Endpoint } from './endpoints.js';
+
+/**
+ * Where a search starts or ends: a graph node plus the cost of the partial road between the
+ * snapped point and that node ("phantom node" in OSRM's terms).
+ */
+export interface Endpoint {
+  node: number;
+  /** Cost (metres or seconds) between the snapped point and `node`. */
+  cost: number;
+  /** True when this part is travelled against the road's shape direction. */
+  reversed: boolean;
+}
 
 /** What one search is asked: leave from any source endpoint, arrive at any target endpoint. */
 export interface PathQuery {

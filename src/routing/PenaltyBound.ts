@@ -1,7 +1,6 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from './MinHeap.js';
-import type { Endpoint } from './endpoints.js';
-import type { Penalty } from './PathSearch.js';
+import type { Endpoint, Penalty } from './PathSearch.js';
 
 /** Most nodes the backward search settles (a bound on its cost per query). */
 export const PENALTY_BOUND_BUDGET = 1 << 16;

@@ -4,10 +4,10 @@ import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
 import { hierarchyEngine } from './PerMetricSearch.js';
-import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
+import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
-import { uniformPenalty, type BlockedCellCliques, type Penalty, type PathSearch } from './PathSearch.js';
+import { uniformPenalty, type BlockedCellCliques, type Endpoint, type Penalty, type PathSearch } from './PathSearch.js';
 import {
   AVOIDANCE_FLAGS, FlaggedRoads, metresOnAvoided, parseAvoidance, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
   type Avoidance, type AvoidanceBehavior, type AvoidanceType, type AvoidedTypeDriven,

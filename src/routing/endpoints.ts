@@ -2,19 +2,7 @@ import { RoadFlag } from '../graph/carProfile.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import { junctionNodes, roadEntryNodes, roadExitNode } from '../graph/junctionNodes.js';
-import type { Penalty } from './PathSearch.js';
-
-/**
- * Where a search starts or ends: a graph node plus the cost of the partial road between the
- * snapped point and that node ("phantom node" in OSRM's terms).
- */
-export interface Endpoint {
-  node: number;
-  /** Cost (metres or seconds) between the snapped point and `node`. */
-  cost: number;
-  /** True when this part is travelled against the road's shape direction. */
-  reversed: boolean;
-}
+import type { Endpoint, Penalty } from './PathSearch.js';
 
 /** Cost of `metres` of road r under a metric (duration uses the road's own speed), plus any penalty. */
 export function partialCost(graph: RoadGraph, road: number, metres: number, metric: Metric, penalty?: Penalty): number {

@@ -10,9 +10,9 @@ import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { CCHBlockedMetric } from './CCHBlockedMetric.js';
 import { CCHManyToMany } from './CCHManyToMany.js';
 import { CHPotentialSearch } from './CHPotentialSearch.js';
-import { directCost, partialCost, sourceEndpoints, targetEndpoints, type Endpoint } from './endpoints.js';
+import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
-import { uniformPenalty, type Penalty } from './PathSearch.js';
+import { uniformPenalty, type Endpoint, type Penalty } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, ZONE_COST_PER_METRE, type CalculationMode, type Router } from './Router.js';
 

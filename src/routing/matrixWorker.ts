@@ -4,24 +4,13 @@
  */
 import { parentPort, workerData, isMainThread } from 'node:worker_threads';
 import { PreparedPolygon } from '../geo/PreparedPolygon.js';
-import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
-import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import { RoadGraph } from '../graph/RoadGraph.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { DetourError } from '../errors.js';
 import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
 import { Router } from './Router.js';
-import type { MatrixJobRequest } from './MatrixRunner.js';
+import type { MatrixJobRequest, MatrixWorkerData } from './MatrixRunner.js';
 import { lowerThreadPriority } from '../workerThread.js';
-
-/** What MatrixRunner posts to a new matrix worker. */
-export interface MatrixWorkerData {
-  arrays: RoadGraphArrays;
-  meta: GraphMeta;
-  hierarchy?: GraphHierarchy;
-  /** The graph's search indexes (the snap index: shared, not built again here). */
-  indexes: GraphIndexes;
-  maxSnapDistance?: number;
-}
 
 if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqliteDriver.js';
-import type { ZoneWriteReply, ZoneWriterData, ZoneWriteRequest } from './sqliteZoneWriter.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
   brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventFromRow, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
@@ -26,6 +25,27 @@ export interface SqliteStoreOptions {
    */
   zoneWriter?: boolean;
 }
+
+/** What SqliteStore posts to its zone writer thread (sqliteZoneWriter.ts), and the messages between them. */
+export interface ZoneWriterData {
+  location: string;
+  driver?: SqliteDriverName;
+}
+
+/** A zone as it crosses the thread boundary: its fields and body text (never a parsed body). */
+export type ZoneWriteFields = Omit<StoredZone, 'body' | 'bodyJson'> & { bodyJson: string };
+
+export interface ZoneWriteRequest {
+  id: number;
+  op: 'insertZone' | 'replaceZone';
+  zone: ZoneWriteFields;
+  quota?: ZoneQuota;
+}
+
+export type ZoneWriteReply =
+  | { id: number; written: boolean }
+  | { id: number; quotaExceeded: { limit: keyof ZoneQuota; quota: ZoneQuota; usage: { zones: number; vertices: number }; zoneVertices: number } }
+  | { id: number; error: string; name?: string; code?: string };
 
 /**
  * The embedded store: one SQLite file in WAL mode with synchronous=FULL, so a write that returned

@@ -6,29 +6,8 @@
  * (quota check and write under BEGIN IMMEDIATE), committed before the reply.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import type { SqliteDriverName } from './sqliteDriver.js';
-import { SqliteStore } from './SqliteStore.js';
-import { storedZoneFromJson, ZoneQuotaExceeded, type StoredZone, type ZoneQuota } from './Store.js';
-
-export interface ZoneWriterData {
-  location: string;
-  driver?: SqliteDriverName;
-}
-
-/** A zone as it crosses the thread boundary: its fields and body text (never a parsed body). */
-export type ZoneWriteFields = Omit<StoredZone, 'body' | 'bodyJson'> & { bodyJson: string };
-
-export interface ZoneWriteRequest {
-  id: number;
-  op: 'insertZone' | 'replaceZone';
-  zone: ZoneWriteFields;
-  quota?: ZoneQuota;
-}
-
-export type ZoneWriteReply =
-  | { id: number; written: boolean }
-  | { id: number; quotaExceeded: { limit: keyof ZoneQuota; quota: ZoneQuota; usage: { zones: number; vertices: number }; zoneVertices: number } }
-  | { id: number; error: string; name?: string; code?: string };
+import { SqliteStore, type ZoneWriteReply, type ZoneWriterData, type ZoneWriteRequest } from './SqliteStore.js';
+import { storedZoneFromJson, ZoneQuotaExceeded } from './Store.js';
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
