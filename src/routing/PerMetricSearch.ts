@@ -1,6 +1,6 @@
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { AStarSearch } from './AStarSearch.js';
-import { HierarchySearch } from './CHPotentialSearch.js';
+import { HierarchySearch } from './HierarchySearch.js';
 import { Landmarks } from './Landmarks.js';
 import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
