@@ -84,6 +84,8 @@ describe('service operations', () => {
     );
     assert.deepEqual(configFromEnv({ DETOUR_TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1']);
     for (const port of ['http', '-1', '70000', '80.5']) assert.throws(() => configFromEnv({ PORT: port }), /PORT must be a port number/);
+    assert.deepEqual([defaults.tripRetentionDays, configFromEnv({ DETOUR_TRIP_RETENTION_DAYS: '1' }).tripRetentionDays], [7, 1]);
+    for (const days of ['0', '31', '1.5', 'week']) assert.throws(() => configFromEnv({ DETOUR_TRIP_RETENTION_DAYS: days }), /DETOUR_TRIP_RETENTION_DAYS must be whole days from 1 to 30/);
   });
 
   test('an acknowledged SQLite write survives kill -9: a zone, and a trip stored as answered (written without the sync to disk)', async () => {

@@ -87,7 +87,7 @@ export interface ServiceOptions {
      */
     prepare?: boolean;
   };
-  /** Trips: how long a solution is kept when the request names no expireIn (default 7 days). */
+  /** Trips: how long a solution is kept by default and at most (default 7 days). */
   trips?: { retentionMillis?: number };
 }
 

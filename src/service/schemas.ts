@@ -17,7 +17,10 @@ import { ZONE_LIMITS } from '../zones/Zone.js';
 export const MAX_TRIP_POINTS = 100;
 /** Most zones one trip may name. */
 export const MAX_TRIP_ZONES = 100;
-/** How long a trip's solution is kept when the request names no expireIn, and the longest expireIn allowed. */
+/**
+ * How long a service keeps trips' solutions (DETOUR_TRIP_RETENTION_DAYS): by default, and at most.
+ * A request's expireIn may ask for less, never more; disk use is at most the trip rate times it.
+ */
 export const TRIP_RETENTION_DAYS = { default: 7, max: 30 } as const;
 
 /** Pages of the zone list: default and largest `limit`, largest `offset`, zones read per query. */
@@ -292,7 +295,7 @@ export const tripBodySchema = {
       default: 'FAIL',
       description: `FAIL: never drive them; a leg that cannot avoid them answers 422 AVOIDANCE_IMPOSSIBLE naming the leg and types. STRONG: drive the fewest metres of them any route can. RELAXED: each metre on them costs ${RELAXED_EXTRA_PER_METRE.distance} extra metres (THE_SHORTEST) or ${RELAXED_EXTRA_PER_METRE.duration} extra seconds (THE_FASTEST). Restriction zones always come first.`,
     },
-    expireIn: { ...maplinkDateSchema, description: `Until when the solution can be read back (GET /trip/v1/solutions/{id}): epoch milliseconds or ISO-8601, at most ${TRIP_RETENTION_DAYS.max} days ahead (default ${TRIP_RETENTION_DAYS.default} days).` },
+    expireIn: { ...maplinkDateSchema, description: `Until when the solution can be read back (GET /trip/v1/solutions/{id}): epoch milliseconds or ISO-8601, at most the service's retention ahead (DETOUR_TRIP_RETENTION_DAYS: ${TRIP_RETENTION_DAYS.default} days unless configured), which is also the default.` },
     ...maplinkTripFeatures,
   },
   required: ['points'],

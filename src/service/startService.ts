@@ -8,6 +8,7 @@ import { openStore } from '../store/openStore.js';
 import { DEFAULT_ZONE_QUOTA, type Store, type ZoneQuota } from '../store/Store.js';
 import { createService } from './createService.js';
 import { ensureDemoClient } from './demoClient.js';
+import { TRIP_RETENTION_DAYS } from './schemas.js';
 import { zoneSource } from './zoneRoutes.js';
 import { RoadIndex } from '../zones/RoadIndex.js';
 
@@ -39,6 +40,8 @@ export interface ServeConfig {
   demoClient?: boolean;
   /** DETOUR_WORKERS, default the machine's cores (os.availableParallelism()): processes serving requests; 1: one process, no cluster. */
   workers: number;
+  /** DETOUR_TRIP_RETENTION_DAYS, whole days from 1 to 30, default 7: how long trips' solutions are kept, by default and at most. */
+  tripRetentionDays: number;
   /** DETOUR_MATRIX_CALLBACK_HOSTS, comma-separated host names (or host:port) matrix callbacks may go to; unset: any. */
   matrixCallbackHosts?: string[];
   /**
@@ -72,6 +75,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
     workers: parseWorkers(env.DETOUR_WORKERS),
+    tripRetentionDays: tripRetentionDays(env.DETOUR_TRIP_RETENTION_DAYS),
     matrixCallbackHosts: env.DETOUR_MATRIX_CALLBACK_HOSTS ? env.DETOUR_MATRIX_CALLBACK_HOSTS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     basemap: parseBasemap(env.DETOUR_BASEMAP_URL, env.DETOUR_BASEMAP_ATTRIBUTION),
   };
@@ -100,6 +104,13 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   const n = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 2 ** 31 - 1)) throw new Error(`${name} must be a whole number from 1 to 2147483647, got ${JSON.stringify(value)}`);
   return n;
+}
+
+function tripRetentionDays(value: string | undefined): number {
+  if (value === undefined || value === '') return TRIP_RETENTION_DAYS.default;
+  const days = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(days >= 1 && days <= TRIP_RETENTION_DAYS.max)) throw new Error(`DETOUR_TRIP_RETENTION_DAYS must be whole days from 1 to ${TRIP_RETENTION_DAYS.max}, got ${JSON.stringify(value)}`);
+  return days;
 }
 
 function parseTokenLifetime(value: string | undefined): number {
@@ -203,6 +214,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
       matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
+      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000 },
     });
   } catch (err) {
     await store.close();

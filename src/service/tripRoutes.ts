@@ -13,7 +13,7 @@ import { jobReadRoutes } from './jobRoutes.js';
 import { JobWriter } from './JobWriter.js';
 import { sendJsonText } from './jsonText.js';
 import { checkZonesExist, resolveZones, zoneNames } from './resolveZones.js';
-import { authHeadersSchema, POINTS_MODE_DESCRIPTION, TRIP_RETENTION_DAYS, tripBodySchema, tripProblemSchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
+import { authHeadersSchema, POINTS_MODE_DESCRIPTION, tripBodySchema, tripProblemSchema, tripQuerySchema, tripResponseSchema } from './schemas.js';
 
 export interface TripRoutesOptions {
   store: Store;
@@ -23,7 +23,7 @@ export interface TripRoutesOptions {
   now: () => number;
   /** How long a trip waits for a zone still in calculation before answering ZONE_NOT_READY (ms). */
   zoneWaitMillis: number;
-  /** How long a solution is kept when the request names no expireIn (default 7 days). */
+  /** How long a solution is kept: by default, and at most (an expireIn further ahead is refused). */
   retentionMillis: number;
   /** Hosts callbacks may be sent to; undefined: any host. */
   callbackHosts?: string[];
@@ -89,7 +89,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     if (body.expireIn !== undefined) {
       expiresAt = maplinkDate(body.expireIn);
       if (!Number.isFinite(expiresAt)) errors.push({ path: 'expireIn', message: 'must be epoch milliseconds or an ISO-8601 date-time' });
-      else if (expiresAt > at + TRIP_RETENTION_DAYS.max * DAY) errors.push({ path: 'expireIn', message: `must be at most ${TRIP_RETENTION_DAYS.max} days ahead` });
+      else if (expiresAt > at + options.retentionMillis) errors.push({ path: 'expireIn', message: `must be at most ${options.retentionMillis / DAY} days ahead: this service keeps trips that long` });
       // A synchronous trip that expired already is answered and not kept; a job could never be read.
       else if (asynchronous && expiresAt <= at) errors.push({ path: 'expireIn', message: 'is in the past: the solution could never be read' });
     }
