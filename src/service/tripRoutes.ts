@@ -124,7 +124,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       const solution = await solve(trip, caller.clientId, randomUUID(), expiresAt, pointsMode);
       const json = JSON.stringify(solution);
       const at = now();
-      // Kept before it is answered: an id the client has read back is never lost.
+      // Kept before it is answered: the id the client is given can be read back at once, from any instance.
       if (expiresAt > at) {
         const stored: StoredTripRequest = { body: trip, pointsMode };
         await solutions.write({
@@ -150,9 +150,9 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     async (request, reply) => {
       const caller = request.caller!;
       const { trip, expiresAt } = readTrip(request.body, caller, true);
-      // What can be known now is answered now, not as a failed job later: stops, features, zones.
-      router.snapStops(trip.points, trip.points.map(pointLabel));
+      // What can be known now is answered now, not as a failed job later: features, stops, zones.
       checkTripFeatures(trip, router);
+      router.snapStops(trip.points, trip.points.map(pointLabel));
       await checkZonesExist(store, caller.clientId, trip.restrictionZones ?? []);
       if ((await store.openJobs(caller.clientId, 'trip')) >= OPEN_TRIP_JOBS_PER_CLIENT) {
         throw new HttpError(429, { code: 'TRIP_JOBS_LIMIT', message: `at most ${OPEN_TRIP_JOBS_PER_CLIENT} unfinished trip jobs per client; post again when one has finished` }, { 'retry-after': '5' });
