@@ -1,8 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import booleanIntersects from '@turf/boolean-intersects';
 import distance from '@turf/distance';
@@ -13,7 +11,7 @@ import type { Store } from '../src/store/Store.js';
 import { tripBodySchema } from '../src/service/schemas.js';
 import { GOTHENBURG_GEOJSON } from './support/helpers.js';
 import {
-  authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
+  authorise, callbackReceiver, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 
 /**
@@ -51,18 +49,10 @@ for (const { make, skip } of kinds) {
     /** What Maplink's SDK sends on trips: the token and Content-Type, no clientId header. */
     let sdkHeaders: Record<string, string>;
 
-    const called: Array<{ body: unknown; authorization?: string }> = [];
-    const callbacks = createServer((req: IncomingMessage, res) => {
-      let text = '';
-      req.on('data', (c) => (text += c));
-      req.on('end', () => {
-        called.push({ body: JSON.parse(text), authorization: req.headers.authorization });
-        res.end('ok');
-      });
-    });
+    let callbacks: Awaited<ReturnType<typeof callbackReceiver>>;
 
     before(async () => {
-      await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', r));
+      callbacks = await callbackReceiver();
       kind = make();
       store = await kind.open();
       svc = await listen(graph, store, { matrix: { pollMillis: 50, callbackHosts: ['127.0.0.1'] } });
@@ -75,7 +65,7 @@ for (const { make, skip } of kinds) {
       await svc?.close();
       await store?.close();
       await kind?.dispose();
-      callbacks.close();
+      callbacks?.close();
     });
 
     const trip = (json: unknown, headers = sdkHeaders, query = '') => http(`${svc.url}${TRIP_PATH}${query}`, { json, headers });
@@ -214,10 +204,9 @@ for (const { make, skip } of kinds) {
     });
 
     test('an asynchronous trip (POST /trip/v1/problems): 201 {id}, ENQUEUED -> PROCESSING -> SOLVED, its solution the synchronous answer', async () => {
-      const port = (callbacks.address() as AddressInfo).port;
       const problem = {
         profileName: 'MAPLINKBR', points: [west, east], calculationMode: 'THE_SHORTEST', restrictionZones: ['Centrum'],
-        callback: { url: `http://127.0.0.1:${port}/trip`, user: 'u', password: 'p' },
+        callback: { url: callbacks.url('/trip'), user: 'u', password: 'p' },
       };
       const posted = await http(`${svc.url}/trip/v1/problems`, { json: problem, headers: sdkHeaders });
       assert.equal(posted.status, 201, posted.text);
@@ -238,6 +227,7 @@ for (const { make, skip } of kinds) {
       assert.equal(solution.body.id, id);
       assert.deepEqual(legs(solution.body), legs(sync.body), 'object points by default, as Maplink answers asynchronous trips');
       assert.deepEqual([solution.body.totalDistance, solution.body.totalNominalDuration], [sync.body.totalDistance, sync.body.totalNominalDuration]);
+      const called = callbacks.received;
       for (let i = 0; i < 100 && called.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(called[0]?.body, { id, jobId: id, status: 'SOLVED' }, 'the callback is called when the trip is solved');
       assert.equal(called[0]?.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);

@@ -1,10 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
 import {
-  authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, ZONES_PATH, type StoreKind, type TestService,
+  authorise, callbackReceiver, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 import type { Store } from '../src/store/Store.js';
 
@@ -70,18 +68,10 @@ for (const { make, skip } of kinds) {
     let clock = Date.now();
     let client: { clientId: string; clientSecret: string };
     let headers: Record<string, string>;
-    const received: Array<{ body: unknown; authorization?: string }> = [];
-    const callbackServer = createServer((req: IncomingMessage, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        received.push({ body: JSON.parse(body), authorization: req.headers.authorization });
-        res.end('ok');
-      });
-    });
+    let callbacks: Awaited<ReturnType<typeof callbackReceiver>>;
 
     before(async () => {
-      await new Promise<void>((r) => callbackServer.listen(0, '127.0.0.1', r));
+      callbacks = await callbackReceiver();
       kind = make();
       store = await kind.open();
       svc = await listen(graph, store, { now: () => clock, failedLogins: { perClient: 1000, perAddress: 1000 }, matrix: { callbackHosts: ['127.0.0.1'], pollMillis: 100 } });
@@ -94,14 +84,13 @@ for (const { make, skip } of kinds) {
       await svc?.close();
       await store?.close();
       await kind?.dispose();
-      callbackServer.close();
+      callbacks?.close();
     });
 
     test('a problem goes ENQUEUED -> PROCESSING -> SOLVED; its solution equals the routes around the zone; events list the changes; the callback is called', async () => {
-      const port = (callbackServer.address() as AddressInfo).port;
       const posted = await http(`${svc.url}/matrix/v1/problems`, {
         headers,
-        json: { calculationMode: 'THE_SHORTEST', origins, destinations, restrictionZones: ['Centrum'], tripProfile: 'any', callback: { url: `http://127.0.0.1:${port}/done`, user: 'u', password: 'p' } },
+        json: { calculationMode: 'THE_SHORTEST', origins, destinations, restrictionZones: ['Centrum'], tripProfile: 'any', callback: { url: callbacks.url('/done'), user: 'u', password: 'p' } },
       });
       assert.equal(posted.status, 202, posted.text);
       const id = posted.body.id as string;
@@ -115,6 +104,7 @@ for (const { make, skip } of kinds) {
       assertElementsAreRoutes(solution.body, 'THE_SHORTEST');
       const events = await http(`${svc.url}/matrix/v1/events?jobId=${id}`, { headers });
       assert.deepEqual(events.body.map((e: { status: string }) => e.status), ['ENQUEUED', 'PROCESSING', 'SOLVED']);
+      const received = callbacks.received;
       for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(received[0]?.body, { id, jobId: id, status: 'SOLVED' });
       assert.equal(received[0]?.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);

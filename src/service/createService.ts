@@ -76,7 +76,10 @@ export interface ServiceOptions {
   basemap?: Basemap;
   /** Per-client zone limits (default DEFAULT_ZONE_QUOTA: 1,000 zones, 1,000,000 vertices). */
   zoneQuota?: Partial<ZoneQuota>;
-  /** Matrix jobs: retention (default 7 days), lease, poll and attempts (see JobsOptions), callback hosts (default any). */
+  /**
+   * Jobs of both APIs (matrices, asynchronous trips): lease, poll and attempts (see JobsOptions),
+   * callback hosts (default any); and how long matrix solutions are kept (default 7 days).
+   */
   matrix?: Pick<JobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis'> & {
     retentionMillis?: number;
     callbackHosts?: string[];

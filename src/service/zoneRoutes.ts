@@ -149,7 +149,8 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
       return emptyBodyParser(request, body, done);
     }
     done(null, body);
-  });  // The body schema stays for the OpenAPI document; the text body fails it by design (ignored).
+  });
+  // The body schema stays for the OpenAPI document; the text body fails it by design (ignored).
   const schemaProblem = (request: FastifyRequest) => {
     const err = request.validationError as (FastifyError & { validationContext?: string }) | undefined;
     if (err && err.validationContext !== 'body') throw err;

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -125,4 +127,19 @@ export async function authorise(base: string, client: { clientId: string; client
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
   const token = res.body.access_token as string;
   return { token, headers: { authorization: `Bearer ${token}`, clientid: client.clientId } };
+}
+
+/** A loopback server that records the job callbacks POSTed to it (JSON body and Authorization header). */
+export async function callbackReceiver() {
+  const received: Array<{ body: unknown; authorization?: string }> = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    let text = '';
+    req.on('data', (c) => (text += c));
+    req.on('end', () => {
+      received.push({ body: JSON.parse(text), authorization: req.headers.authorization });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { received, url: (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, close: () => server.close() };
 }
