@@ -61,11 +61,10 @@ export async function matrixBench(): Promise<string> {
     `100 origins x 100 destinations on random roads; zones: 10 stars 0.5-1.5 km across blocking ${blocked} roads. `
       + 'Router.matrix: bucket many-to-many on the contraction hierarchy; with zones, on the customizable hierarchy (CCH) re-customized '
       + 'for the zones\' roads (see src/routing/matrix.ts; its preparation, once per graph, is timed below and not in the matrix). '
-      + 'Beside it the earlier technique on the same request (`closedRoads: \'repair\'`: the free buckets, then the elements whose path '
-      + 'meets a zone searched again). Peers: the same 10,000 elements as one `Router.route` each, '
+      + 'Peers: the same 10,000 elements as one `Router.route` each, '
       + 'with the ALT engine (`engine: \'astar\'`) and with the default engine; medians of 5 matrix runs, one peer run.', '',
-    '| mode | zones | Router.matrix | earlier technique (repair) | 10,000 Router.route, ALT | ratio | 10,000 Router.route, default engine | ratio | elements equal to ALT routes |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| mode | zones | Router.matrix | 10,000 Router.route, ALT | ratio | 10,000 Router.route, default engine | ratio | elements equal to ALT routes |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   const prepared = timed(() => customizableHierarchyOf(graph));
   const checks: string[] = [];
@@ -77,17 +76,11 @@ export async function matrixBench(): Promise<string> {
       let fast!: MatrixResult;
       for (let i = 0; i < 5; i++) { const t = timed(() => router.matrix(request)); runs.push(t.ms); fast = t.value; }
       const fastMs = median(runs);
-      let repair = '';
-      if (withZones) {
-        const earlier: number[] = [];
-        for (let i = 0; i < 5; i++) earlier.push(timed(() => router.matrix({ ...request, closedRoads: 'repair' })).ms);
-        repair = `${median(earlier).toFixed(1)} ms`;
-      }
       matrixByRoutes(alt, { ...request, origins: origins.slice(0, 2) }); // landmarks before timing
       const viaAlt = timed(() => matrixByRoutes(alt, request));
       const viaDefault = timed(() => matrixByRoutes(router, request));
       const same = agreeing(fast, viaAlt.value, mode);
-      lines.push(`| ${mode} | ${withZones ? 10 : 0} | ${fastMs.toFixed(1)} ms | ${repair} | ${viaAlt.ms.toFixed(0)} ms | ${(viaAlt.ms / fastMs).toFixed(1)}x | ${viaDefault.ms.toFixed(0)} ms | ${(viaDefault.ms / fastMs).toFixed(1)}x | ${same} of 10000 |`);
+      lines.push(`| ${mode} | ${withZones ? 10 : 0} | ${fastMs.toFixed(1)} ms | ${viaAlt.ms.toFixed(0)} ms | ${(viaAlt.ms / fastMs).toFixed(1)}x | ${viaDefault.ms.toFixed(0)} ms | ${(viaDefault.ms / fastMs).toFixed(1)}x | ${same} of 10000 |`);
       if (withZones) checks.push(`${mode}: ${fastMs.toFixed(1)} ms (<= 150 ms: ${fastMs <= 150 ? 'met' : 'MISSED'}), ${(viaAlt.ms / fastMs).toFixed(1)}x ALT (>= 30x: ${viaAlt.ms / fastMs >= 30 ? 'met' : 'MISSED'})`);
     }
   }

@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  calculateZone, HierarchySearch, PerMetricSearch, RoadGraph, RoadIndex, Router, SnapIndex,
+  calculateZone, HierarchySearch, RoadGraph, RoadIndex, Router, SnapIndex,
   type CalculatedZone, type LatLon, type Route,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -330,8 +330,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   const reverseBytes = 4 * (graph.nodeCount + 1) + 4 * graph.edgeCount;
   out.push(`| the same once a route with a stop inside a zone has derived the reverse adjacency (firstIn, inEdge: ${(reverseBytes / graph.edgeCount).toFixed(1)} B per directed edge) | ${((readyBytes[0] + reverseBytes) / graph.edgeCount).toFixed(1)} B per directed edge |`);
   if (readyBytes.length > 1) out.push(`| the same with the ALT peer prepared too (its search arrays and landmarks) | ${(readyBytes[1] / graph.edgeCount).toFixed(1)} B per directed edge |`);
-  const search = engines[0].router.search;
-  const state = search instanceof PerMetricSearch ? search.hierarchy : search;
+  const state = engines[0].router.search;
   if (state instanceof HierarchySearch) {
     const kept = state.free.paths.distance.byteSize + state.free.paths.duration.byteSize;
     out.push(`| the default engine's search state after every route above (NodeRecords: 4 B per node and the entries of the largest search; the edges of long shortcuts unpacked, kept for the next routes: ShortcutPaths, ${(kept / 2 ** 20).toFixed(1)} MiB of at most ${(2 * shortcutPathBytes(graph.edgeCount) / 2 ** 20).toFixed(0)}) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);

@@ -17,9 +17,7 @@ export { AStarSearch, type AStarOptions } from './routing/AStarSearch.js';
 export { Landmarks } from './routing/Landmarks.js';
 export { NgraphSearch } from './routing/NgraphSearch.js';
 export { CHQuery } from './routing/CHQuery.js';
-export { CHPotentialSearch } from './routing/CHPotentialSearch.js';
 export { HierarchySearch } from './routing/HierarchySearch.js';
-export { hierarchyEngine, MAX_CORE_NODES, PerMetricSearch } from './routing/PerMetricSearch.js';
 export { OverlaySearch } from './routing/OverlaySearch.js';
 export { buildCellOverlay, type CellOverlay } from './hierarchy/CellOverlay.js';
 export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
@@ -30,7 +28,7 @@ export {
 } from './hierarchy/CustomizableHierarchy.js';
 export type { BlockedCellCliques, PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {
-  Router, CALCULATION_MODES, metricOf, MAX_CUSTOMIZED_CELLS, ROUTE_CUSTOMIZED_CELLS, DEFAULT_ZONE_CLIQUE_BYTES,
+  Router, CALCULATION_MODES, metricOf, MAX_CUSTOMIZED_CELLS, DEFAULT_ZONE_CLIQUE_BYTES,
   type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
 } from './routing/Router.js';
 export {

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHPotentialSearch, CHQuery, decodeGraph, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
-  openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
+  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHQuery, decodeGraph, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
+  OverlaySearch, openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
   type Metric,
 } from '../src/index.js';
 import {
@@ -60,7 +60,7 @@ function checkNetwork(graph: RoadGraph, pairs: number, seed: number) {
   const router = new Router(graph);
   assert.equal(router.search.name, 'ch', 'a graph with a hierarchy routes with it by default');
   const free = new CHQuery(graph, graph.hierarchy!);
-  const constrained = new CHPotentialSearch(graph);
+  const constrained = new OverlaySearch(graph, graph.hierarchy!.overlay!);
   const engine = new HierarchySearch(graph);
   let routed = 0, blockedRouted = 0, zoneRouted = 0, freePathKept = 0, detoured = 0;
   for (let i = 0; i < pairs; i++) {
@@ -350,7 +350,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     assert.ok(records.byteSize < startBytes + 16 * 100, `gave the room back: ${records.byteSize} bytes (peak ${peakBytes})`);
   });
 
-  test('a free query and a CH-potential A* sharing their node records stay exact, also when the entries grow mid-search', () => {
+  test('a free query and the overlay search sharing their node records stay exact, also when the entries grow mid-search', () => {
     const graph = gothenburg;
     const router = new Router(graph);
     const rand = seededRandom(41);
@@ -360,7 +360,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     for (const capacity of [1, undefined]) {
       const sides = [new NodeRecords(graph.nodeCount, capacity), new NodeRecords(graph.nodeCount, capacity)] as const;
       const free = new CHQuery(graph, graph.hierarchy!, sides);
-      const constrained = new CHPotentialSearch(graph, sides);
+      const constrained = new OverlaySearch(graph, graph.hierarchy!.overlay!, sides);
       for (let i = 0; i < 12; i++) {
         const { from, to } = randomStops(graph, router, rand);
         const zone = randomZone(graph, rand, 'z', 300 + rand() * 1500);
@@ -499,11 +499,11 @@ describe('graph file with the hierarchy', () => {
   });
 
   test('a file without the nested dissection order (written before it) loads; matrices around zones then order the graph themselves', () => {
-    const { duration, distance, order } = gothenburg.hierarchy!;
-    const before = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance });
+    const { duration, distance, order, overlay } = gothenburg.hierarchy!;
+    const before = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, overlay });
     const path = join(dir, 'no-order.detour');
     saveGraph(before, path);
-    const withOrderBytes = encodeGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, order })).length;
+    const withOrderBytes = encodeGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, order, overlay })).length;
     // The section's head (16 bytes and its name "order" padded to 8) and its elements padded to 8.
     assert.equal(statSync(path).size, withOrderBytes - 24 - Math.ceil(gothenburg.nodeCount / 2) * 8, 'one section less');
     const loaded = loadGraph(path);

@@ -120,7 +120,7 @@ describe('the penalty bound (stops inside zones)', () => {
     assert.ok(bound.rest > 0, `the bound outside is ${bound.rest}`);
   });
 
-  for (const [label, overlay] of [['the overlay of the file', undefined], ['an overlay of 256-node cells', buildCellOverlay(gothenburg, 256)], ['no overlay (the CH-potential A*)', null]] as const) {
+  for (const [label, overlay] of [['the overlay of the file', undefined], ['an overlay of 256-node cells', buildCellOverlay(gothenburg, 256)]] as const) {
     test(`a stop inside a zone, ${label}: the hierarchy engine settles a small part of the city, costs what Dijkstra costs, and its path adds up`, () => {
       const rand = seededRandom(8);
       const router = new Router(gothenburg);

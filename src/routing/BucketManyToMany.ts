@@ -1,5 +1,5 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
-import { arcHead, arcTail, shortcutHalves, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
 
@@ -21,7 +21,7 @@ export interface CostedEndpoint {
  * both searches settle, so |S| + |T| small searches replace |S| x |T| queries. Both searches
  * stall on demand (a node reached more cheaply from above lies on no shortest up-down path).
  * Carries the other metric along (otherMetricArcCosts) so each pair gets both values of its
- * optimal path. Ignores blocked roads. Scratch stamped per search; not re-entrant.
+ * optimal path. Knows no blocked roads. Scratch stamped per search; not re-entrant.
  */
 export class BucketManyToMany {
   private readonly cost: Float64Array;
@@ -30,22 +30,13 @@ export class BucketManyToMany {
   private readonly heap = new MinHeap(256);
   private stamp = 0;
   private readonly buckets: BucketIndex;
-  /** Per node: 1 when its search path uses a blocked road (see run's `blocked`). */
-  private readonly tainted: Uint8Array;
-  /** Per arc, memoised per run: 1 when the arc unpacks to a blocked road. */
-  private arcTaint = new Uint8Array(0);
-  private arcTaintSeen = new Uint32Array(0);
-  private arcStamp = 0;
-  private readonly arcStack: number[] = [];
-  private readonly halves = new Int32Array(2);
   /** Nodes settled by the last run, all searches together. */
   settledCount = 0;
 
-  constructor(private readonly graph: RoadGraph) {
+  constructor(graph: RoadGraph) {
     const n = graph.nodeCount;
     this.cost = new Float64Array(n);
     this.second = new Float64Array(n);
-    this.tainted = new Uint8Array(n);
     this.seen = new Uint32Array(n);
     this.buckets = new BucketIndex(n);
   }
@@ -53,27 +44,22 @@ export class BucketManyToMany {
   /**
    * Fills `outCost[s * targets.length + t]` (and `outSecond`) with the cheapest cost from any
    * endpoint of source s to any endpoint of target t, endpoint costs included; Infinity where
-   * none connects. Empty endpoint lists leave their row or column at Infinity. With `blocked`
-   * (per road), `outTainted[i]` says whether the path found for element i drives a blocked road:
-   * where it does not, the cost is also the cheapest around the blocked roads (blocking only
-   * lengthens paths), so only tainted elements need another search.
+   * none connects. Empty endpoint lists leave their row or column at Infinity.
    */
   run(
     ch: ContractionHierarchy, secondArc: Float64Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
-    outCost: Float64Array, outSecond: Float64Array, blocked?: Uint8Array, outTainted?: Uint8Array,
+    outCost: Float64Array, outSecond: Float64Array,
   ): void {
     const T = targets.length;
     outCost.fill(Infinity);
     outSecond.fill(Infinity);
-    outTainted?.fill(0);
     this.settledCount = 0;
-    if (blocked) this.startTaint(ch);
 
     // Backward searches: bucket entries (node, target, cost, second), then grouped by node.
-    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [], entryTaint: number[] = [];
+    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
     for (let t = 0; t < T; t++) {
-      this.search(ch, secondArc, targets[t], false, blocked, (u, c, s2, taint) => {
-        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); entryTaint.push(taint);
+      this.search(ch, secondArc, targets[t], false, (u, c, s2) => {
+        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
       });
     }
     const buckets = this.buckets;
@@ -81,16 +67,16 @@ export class BucketManyToMany {
     const { first, order } = buckets;
     const E = entryNode.length;
     // Copied in bucket order, so a scan reads consecutive memory.
-    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E), bTaint = new Uint8Array(E);
+    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
     for (let k = 0; k < E; k++) {
       const i = order[k];
-      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i]; bTaint[k] = entryTaint[i];
+      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
     }
 
     // Forward searches scan the buckets of the nodes they settle.
     for (let s = 0; s < sources.length; s++) {
       const row = s * T;
-      this.search(ch, secondArc, sources[s], true, blocked, (u, c, s2, taint) => {
+      this.search(ch, secondArc, sources[s], true, (u, c, s2) => {
         const b = buckets.bucket(u);
         if (b < 0) return;
         for (let k = first[b], end = first[b + 1]; k < end; k++) {
@@ -99,7 +85,6 @@ export class BucketManyToMany {
           if (total < outCost[i]) {
             outCost[i] = total;
             outSecond[i] = s2 + bSecond[k];
-            if (outTainted) outTainted[i] = taint | bTaint[k];
           }
         }
       });
@@ -111,12 +96,12 @@ export class BucketManyToMany {
    * demand, calling `settled` for every node it settles. One closure per search, not per edge.
    */
   private search(
-    ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean, blocked: Uint8Array | undefined,
-    settled: (node: number, cost: number, second: number, tainted: number) => void,
+    ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean,
+    settled: (node: number, cost: number, second: number) => void,
   ): void {
     if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
-    const { cost, second, seen, heap, tainted } = this;
+    const { cost, second, seen, heap } = this;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
     const step = COST_STEP[ch.metric];
     const relaxFirst = forward ? upFirst : downFirst;
@@ -127,7 +112,6 @@ export class BucketManyToMany {
       seen[e.node] = stamp;
       cost[e.node] = e.cost;
       second[e.node] = e.second;
-      tainted[e.node] = 0;
       heap.push(e.cost, e.node);
     }
     while (heap.size > 0) {
@@ -141,8 +125,8 @@ export class BucketManyToMany {
       }
       if (stalled) continue;
       this.settledCount++;
-      settled(u, key, second[u], tainted[u]);
-      const s2 = second[u], t2 = tainted[u];
+      settled(u, key, second[u]);
+      const s2 = second[u];
       for (let a = relaxFirst[u], end = relaxFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a] * step;
@@ -150,50 +134,9 @@ export class BucketManyToMany {
           seen[x] = stamp;
           cost[x] = c;
           second[x] = s2 + secondArc[a];
-          tainted[x] = blocked ? t2 | this.taintOf(ch, a, u, blocked) : 0;
           heap.push(c, x);
         }
       }
     }
-  }
-
-  /** Starts a run's arc taint memo (arrays sized to the hierarchy, stamped per run). */
-  private startTaint(ch: ContractionHierarchy): void {
-    const arcs = ch.arcMiddle.length;
-    if (this.arcTaintSeen.length !== arcs) {
-      this.arcTaint = new Uint8Array(arcs);
-      this.arcTaintSeen = new Uint32Array(arcs);
-      this.arcStamp = 0;
-    }
-    if (++this.arcStamp === 0xffffffff) { this.arcTaintSeen.fill(0); this.arcStamp = 1; }
-  }
-
-  /** 1 when arc a (lower end `low`) unpacks to an edge of a blocked road; memoised per run, halves first. */
-  private taintOf(ch: ContractionHierarchy, a: number, low: number, blocked: Uint8Array): number {
-    const { arcTaint, arcTaintSeen, arcStack: stack, halves } = this;
-    const stamp = this.arcStamp;
-    if (arcTaintSeen[a] === stamp) return arcTaint[a];
-    const arcMiddle = ch.arcMiddle;
-    const edgeRoad = this.graph.edgeRoad;
-    stack.length = 0;
-    stack.push(a, low);
-    while (stack.length > 0) {
-      const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
-      const m = arcMiddle[x];
-      if (m < 0) {
-        arcTaint[x] = blocked[edgeRoad[~m]] !== 0 ? 1 : 0;
-        arcTaintSeen[x] = stamp;
-        stack.length -= 2;
-        continue;
-      }
-      shortcutHalves(ch, arcTail(ch, x, lowEnd), arcHead(ch, x, lowEnd), m, halves);
-      const first = halves[0], second = halves[1];
-      if (arcTaintSeen[first] !== stamp) { stack.push(first, m); continue; }
-      if (arcTaint[first] === 0 && arcTaintSeen[second] !== stamp) { stack.push(second, m); continue; }
-      arcTaint[x] = arcTaint[first] | (arcTaint[first] === 0 ? arcTaint[second] : 0);
-      arcTaintSeen[x] = stamp;
-      stack.length -= 2;
-    }
-    return arcTaint[a];
   }
 }

@@ -2,11 +2,10 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { cliqueOffsets, cliqueValue, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
-import { drivesNone } from './CHPotentialSearch.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
-import type { BlockedCellCliques, PathQuery, PathResult, PathSearch } from './PathSearch.js';
+import { drivesNone, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 import type { ShortcutPaths } from './ShortcutPaths.js';
 
@@ -94,8 +93,6 @@ export class OverlaySearch implements PathSearch {
   private readonly bigCustomStamp?: Uint32Array;
   private readonly bigCustomList?: Uint32Array;
   private readonly bigCustomSlot?: Uint32Array;
-  /** Per small cell, its nodes (cellsWork; counted at its first call). */
-  private cellNodeCounts?: Uint32Array;
   /** The last query's customized cliques (small cells' per list, then shared; big cells'), read again to unpack. */
   private custom?: readonly (BlockedCellCliques | undefined)[];
   /** Scratch of unpackBig: per hop inside the big cell, its tail, head, link (an edge, or -2 - tail for a clique) and cost in steps. */
@@ -161,45 +158,6 @@ export class OverlaySearch implements PathSearch {
   customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES): BlockedCellCliques | undefined {
     const cells = this.zoneCells(roads, maxCells, maxEntries);
     return cells && this.customizeCells(cells, blocked);
-  }
-
-  /** What customize(roads) costs (cellsWork of its cells); undefined where it gives no cliques. */
-  customizeWork(roads: ArrayLike<number>, maxCells = Infinity): number | undefined {
-    const cells = this.zoneCells(roads, maxCells, MAX_CUSTOMIZED_ENTRIES);
-    return cells && this.cellsWork(cells);
-  }
-
-  /**
-   * What customizeCells(cells) costs, in nodes settled: per cell and metric, a Dijkstra from each
-   * entry over the cell's nodes.
-   */
-  cellsWork(cells: ArrayLike<number>): number {
-    const fine = this.fine;
-    if (fine === undefined) return 0;
-    const counts = (this.cellNodeCounts ??= nodesPerCell(this.nodeCell, fine.entryFirst.length - 1));
-    let work = 0;
-    for (let j = 0; j < cells.length; j++) work += 2 * (fine.entryFirst[cells[j] + 1] - fine.entryFirst[cells[j]]) * counts[cells[j]];
-    return work;
-  }
-
-  /**
-   * What customizeBigCells(cells) costs, in nodes settled and clique entries read: per cell and
-   * metric, a Dijkstra from each entry over its small cells' cliques.
-   */
-  bigCellsWork(cells: ArrayLike<number>): number {
-    const fine = this.fine;
-    if (fine === undefined) return 0;
-    const coarse = this.coarse, smallFirst = this.smallFirst!;
-    let work = 0;
-    for (let j = 0; j < cells.length; j++) {
-      const c = cells[j];
-      let perEntry = 0;
-      for (let f = smallFirst[c]; f < smallFirst[c + 1]; f++) {
-        perEntry += (fine.entryFirst[f + 1] - fine.entryFirst[f]) * (fine.exitFirst[f + 1] - fine.exitFirst[f]);
-      }
-      work += 2 * (coarse.entryFirst[c + 1] - coarse.entryFirst[c]) * perEntry;
-    }
-    return work;
   }
 
   /** The small cells `roads` touch; undefined without small cells, past `maxCells` of them or past `maxEntries` entries in one. */
@@ -914,11 +872,4 @@ function cliqueArrays(level: Level, cells: Uint32Array): BlockedCellCliques {
 
 function reverseFrom(a: number[], start: number): void {
   for (let i = start, j = a.length - 1; i < j; i++, j--) { const x = a[i]; a[i] = a[j]; a[j] = x; }
-}
-
-/** Per cell of `cells`, the nodes nodeCell puts in it. */
-function nodesPerCell(nodeCell: ArrayLike<number>, cells: number): Uint32Array {
-  const counts = new Uint32Array(cells);
-  for (let v = 0; v < nodeCell.length; v++) counts[nodeCell[v]]++;
-  return counts;
 }

@@ -1,3 +1,4 @@
+import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric } from '../graph/RoadGraph.js';
 
 /**
@@ -96,7 +97,7 @@ export interface PathResult {
 export interface PathSearch {
   readonly name: string;
   find(query: PathQuery): PathResult | null;
-  /** Nodes (and cells' boundary nodes) the last find() settled; what route()'s zones earn their rent by (Router's ROUTE_CUSTOMIZATION_SHARE). */
+  /** Nodes (and cells' boundary nodes) the last find() settled. */
   readonly settledCount?: number;
   /**
    * The cells `roads` touch with cliques around them, for PathQuery.blockedCellCliques (`blocked`:
@@ -107,14 +108,6 @@ export interface PathSearch {
   customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
   customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
-  /**
-   * What customize(roads) would cost, in the unit of settledCount (nodes settled, clique entries
-   * read); undefined where it would give no cliques. cellsWork and bigCellsWork: the same for
-   * customizeCells and customizeBigCells.
-   */
-  customizeWork?(roads: ArrayLike<number>, maxCells: number): number | undefined;
-  cellsWork?(cells: ArrayLike<number>): number;
-  bigCellsWork?(cells: ArrayLike<number>): number;
   /** The big cell a small cell of customize() lies in; undefined without two levels. */
   bigCellOf?(smallCell: number): number | undefined;
   /**
@@ -123,4 +116,17 @@ export interface PathSearch {
    * shared cells' (customizeCells); undefined where not worth it.
    */
   customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[]): BlockedCellCliques | undefined;
+}
+
+/** Whether none of the edges lies on a road marked in `blocked`. */
+export function drivesNone(edgeRoad: Uint32Array, edges: readonly number[], blocked: Uint8Array): boolean {
+  for (let i = 0; i < edges.length; i++) if (blocked[edgeRoad[edges[i]]] !== 0) return false;
+  return true;
+}
+
+export function noHierarchy(): DetourError {
+  return new DetourError(
+    ErrorCode.INVALID_INPUT,
+    'the graph has no contraction hierarchy: re-import it with detour import (or call buildHierarchy), or use the astar engine',
+  );
 }

@@ -3,7 +3,7 @@ import { latLonPoints, type LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
-import { hierarchyEngine } from './PerMetricSearch.js';
+import { HierarchySearch } from './HierarchySearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
@@ -91,29 +91,22 @@ export interface Route {
 
 export interface RouterOptions {
   /**
-   * 'ch' (contraction hierarchy query for free routes, CH-potential A* around blocked roads; the
-   * default when the graph has a hierarchy; ALT for a metric whose hierarchy kept a big core:
-   * hierarchyEngine), 'astar' (ALT A*, the default without one) or 'ngraph' (ngraph.path), or any
-   * PathSearch.
+   * 'ch' (HierarchySearch: the contraction hierarchy query for free routes, the cell overlay's A*
+   * with CH potentials around blocked roads; the default when the graph has a hierarchy), 'astar'
+   * (ALT A* on the roads, the default without one) or 'ngraph' (ngraph.path), or any PathSearch.
    */
   engine?: 'ch' | 'astar' | 'ngraph' | PathSearch;
   /** Largest snapping distance in metres (default 1,000). */
   maxSnapDistance?: number;
   /** Reuse a snap index built elsewhere. */
   snapIndex?: SnapIndex;
-  /** ALT landmarks for the 'astar' engine and a 'ch' metric routed by ALT (default 16; 0 = straight-line heuristic only, and no ALT metric for 'ch'). */
+  /** ALT landmarks for the 'astar' engine (default 16; 0 = straight-line heuristic only). */
   landmarks?: number;
   /** Most bytes of zones' customized cliques kept (prepareZones; default 128 MiB: about 6,000 zones of 1-5 km on the 5M country, with their shared and big cells). */
   zoneCliqueBytes?: number;
 }
 
 export const DEFAULT_ZONE_CLIQUE_BYTES = 128 * 2 ** 20;
-
-/** What route() may spend on customizing its zones' cells: each zone's rent, and at most MAX_CUSTOMIZATION_CREDIT in all. */
-interface RentBudget {
-  rent: Map<CalculatedZone, number>;
-  left: number;
-}
 
 /** A zone set's customized cells besides each zone's own: the small cells two or more share, and the big cells holding theirs. */
 interface ZoneSetCliques {
@@ -130,31 +123,6 @@ const NO_ZONE_SET: ZoneSetCliques = { shared: [], big: [] };
  * search little when open.
  */
 export const MAX_CUSTOMIZED_CELLS = 32;
-/** Most cells one route() customizes (about 4 ms each at 5M nodes), so a trip naming many new zones waits for a few only. */
-export const ROUTE_CUSTOMIZED_CELLS = 32;
-/**
- * Customization work (PathSearch.customizeWork's unit) route() earns per node its searches settle
- * around zones, shared among the route's zones as each zone's rent: a zone's own cells are
- * customized once its rent covers them, cells serving several zones once theirs together does.
- * Customizing a zone costs its routes about what walking around it cost them before (a ski
- * rental per zone: walk until the walking has paid for the cliques), and a zone named once is
- * never customized by routes. Measured on the 1M country (`npm run bench:zone-customization`): a
- * zoned search takes ~0.75 µs per settled node, a zone's customization ~57 ns per unit; routes
- * around ten new zones answer at walking speed, where customizing them first took ~95 ms.
- */
-export const ROUTE_CUSTOMIZATION_SHARE = 16;
-/**
- * Most rent a zone keeps, and most a route spends (about 30 ms of customization on the 1M
- * country), so routes around zones long customized do not save up a long pause for their next
- * new zones; a zone costing more is left to prepareZones.
- */
-export const MAX_CUSTOMIZATION_CREDIT = 500_000;
-/**
- * What a big cell's customization counts against a route's ROUTE_CUSTOMIZED_CELLS: a Dijkstra per
- * entry over its small cells' cliques, about a small cell's work (a tile of the 5M country:
- * 4 entries, each over some 300 boundary nodes).
- */
-export const BIG_CELL_SHARE = 1;
 /**
  * Bytes counted per kept entry besides its arrays (its key, map entry and objects), so entries of
  * a few bytes (a big cell's clique of 4 x 4) are bounded by zoneCliqueBytes too.
@@ -213,11 +181,6 @@ export class Router {
   private zonesHeld = 0;
   /** zoneCliques' entries with cliques, by kind (preparedZones, read by every health check). */
   private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
-  /** Per zone, the customization work routes naming it earned (ROUTE_CUSTOMIZATION_SHARE); nodes the current route's searches settled. */
-  private readonly zoneRent = new WeakMap<CalculatedZone, number>();
-  /** Per zone priced by route(), its customizeWork (-1: customize() would give none): routes around it pay rent until it is bought. */
-  private readonly zonePrice = new WeakMap<CalculatedZone, number>();
-  private settledInRoute = 0;
   private readonly zoneCliqueBytes: number;
 
   constructor(graph: RoadGraph, options: RouterOptions = {}) {
@@ -225,7 +188,7 @@ export class Router {
     this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
     this.search =
-      engine === 'ch' ? hierarchyEngine(graph, options.landmarks)
+      engine === 'ch' ? new HierarchySearch(graph)
         : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
@@ -276,11 +239,8 @@ export class Router {
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
-    // Without zones there is nothing to customize or pay (no allocation on a free route).
-    const budget: RentBudget | undefined = zones.length > 0 ? { rent: new Map(), left: MAX_CUSTOMIZATION_CREDIT } : undefined;
-    for (const z of zones) budget!.rent.set(z, this.zoneRent.get(z) ?? 0);
-    const shared = budget ? this.prepare(zones, ROUTE_CUSTOMIZED_CELLS, budget) : NO_ZONE_SET;
-    this.settledInRoute = 0;
+    // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
+    const shared = zones.length > 0 ? this.prepare(zones, 0) : NO_ZONE_SET;
     const masks = this.masks(zones, request.blockedRoads);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
@@ -294,10 +254,6 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding);
       this.releaseMasks(zones);
-      if (budget) {
-        const earned = (ROUTE_CUSTOMIZATION_SHARE * this.settledInRoute) / budget.rent.size;
-        for (const [z, rent] of budget.rent) this.zoneRent.set(z, Math.min(MAX_CUSTOMIZATION_CREDIT, rent + earned));
-      }
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
@@ -315,9 +271,8 @@ export class Router {
   /**
    * Customizes the cells each zone touches (PathSearch.customize: cliques without the zone's
    * roads), once per zone object, so routes around it cross them instead of walking their roads.
-   * route() calls it for its zones, customizing at most ROUTE_CUSTOMIZED_CELLS cells and what the
-   * walking of earlier routes around them paid for (ROUTE_CUSTOMIZATION_SHARE; the rest at later
-   * routes); a service calls it once a zone is calculated (ZonePreparation). Zones that cannot be used
+   * A service calls it once a zone is calculated (ZonePreparation); route() only uses what it
+   * made, and walks the cells of zones it did not prepare (exact either way). Zones that cannot be used
    * (masks() says why), block no road, touch over MAX_CUSTOMIZED_CELLS cells or a cell with many
    * entries (a uniform grid's: OverlaySearch.MAX_CUSTOMIZED_ENTRIES) are left alone: routes walk
    * their cells' roads, as exact (and on such cells as fast). A cell two or more of the given zones
@@ -341,26 +296,14 @@ export class Router {
   }
 
   /**
-   * prepareZones' work; returns the cliques of the zones' shared cells and big cells it holds, for
-   * the search. With a `budget`, customizes only what the rent of the zones it serves pays for
-   * (PathSearch.customizeWork), taking that from them.
+   * prepareZones' work, customizing at most `maxCells` cells (0: only looks up what is held);
+   * returns the cliques of the zones' shared cells and big cells it holds, for the search.
    */
-  private prepare(zones: readonly CalculatedZone[], maxCells: number, budget?: RentBudget): ZoneSetCliques {
+  private prepare(zones: readonly CalculatedZone[], maxCells: number): ZoneSetCliques {
     const out: ZoneSetCliques = { shared: [], big: [] };
     const search = this.search;
     const customize = search.customize?.bind(search);
     if (!customize || this.zoneCliqueBytes <= 0) return out;
-    // A zone's own cells are paid by its rent alone; cells serving several zones, by theirs together.
-    const affords = (payers: readonly CalculatedZone[], work: number | undefined) => {
-      if (budget === undefined || work === undefined) return true;
-      if (work > budget.left) return false;
-      let rent = 0;
-      for (const z of payers) rent += budget.rent.get(z) ?? 0;
-      if (work > rent) return false;
-      for (const z of payers) budget.rent.set(z, ((budget.rent.get(z) ?? 0) * (rent - work)) / rent);
-      budget.left -= work;
-      return true;
-    };
     const held = this.zoneCliques;
     // Each zone's own cliques as this call found or made them: the shared and big cells below are
     // built on them, even where a tight byte bound drops some from `held` meanwhile.
@@ -371,13 +314,6 @@ export class Router {
       const known = held.get(z);
       if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
       if (!this.canCustomize(z) || cells >= maxCells) continue;
-      if (budget !== undefined && search.customizeWork) {
-        if (!(budget.rent.get(z)! > 0)) continue; // a zone no route paid for yet: not even priced
-        let work = this.zonePrice.get(z);
-        if (work === undefined) this.zonePrice.set(z, (work = search.customizeWork(z.roads, MAX_CUSTOMIZED_CELLS) ?? -1));
-        if (work < 0) { this.keep(z, null); continue; } // customize() would give none
-        if (!affords([z], work)) continue;
-      }
       const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
       this.keep(z, cliques);
       if (cliques) own.set(z, cliques);
@@ -390,7 +326,7 @@ export class Router {
         const key = this.cellKey('', cell, members);
         let cliques = held.get(key);
         if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
-        else if (cells < maxCells && affords(members, search.cellsWork?.([cell]))) {
+        else if (cells < maxCells) {
           this.keep(key, (cliques = this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)) ?? null));
           cells++;
         }
@@ -405,11 +341,11 @@ export class Router {
       const key = this.cellKey('B', big, members);
       let cliques = held.get(key);
       if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
-      else if (cells + BIG_CELL_SHARE <= maxCells && affords(members, search.bigCellsWork?.([big]))) {
+      else if (cells < maxCells) {
         const lists = members.map((z) => own.get(z)!);
         cliques = this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members, ownOf))) ?? null;
         this.keep(key, cliques);
-        cells += BIG_CELL_SHARE;
+        cells++;
       }
       if (cliques) out.big.push(cliques);
     }
@@ -707,7 +643,6 @@ export class Router {
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
       sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
     });
-    this.settledInRoute += this.search.settledCount ?? 0;
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
       const duration = partialCost(g, from.road, metres, 'duration');

@@ -1,5 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import { type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { Snap, StopRole } from '../graph/SnapIndex.js';
@@ -9,9 +9,7 @@ import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCos
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { CCHBlockedMetric } from './CCHBlockedMetric.js';
 import { CCHManyToMany } from './CCHManyToMany.js';
-import { CHPotentialSearch } from './CHPotentialSearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
-import { OneToManyPotentialSearch } from './OneToManyPotentialSearch.js';
 import { uniformPenalty, type Endpoint, type Penalty } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, ZONE_COST_PER_METRE, type CalculationMode, type Router } from './Router.js';
@@ -32,12 +30,6 @@ export interface MatrixRequest {
   avoidanceBehavior?: AvoidanceBehavior;
   /** Called now and then with the elements done so far and the total (progress bars). */
   onProgress?: (done: number, total: number) => void;
-  /**
-   * How elements around closed roads are computed: 'cch' (default) re-customizes the customizable
-   * hierarchy for the request's closed roads and runs the buckets on it; 'repair' searches again
-   * the elements whose free path drives a closed road (the earlier technique, kept for comparison).
-   */
-  closedRoads?: 'cch' | 'repair';
 }
 
 /** Why one element of a matrix has no value. */
@@ -98,14 +90,11 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
  * run on the customizable hierarchy (CCH) instead, its metric re-customized for the request's
  * closed roads (CCHBlockedMetric: only the arcs the closures change, or all of them when the
  * closures reach an eighth of the arcs), so every element is exact around them in one pass of
- * |origins| + |destinations| elimination-tree searches. This replaced searching again each
- * element whose free path drove a closed road (`closedRoads: 'repair'`, kept for comparison):
- * those searches grow with the graph's area, 100 x 100 around 10 zones took 237 ms on the
- * default city and 38 s on a 5M-node country (bench/RESULTS.md). Then, for the elements a route
+ * |origins| + |destinations| elimination-tree searches, where searching again each element whose
+ * free path drove a closed road grows with the graph's area. Then, for the elements a route
  * would have to drive into zones for (a stop on a zone's road, or no way around), the rule of
  * Router.route (fewest metres on zone roads, then the metric) by the same buckets on the CCH
- * re-customized with the zone penalty per metre instead of the closure ('repair': one A* per
- * origin with that penalty). Elements with no path even through the zones fail without that
+ * re-customized with the zone penalty per metre instead of the closure. Elements with no path even through the zones fail without that
  * search (freeCostsWhereClosedFail). Pairs sharing a tiny component,
  * or two stops on one road that must enter a zone, go to Router.route one by one. So every
  * element equals what Router.route answers for its pair. A graph without a hierarchy gets the
@@ -141,17 +130,10 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
       // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      if (request.closedRoads === 'repair') {
-        // Free buckets first; an element whose free path misses every blocked road is exact as it is.
-        const tainted = new Uint8Array(total);
-        engines.buckets.run(ch, otherMetricArcCosts(graph, ch), from, to, cost, second, masks.all, tainted);
-        repairTainted(engines, graph, metric, sources, targets, masks.all, tainted, cost, second, O, D, request.onProgress);
-      } else {
-        const closed = engines.closed(metric);
-        closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.all);
-        closed.buckets.run(closed.metric, from, to, cost, second);
-        request.onProgress?.(Math.round(total / 2), total);
-      }
+      const closed = engines.closed(metric);
+      closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.all);
+      closed.buckets.run(closed.metric, from, to, cost, second);
+      request.onProgress?.(Math.round(total / 2), total);
     }
     const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, graph, ch, sources, targets, cost, (o, d) => {
       const from = origins[o], to = destinations[d];
@@ -186,45 +168,25 @@ export function computeMatrix(router: Router, request: MatrixRequest): MatrixRes
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
       // the metric; the same A* with the zone penalty per metre, hard-blocked roads still closed.
       const penalty = uniformPenalty(masks.zone!, ZONE_COST_PER_METRE);
-      if (request.closedRoads !== 'repair') {
-        // The CCH re-customized with the penalty instead of the closure: one bucket pass over the
-        // rows and columns concerned, where one A* per origin settled most of the graph.
-        const rows = new Uint8Array(O), columns = new Uint8Array(D);
-        for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
-        const closed = engines.closed(metric);
-        closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.hard ?? engines.noRoads(), penalty);
-        const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
-        closed.buckets.run(
-          closed.metric,
-          origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
-          destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-          penalised, penalisedSecond, plain,
-        );
-        for (const i of entering) {
-          const o = Math.floor(i / D), d = i % D;
-          // Two stops on one road compare the straight drive with penalties: leave that to route().
-          if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
-          else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
-          else result.failures.set(i, noRoute(o, d));
-        }
-      } else {
-        engines.oneToMany.aim(metric, destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false, penalty) : [])));
-        const rowCost = new Float64Array(D), rowSecond = new Float64Array(D), wanted = new Uint8Array(D);
-        for (let k = 0; k < entering.length;) {
-          const o = Math.floor(entering[k] / D);
-          wanted.fill(0);
-          let end = k;
-          for (; end < entering.length && Math.floor(entering[end] / D) === o; end++) wanted[entering[end] % D] = 1;
-          engines.oneToMany.run(costed(graph, origins[o].snap!, metric, true, penalty), masks.hard, penalty, wanted, rowCost, rowSecond, 0);
-          for (; k < end; k++) {
-            const i = entering[k], d = i % D;
-            // Two stops on one road compare the straight drive with penalties: leave that to route().
-            if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
-            else if (rowCost[d] < Infinity) setElement(result, i, metric, rowCost[d], rowSecond[d]);
-            else result.failures.set(i, noRoute(o, d));
-          }
-          request.onProgress?.(Math.round(total / 2 + ((o + 1) * D) / 2), total);
-        }
+      // The CCH re-customized with the penalty instead of the closure: one bucket pass over the
+      // rows and columns concerned (one A* per origin would settle most of the graph).
+      const rows = new Uint8Array(O), columns = new Uint8Array(D);
+      for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
+      const closed = engines.closed(metric);
+      closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.hard ?? engines.noRoads(), penalty);
+      const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
+      closed.buckets.run(
+        closed.metric,
+        origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
+        destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
+        penalised, penalisedSecond, plain,
+      );
+      for (const i of entering) {
+        const o = Math.floor(i / D), d = i % D;
+        // Two stops on one road compare the straight drive with penalties: leave that to route().
+        if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
+        else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
+        else result.failures.set(i, noRoute(o, d));
       }
     }
   } finally {
@@ -323,51 +285,6 @@ function matrixAvoiding(router: Router, request: MatrixRequest, avoidance: Avoid
   return result;
 }
 
-/**
- * Recomputes around the blocked roads the elements whose free path drove one. A row with many
- * such elements gets one A* towards them all (the potential aimed once at every destination),
- * which settles about the whole graph up to the farthest of them; a row with few, one
- * CH-potential A* per element, whose search stays in a corridor along its path. A row search
- * grows with the graph's area and a corridor with its width, so the break-even count grows
- * with sqrt(nodes): measured about 7 on the default city (13,000 nodes), kept as sqrt(n) / 16.
- */
-function repairTainted(
-  engines: MatrixEngines, graph: RoadGraph, metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array,
-  tainted: Uint8Array, cost: Float64Array, second: Float64Array, O: number, D: number, onProgress?: (done: number, total: number) => void,
-): void {
-  const otherWeight = graph.roadCost(otherMetric(metric)), otherUnit = ROAD_COST_UNIT[otherMetric(metric)], edgeRoad = graph.edgeRoad;
-  const wanted = new Uint8Array(D), rowCost = new Float64Array(D), rowSecond = new Float64Array(D);
-  let aimed = false;
-  const rowSearchFrom = Math.max(4, Math.sqrt(graph.nodeCount) / 16);
-  for (let o = 0; o < O; o++) {
-    let count = 0;
-    for (let d = 0; d < D; d++) { wanted[d] = tainted[o * D + d]; count += wanted[d]; }
-    if (count === 0 || sources[o].length === 0) continue;
-    if (count >= rowSearchFrom) {
-      if (!aimed) { engines.oneToMany.aim(metric, targets); aimed = true; }
-      engines.oneToMany.run(sources[o], blocked, undefined, wanted, rowCost, rowSecond, 0);
-      for (let d = 0; d < D; d++) if (wanted[d]) { cost[o * D + d] = rowCost[d]; second[o * D + d] = rowSecond[d]; }
-    } else {
-      for (let d = 0; d < D; d++) {
-        if (!wanted[d]) continue;
-        const from = sources[o], to = targets[d];
-        const found = engines.pair.find({
-          sources: from.map((e) => ({ node: e.node, cost: e.cost, reversed: false })),
-          targets: to.map((e) => ({ node: e.node, cost: e.cost, reversed: false })),
-          metric, targetLatitude: 0, targetLongitude: 0, blockedRoads: blocked,
-        });
-        const i = o * D + d;
-        if (!found) { cost[i] = Infinity; continue; }
-        let other = from[found.source].second + to[found.target].second;
-        for (const e of found.edges) other += otherWeight[edgeRoad[e]] * otherUnit;
-        cost[i] = found.cost;
-        second[i] = other;
-      }
-    }
-    onProgress?.(Math.round(((o + 1) * D) / 2), O * D);
-  }
-}
-
 function setElement(result: MatrixResult, i: number, metric: Metric, cost: number, second: number): void {
   result.distance[i] = metric === 'distance' ? cost : second;
   result.duration[i] = metric === 'distance' ? second : cost;
@@ -393,8 +310,6 @@ interface ClosedRoadEngine {
 /** Scratch searches per graph, made at a router's first matrix and reused by later ones. */
 interface MatrixEngines {
   buckets: BucketManyToMany;
-  oneToMany: OneToManyPotentialSearch;
-  pair: CHPotentialSearch;
   /** The customizable hierarchy's engine for a metric (the hierarchy is built at the first call). */
   closed(metric: Metric): ClosedRoadEngine;
   /** A mask closing no road (made once). */
@@ -412,7 +327,7 @@ function matrixEngines(router: Router): MatrixEngines {
     let none: Uint8Array | undefined;
     engines = {
       noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
-      buckets: new BucketManyToMany(graph), oneToMany: new OneToManyPotentialSearch(graph), pair: new CHPotentialSearch(graph),
+      buckets: new BucketManyToMany(graph),
       closed(metric) {
         const cch = customizableHierarchyOf(graph);
         buckets ??= new CCHManyToMany(cch.topology);
