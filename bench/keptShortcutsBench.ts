@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { HierarchySearch, Router, SnapIndex } from '../src/index.js';
-import type { CalculationMode } from '../src/routing/Router.js';
+import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { SCALE_SIZES, scaleGraph, scalePairs } from './scaleGraphs.js';
 
 const { values: opts } = parseArgs({ options: { size: { type: 'string', default: '1m' }, pairs: { type: 'string', default: '300' } } });

@@ -13,7 +13,7 @@ import {
   type CalculatedZone, type LatLon, type MatrixResult, type RoadGraph,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import type { CalculationMode } from '../src/routing/Router.js';
+import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { cchMetricByteSize, cchTopologyByteSize, customizableHierarchyOf } from '../src/hierarchy/CustomizableHierarchy.js';
 import { CCHBlockedMetric } from '../src/routing/CCHBlockedMetric.js';
 import { PlainDijkstra } from './plainDijkstra.js';

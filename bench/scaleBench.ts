@@ -19,7 +19,7 @@ import {
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { MAX_CUSTOMIZED_ENTRIES } from '../src/routing/OverlaySearch.js';
 import { shortcutPathBytes } from '../src/routing/ShortcutPaths.js';
-import type { CalculationMode } from '../src/routing/Router.js';
+import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { PlainDijkstra } from './plainDijkstra.js';
 import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
 import { parseSizes, SCALE_SIZES, scaleGraph, scalePairs, type ScaleSize } from './scaleGraphs.js';

@@ -17,9 +17,9 @@ export { importGeoJson } from './graph/importGeoJson.js';
 export { encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphCodec.js';
 export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
 export {
-  Router, CALCULATION_MODES, metricOf,
-  type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions, type ZoneEntered,
-} from './routing/Router.js';
+  CALCULATION_MODES, metricOf, type CalculationMode, type Route, type RouteLeg, type RouteRequest, type ZoneEntered,
+} from './routing/routeRequest.js';
+export { Router, type RouterOptions } from './routing/Router.js';
 export {
   matrixByRoutes, matrixElement, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
 } from './routing/matrix.js';

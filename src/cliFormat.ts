@@ -1,7 +1,7 @@
 import { featureCollection, lineString, point, polygon } from '@turf/helpers';
 import type { Feature, LineString, Point, Polygon } from 'geojson';
 import type { LatLon } from './geo/coordinates.js';
-import type { Route, RouteLeg } from './routing/Router.js';
+import type { Route, RouteLeg } from './routing/routeRequest.js';
 import type { CalculatedZone } from './zones/calculateZone.js';
 
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;

@@ -28,8 +28,11 @@ export {
 } from './hierarchy/CustomizableHierarchy.js';
 export type { BlockedCellCliques, PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
 export {
-  Router, CALCULATION_MODES, metricOf, MAX_CUSTOMIZED_CELLS, DEFAULT_ZONE_CLIQUE_BYTES,
-  type CalculationMode, type Route, type RouteLeg, type RouteRequest, type RouterOptions,
+  CALCULATION_MODES, metricOf, type CalculationMode, type Route, type RouteLeg, type RouteRequest, type ZoneEntered,
+} from './routing/routeRequest.js';
+export {
+  Router, MAX_CUSTOMIZED_CELLS, DEFAULT_ZONE_CLIQUE_BYTES,
+  type RouterOptions,
 } from './routing/Router.js';
 export {
   matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
@@ -47,7 +50,6 @@ export { zoneFromGeoJson } from './zones/zoneFromGeoJson.js';
 export { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 export { RoadIndex } from './zones/RoadIndex.js';
 export { loadZoneFile } from './zones/loadZoneFile.js';
-export type { ZoneEntered } from './routing/Router.js';
 export type { Penalty } from './routing/PathSearch.js';
 export {
   AVOIDANCE_TYPES, AVOIDANCE_BEHAVIORS, AVOIDANCE_FLAGS, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,

@@ -1,7 +1,7 @@
 import { DetourError, ErrorCode } from './errors.js';
 import { assertValidLatLon, type LatLon } from './geo/coordinates.js';
 import { matrixElement, type MatrixResult } from './routing/matrix.js';
-import type { CalculationMode } from './routing/Router.js';
+import type { CalculationMode } from './routing/routeRequest.js';
 import { readInputFile } from './readInputFile.js';
 
 /** A matrix point read from a file: its position and the id it is reported by (the row number when none). */

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Route, RouteRequest } from '../src/routing/Router.js';
+import type { Route, RouteRequest } from '../src/routing/routeRequest.js';
 import type { BlockedCellCliques } from '../src/routing/PathSearch.js';
 import { buildHierarchy, decodeGraph, encodeGraph, HierarchySearch, importGeoJson, openGraph, Router, type DetourError, type LatLon, type Metric, type RoadGraph } from '../src/index.js';
 import { bigCellOf, buildCellOverlay, slotIn, cellPartition, cliqueOffsets, OVERLAY_ARRAY_KEYS, UNREACHABLE, type CellOverlay } from '../src/hierarchy/CellOverlay.js';

@@ -8,7 +8,7 @@ import type { Endpoint } from '../src/routing/PathSearch.js';
 import { uniformPenalty, type Penalty } from '../src/routing/PathSearch.js';
 import { PenaltyBound } from '../src/routing/PenaltyBound.js';
 import { buildCellOverlay } from '../src/hierarchy/CellOverlay.js';
-import { ZONE_COST_PER_METRE } from '../src/routing/Router.js';
+import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom } from './support/helpers.js';
 
 const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });

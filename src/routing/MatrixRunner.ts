@@ -8,7 +8,7 @@ import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { MatrixResult } from './matrix.js';
-import type { CalculationMode } from './Router.js';
+import type { CalculationMode } from './routeRequest.js';
 import type { AvoidanceType } from './avoidance.js';
 
 /** What MatrixRunner posts to a new matrix worker. */

@@ -80,6 +80,12 @@ export interface Penalty {
   roadLists?: readonly ArrayLike<number>[];
 }
 
+/**
+ * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
+ * enough that any metre saved inside zones outweighs any difference in time or distance outside.
+ */
+export const ZONE_COST_PER_METRE = 1e6;
+
 /** A penalty of `costPerMetre` on every road whose mask entry is 1. */
 export function uniformPenalty(roads: Uint8Array, costPerMetre: number): Penalty {
   return { roads, costPerMetre: Float64Array.of(0, costPerMetre) };

@@ -7,7 +7,8 @@ import { HierarchySearch } from './HierarchySearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
-import { uniformPenalty, type BlockedCellCliques, type Endpoint, type Penalty, type PathSearch } from './PathSearch.js';
+import { uniformPenalty, ZONE_COST_PER_METRE, type BlockedCellCliques, type Endpoint, type Penalty, type PathSearch } from './PathSearch.js';
+import { CALCULATION_MODES, metricOf, type RoadMasks, type Route, type RouteLeg, type RouteRequest, type ZoneEntered } from './routeRequest.js';
 import {
   AVOIDANCE_FLAGS, FlaggedRoads, metresOnAvoided, parseAvoidance, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
   type Avoidance, type AvoidanceBehavior, type AvoidanceType, type AvoidedTypeDriven,
@@ -17,77 +18,6 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, type MatrixRequest, type MatrixResult } from './matrix.js';
 
-/**
- * Cost added per metre on a zone's roads when a stop can only be served through a zone: large
- * enough that any metre saved inside zones outweighs any difference in time or distance outside.
- */
-export const ZONE_COST_PER_METRE = 1e6;
-
-/** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
-export type CalculationMode = 'THE_FASTEST' | 'THE_SHORTEST';
-export const CALCULATION_MODES: readonly CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
-
-export interface RouteRequest {
-  /** Ordered stops, at least two. */
-  points: LatLon[];
-  /** Default THE_FASTEST. */
-  calculationMode?: CalculationMode;
-  /** Per road, 1 when the road must never be used (unlike zones, no stop may make it usable). */
-  blockedRoads?: Uint8Array;
-  /** Names for the points in errors (default "points[i]"). */
-  pointLabels?: string[];
-  /** Restriction zones to avoid (their blocked roads combine). */
-  zones?: CalculatedZone[];
-  /** Road types to avoid (Maplink's avoidanceTypes); they combine with the zones. */
-  avoidanceTypes?: AvoidanceType[];
-  /** How hard to avoid them (default FAIL; see AvoidanceBehavior). */
-  avoidanceBehavior?: AvoidanceBehavior;
-}
-
-/** The per-request road masks of Router.masks. */
-export interface RoadMasks {
-  zone?: Uint8Array;
-  hard?: Uint8Array;
-  all?: Uint8Array;
-}
-
-/** A zone a leg had to enter because a stop is inside it or reachable only through it. */
-export interface ZoneEntered {
-  name: string;
-  /** Metres of the leg's geometry inside the zone's polygons. */
-  metresInside: number;
-}
-
-export interface RouteLeg {
-  /** Metres. */
-  distance: number;
-  /** Seconds. */
-  duration: number;
-  /** km/h (0 for a zero-length leg). */
-  averageSpeed: number;
-  /**
-   * Road geometry from the snapped start to the snapped end: latitude, longitude interleaved
-   * (point i at 2i, 2i + 1), as it crosses threads and feeds the encodings without boxing.
-   */
-  coordinates: Float64Array;
-  /** The same points as LatLon objects, made on first read (a country-long leg has thousands). */
-  readonly points: LatLon[];
-  /** Directed edge ids driven in full, in order. */
-  edges: number[];
-  from: Snap;
-  to: Snap;
-  /** Present when the leg had to enter restriction zones (a stop inside or behind one). */
-  zonesEntered?: ZoneEntered[];
-  /** Present when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to). */
-  avoidedTypesDriven?: AvoidedTypeDriven[];
-}
-
-export interface Route {
-  distance: number;
-  duration: number;
-  averageSpeed: number;
-  legs: RouteLeg[];
-}
 
 export interface RouterOptions {
   /**
@@ -138,10 +68,6 @@ function cliqueBytes(c: BlockedCellCliques | null | undefined): number {
 /** What a key of Router's kept cliques names: a zone, a cell zones share, or a big cell (cellKey's 'B'). */
 function kindOf(key: CalculatedZone | string): 'zones' | 'sharedCells' | 'bigCells' {
   return typeof key !== 'string' ? 'zones' : key.startsWith('B') ? 'bigCells' : 'sharedCells';
-}
-
-export function metricOf(mode: CalculationMode): Metric {
-  return mode === 'THE_SHORTEST' ? 'distance' : 'duration';
 }
 
 /**

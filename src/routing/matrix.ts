@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
-import type { Snap, StopRole } from '../graph/SnapIndex.js';
+import type { Snap, SnapIndex, StopRole } from '../graph/SnapIndex.js';
 import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
@@ -10,9 +10,10 @@ import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { CCHBlockedMetric } from './CCHBlockedMetric.js';
 import { CCHManyToMany } from './CCHManyToMany.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
-import { uniformPenalty, type Endpoint, type Penalty } from './PathSearch.js';
+import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
-import { CALCULATION_MODES, metricOf, ZONE_COST_PER_METRE, type CalculationMode, type Router } from './Router.js';
+import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
+import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
 export interface MatrixRequest {
@@ -30,6 +31,19 @@ export interface MatrixRequest {
   avoidanceBehavior?: AvoidanceBehavior;
   /** Called now and then with the elements done so far and the total (progress bars). */
   onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * What a matrix needs of the Router that answers it (Router.matrix passes itself): its graph and
+ * snapping, its per-request road masks, and route() for the elements left to one route each.
+ */
+export interface MatrixRouter {
+  readonly graph: RoadGraph;
+  readonly snapIndex: SnapIndex;
+  readonly maxSnapDistance?: number;
+  masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks;
+  releaseMasks(zones: CalculatedZone[]): void;
+  route(request: RouteRequest): Route;
 }
 
 /** Why one element of a matrix has no value. */
@@ -73,7 +87,7 @@ export function matrixElement(result: MatrixResult, origin: number, destination:
  * against. Bad input (coordinates, mode, zones not ready) throws as Router.route does; a point
  * far from every road or an unconnected pair fails only its elements.
  */
-export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixResult {
+export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): MatrixResult {
   readMatrixRequest(request);
   const result = emptyResult(request);
   const total = result.originCount * result.destinationCount;
@@ -100,7 +114,7 @@ export function matrixByRoutes(router: Router, request: MatrixRequest): MatrixRe
  * element equals what Router.route answers for its pair. A graph without a hierarchy gets the
  * reference.
  */
-export function computeMatrix(router: Router, request: MatrixRequest): MatrixResult {
+export function computeMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
   const graph = router.graph;
   if (!graph.hierarchy) return matrixByRoutes(router, request);
   const avoidance = readMatrixRequest(request);
@@ -248,7 +262,7 @@ function readMatrixRequest(request: MatrixRequest): Avoidance {
  * those roads blocked; an element whose stop lies on such a road, or that has no route around
  * them while the free matrix has one, fails with AVOIDANCE_IMPOSSIBLE.
  */
-function matrixAvoiding(router: Router, request: MatrixRequest, avoidance: Avoidance): MatrixResult {
+function matrixAvoiding(router: MatrixRouter, request: MatrixRequest, avoidance: Avoidance): MatrixResult {
   const graph = router.graph;
   const blocked = new Uint8Array(graph.roadCount);
   if (request.blockedRoads) blocked.set(request.blockedRoads.subarray(0, blocked.length));
@@ -316,9 +330,9 @@ interface MatrixEngines {
   noRoads(): Uint8Array;
 }
 
-const enginesByRouter = new WeakMap<Router, MatrixEngines>();
+const enginesByRouter = new WeakMap<MatrixRouter, MatrixEngines>();
 
-function matrixEngines(router: Router): MatrixEngines {
+function matrixEngines(router: MatrixRouter): MatrixEngines {
   let engines = enginesByRouter.get(router);
   if (!engines) {
     const graph = router.graph;
@@ -351,7 +365,7 @@ interface PointSnap {
  * last). Which pairs share a tiny component (and so would stay in it in a route) is left to the
  * caller (`tiny`).
  */
-function snapFor(router: Router, point: LatLon, label: string, role: StopRole): PointSnap {
+function snapFor(router: MatrixRouter, point: LatLon, label: string, role: StopRole): PointSnap {
   try {
     const choice = router.snapIndex.snapChoice(point?.latitude, point?.longitude, { maxDistance: router.maxSnapDistance, label, role });
     const tiny = router.snapIndex.inBigComponent(choice.nearest.road) ? -1 : choice.component;
@@ -403,7 +417,7 @@ function emptyResult(request: MatrixRequest): MatrixResult {
 }
 
 /** Element i by one Router.route; unroutable points and unconnected pairs become failures. */
-function routeElement(router: Router, request: MatrixRequest, result: MatrixResult, i: number): void {
+function routeElement(router: MatrixRouter, request: MatrixRequest, result: MatrixResult, i: number): void {
   const o = Math.floor(i / result.destinationCount), d = i % result.destinationCount;
   try {
     const route = router.route({

@@ -1,4 +1,4 @@
-import { CALCULATION_MODES } from '../routing/Router.js';
+import { CALCULATION_MODES } from '../routing/routeRequest.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
 import { avoidanceTypesSchema, callbackSchema, coordinateSchema, maplinkDateSchema } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { POINTS_MODES, GEOHASH_PRECISION } from '../geo/pointEncodings.js';
-import { CALCULATION_MODES } from '../routing/Router.js';
+import { CALCULATION_MODES } from '../routing/routeRequest.js';
 import { AVOIDANCE_BEHAVIORS, AVOIDANCE_TYPES, RELAXED_EXTRA_PER_METRE } from '../routing/avoidance.js';
 import {
   CROSSED_BORDER_LEVELS, FREIGHT_GOODS_TYPES, FREIGHT_OPERATION_TYPES, LOAD_TYPES, REVERSE_GEOCODE_MODES, ROAD_TYPES, TOLL_BILLING_TYPES, TOLL_BILLINGS,

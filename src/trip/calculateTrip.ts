@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { encodePoints, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
-import type { CalculationMode, Router } from '../routing/Router.js';
+import type { CalculationMode } from '../routing/routeRequest.js';
+import type { Router } from '../routing/Router.js';
 import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';

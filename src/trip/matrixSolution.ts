@@ -1,5 +1,5 @@
 import type { MatrixResult } from '../routing/matrix.js';
-import type { CalculationMode } from '../routing/Router.js';
+import type { CalculationMode } from '../routing/routeRequest.js';
 import type { AvoidanceType } from '../routing/avoidance.js';
 
 /** An origin or destination as the Matrix API takes it. */
