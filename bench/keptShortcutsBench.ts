@@ -9,7 +9,8 @@
  * does not. Checks that both give the same distance. Prints a table; writes nothing.
  */
 import { parseArgs } from 'node:util';
-import { HierarchySearch, Router, SnapIndex } from '../src/index.js';
+import { Router, SnapIndex } from '../src/index.js';
+import { HierarchySearch } from '../src/routing/HierarchySearch.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { SCALE_SIZES, scaleGraph, scalePairs } from './scaleGraphs.js';
 

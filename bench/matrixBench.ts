@@ -1,8 +1,6 @@
 import { seededRandom } from './seededRandom.js';
-import {
-  calculateZone, customizableHierarchyOf, loadGraph, matrixByRoutes, matrixElement, Router, zoneFromGeoJson, DEFAULT_GRAPH_PATH,
-  type CalculatedZone, type LatLon, type MatrixRequest, type MatrixResult, type RoadGraph,
-} from '../src/index.js';
+import { calculateZone, loadGraph, matrixByRoutes, matrixElement, Router, zoneFromGeoJson, DEFAULT_GRAPH_PATH, type CalculatedZone, type LatLon, type MatrixRequest, type MatrixResult, type RoadGraph } from '../src/index.js';
+import { customizableHierarchyOf } from '../src/hierarchy/CustomizableHierarchy.js';
 
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 

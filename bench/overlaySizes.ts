@@ -8,7 +8,9 @@
  * time, and the routes' costs checked against the graph file's own overlay. Prints a table; writes nothing.
  */
 import { parseArgs } from 'node:util';
-import { calculateZone, HierarchySearch, RoadIndex, Router, SnapIndex, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
+import { calculateZone, Router, SnapIndex, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
+import { HierarchySearch } from '../src/routing/HierarchySearch.js';
+import { RoadIndex } from '../src/zones/RoadIndex.js';
 import { buildCellOverlay, cellOverlayBytes } from '../src/hierarchy/CellOverlay.js';
 import type { OverlaySearch } from '../src/routing/OverlaySearch.js';
 import { SCALE_SIZES, scaleGraph, scalePairs } from './scaleGraphs.js';

@@ -5,10 +5,11 @@ import { createRequire } from 'node:module';
 import Benchmark from 'benchmark';
 import { seededRandom } from './seededRandom.js';
 import ngraphPath from 'ngraph.path';
-import {
-  AStarSearch, buildHierarchy, haversineMetres, hierarchyByteSize, HierarchySearch, importGeoJson, Landmarks, loadGraph,
-  saveGraph, toNgraph, type RoadGraph, type Metric,
-} from '../src/index.js';
+import { buildHierarchy, haversineMetres, importGeoJson, loadGraph, saveGraph, toNgraph, type RoadGraph, type Metric } from '../src/index.js';
+import { AStarSearch } from '../src/routing/AStarSearch.js';
+import { hierarchyByteSize } from '../src/hierarchy/ContractionHierarchy.js';
+import { HierarchySearch } from '../src/routing/HierarchySearch.js';
+import { Landmarks } from '../src/routing/Landmarks.js';
 
 const require = createRequire(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});

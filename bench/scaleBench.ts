@@ -12,10 +12,9 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  calculateZone, HierarchySearch, RoadGraph, RoadIndex, Router, SnapIndex,
-  type CalculatedZone, type LatLon, type Route,
-} from '../src/index.js';
+import { calculateZone, RoadGraph, Router, SnapIndex, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
+import { HierarchySearch } from '../src/routing/HierarchySearch.js';
+import { RoadIndex } from '../src/zones/RoadIndex.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { MAX_CUSTOMIZED_ENTRIES } from '../src/routing/OverlaySearch.js';
 import { shortcutPathBytes } from '../src/routing/ShortcutPaths.js';

@@ -3,12 +3,13 @@
  * when they were, as the service prepares each zone once calculated (Router.prepareZones per zone,
  * outside the timing), or as one set: `npm run bench:zone-customization -- --size 1m --pairs 100 --passes 2`.
  * Loads a cached synthetic graph (bench/scaleGraphs.ts); per pair, bench:scale's ten 1-5 km zones
- * on and near its free path, calculated. Three routers of their own engines, the same pairs in the
- * same order, `--passes` times. Checks that the routers give the same distances. Prints a table;
- * writes nothing.
+ * on and near its free path, calculated. Three routers of their own engines, one after the other,
+ * each routing the same pairs in the same order `--passes` times. Checks that the routers give the
+ * same distances. Prints a table; writes nothing.
  */
 import { parseArgs } from 'node:util';
-import { calculateZone, HierarchySearch, Router, SnapIndex, type CalculatedZone, type LatLon } from '../src/index.js';
+import { calculateZone, Router, SnapIndex, type CalculatedZone, type LatLon } from '../src/index.js';
+import { HierarchySearch } from '../src/routing/HierarchySearch.js';
 import { SCALE_SIZES, scaleGraph, scalePairs } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 import { zonesOnPath } from './zonesOnPath.js';
@@ -49,43 +50,39 @@ for (let p = 0; p < pairs.length; p++) {
 }
 log(`${pairZones.filter(Boolean).length} pairs with zones`);
 
-for (const [r, { prepare }] of runners.entries()) {
-  if (!prepare) continue;
-  const t0 = performance.now();
-  for (const zones of pairZones) if (zones) prepare(zones);
-  log(`${runners[r].label}: prepared in ${ms(performance.now() - t0)}`);
-}
-
-// Every pass, each router in turn per pair (the same machine phase for all three).
+// One router after the other, the unprepared one first: cliques other routers hold in the same
+// process (hundreds of MB here) slowed interleaved walking routes about twofold.
 const times = runners.map(() => Array.from({ length: PASSES }, () => [] as number[]));
+const prepareMillis: number[] = [];
 const distances = new Map<string, number>();
 let mismatches = 0;
-for (let pass = 0; pass < PASSES; pass++) {
-  for (let p = 0; p < pairs.length; p++) {
-    const zones = pairZones[p];
-    if (!zones) continue;
-    // Rotated per pair: a router after another on the same pair finds its roads in cache.
-    for (let k = 0; k < runners.length; k++) {
-      const r = (p + k) % runners.length;
-      const t0 = performance.now();
+for (const [r, { router, prepare }] of runners.entries()) {
+  const t0 = performance.now();
+  if (prepare) for (const zones of pairZones) if (zones) prepare(zones);
+  prepareMillis[r] = performance.now() - t0;
+  for (let pass = 0; pass < PASSES; pass++) {
+    for (let p = 0; p < pairs.length; p++) {
+      const zones = pairZones[p];
+      if (!zones) continue;
+      const t1 = performance.now();
       let distance = NaN;
-      try { distance = runners[r].router.route({ points: pairs[p], calculationMode: 'THE_FASTEST', zones }).distance; } catch { /* no route: NaN */ }
-      times[r][pass].push(performance.now() - t0);
+      try { distance = router.route({ points: pairs[p], calculationMode: 'THE_FASTEST', zones }).distance; } catch { /* no route: NaN */ }
+      times[r][pass].push(performance.now() - t1);
       const key = `${pass}/${p}`, other = distances.get(key);
       if (other === undefined) distances.set(key, distance);
       else if (!(other === distance || (Number.isNaN(other) && Number.isNaN(distance)))) mismatches++;
     }
   }
-  log(`pass ${pass + 1} done`);
+  log(`${runners[r].label} done`);
 }
 
 const routed = times[0][0].length;
 console.log(`THE_FASTEST on ${size.key} (${graph.nodeCount.toLocaleString('en')} nodes), ${routed} pairs, each around its ten 1-5 km zones, \`Router.route\` (snapping and geometry included):\n`);
 const passes = [...Array(PASSES).keys()];
-console.log(`| router | ${passes.map((k) => `pass ${k + 1}: p50 | p95`).join(' | ')} | zones / shared cells / big cells with cliques |`);
-console.log(`|---|${passes.map(() => '---|---|').join('')}---|`);
+console.log(`| router | preparing every pair's zones | ${passes.map((k) => `pass ${k + 1}: p50 | p95`).join(' | ')} | zones / shared cells / big cells with cliques |`);
+console.log(`|---|---|${passes.map(() => '---|---|').join('')}---|`);
 runners.forEach(({ label, router }, r) => {
   const held = router.preparedZones;
-  console.log(`| ${label} | ${times[r].map((t) => `${ms(quantile(t, 0.5))} | ${ms(quantile(t, 0.95))}`).join(' | ')} | ${held.zones} / ${held.sharedCells} / ${held.bigCells} |`);
+  console.log(`| ${label} | ${runners[r].prepare ? `${(prepareMillis[r] / 1000).toFixed(1)} s` : '-'} | ${times[r].map((t) => `${ms(quantile(t, 0.5))} | ${ms(quantile(t, 0.95))}`).join(' | ')} | ${held.zones} / ${held.sharedCells} / ${held.bigCells} |`);
 });
 console.log(`\nDistances differing between the routers: ${mismatches}.`);

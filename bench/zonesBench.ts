@@ -3,10 +3,8 @@ import { seededRandom } from './seededRandom.js';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { point, polygon } from '@turf/helpers';
 import pointInPolygon from 'point-in-polygon';
-import {
-  calculateZone, GeometryKernels, loadGraph, PreparedPolygon, Router, zoneFromGeoJson, DEFAULT_GRAPH_PATH,
-  type CalculatedZone,
-} from '../src/index.js';
+import { calculateZone, GeometryKernels, loadGraph, Router, zoneFromGeoJson, DEFAULT_GRAPH_PATH, type CalculatedZone } from '../src/index.js';
+import { PreparedPolygon } from '../src/geo/PreparedPolygon.js';
 
 function starRing(n: number, cx: number, cy: number, r: number, rand: () => number): number[][] {
   const ring: number[][] = [];

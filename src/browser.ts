@@ -28,7 +28,6 @@ export {
   type AvoidanceType, type AvoidanceBehavior, type AvoidedTypeDriven,
 } from './routing/avoidance.js';
 export { GeometryKernels, type BoundPolygon } from './geo/GeometryKernels.js';
-export { PreparedPolygon, type Ring } from './geo/PreparedPolygon.js';
 export {
   zoneStatus, zoneToInput, ZONE_LIMITS,
   type Zone, type ZoneInput, type ZonePolygon, type ZoneStatus, type ZoneStatusName, type ZoneVertex,

@@ -13,34 +13,17 @@ export { saveGraph, loadGraph, encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } 
 export { attachSearchIndexes } from './searchIndexes.js';
 export { openGraph, detectFormat, type InputFormat } from './graph/openGraph.js';
 export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
-export { AStarSearch, type AStarOptions } from './routing/AStarSearch.js';
-export { Landmarks } from './routing/Landmarks.js';
-export { NgraphSearch } from './routing/NgraphSearch.js';
-export { CHQuery } from './routing/CHQuery.js';
-export { HierarchySearch } from './routing/HierarchySearch.js';
-export { OverlaySearch } from './routing/OverlaySearch.js';
-export { buildCellOverlay, type CellOverlay } from './hierarchy/CellOverlay.js';
 export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
-export { contractGraph, type ContractOptions, type ContractionInput } from './hierarchy/contract.js';
-export { unpackArc, hierarchyByteSize, type ContractionHierarchy, type GraphHierarchy } from './hierarchy/ContractionHierarchy.js';
-export {
-  buildCustomizableHierarchy, customizableHierarchyOf, type CCHMetric, type CCHTopology, type CustomizableHierarchy,
-} from './hierarchy/CustomizableHierarchy.js';
-export type { BlockedCellCliques, PathSearch, PathQuery, PathResult } from './routing/PathSearch.js';
+export type { PathSearch, PathQuery, PathResult, Penalty } from './routing/PathSearch.js';
 export {
   CALCULATION_MODES, metricOf, type CalculationMode, type Route, type RouteLeg, type RouteRequest, type ZoneEntered,
 } from './routing/routeRequest.js';
-export {
-  Router, MAX_CUSTOMIZED_CELLS, DEFAULT_ZONE_CLIQUE_BYTES,
-  type RouterOptions,
-} from './routing/Router.js';
+export { Router, type RouterOptions } from './routing/Router.js';
 export {
   matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
 } from './routing/matrix.js';
 export { DEFAULT_GRAPH_PATH } from './defaultCity.js';
 export { GeometryKernels, type BoundPolygon } from './geo/GeometryKernels.js';
-export { PreparedPolygon, pointInPolygonReference, segmentTouchesPolygonReference, type Ring } from './geo/PreparedPolygon.js';
-export { lengthInside } from './geo/lengthInside.js';
 export {
   zoneStatus, zoneToInput, ZONE_LIMITS,
   type Zone, type ZoneInput, type ZonePolygon, type ZoneStatus, type ZoneStatusName, type ZoneVertex,
@@ -48,14 +31,10 @@ export {
 export { validateZone, ZoneValidationError, findSelfIntersection, type ValidationIssue } from './zones/validateZone.js';
 export { zoneFromGeoJson } from './zones/zoneFromGeoJson.js';
 export { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
-export { RoadIndex } from './zones/RoadIndex.js';
 export { loadZoneFile } from './zones/loadZoneFile.js';
-export type { Penalty } from './routing/PathSearch.js';
 export {
   AVOIDANCE_TYPES, AVOIDANCE_BEHAVIORS, AVOIDANCE_FLAGS, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
   type AvoidanceType, type AvoidanceBehavior, type AvoidedTypeDriven,
 } from './routing/avoidance.js';
 export { ZoneCalculator, type ZoneCalculatorOptions } from './zones/ZoneCalculator.js';
-export { ZoneIndex } from './zones/ZoneIndex.js';
-export { ZoneCache, type ZoneSource } from './zones/ZoneCache.js';
 export { encodePoints, POINTS_MODES, type PointsMode, type EncodedPoints } from './geo/pointEncodings.js';

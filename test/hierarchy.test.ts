@@ -4,11 +4,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildHierarchy, buildHierarchyInWorkers, calculateZone, CHQuery, decodeGraph, encodeGraph, GraphBuilder, HierarchySearch, importGeoJson, loadGraph,
-  OverlaySearch, openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError,
-  type Metric,
-} from '../src/index.js';
+import { buildHierarchy, buildHierarchyInWorkers, calculateZone, decodeGraph, encodeGraph, GraphBuilder, importGeoJson, loadGraph, openGraph, RoadFlag, RoadGraph, Router, saveGraph, zoneFromGeoJson, DetourError, type Metric } from '../src/index.js';
+import { CHQuery } from '../src/routing/CHQuery.js';
+import { HierarchySearch } from '../src/routing/HierarchySearch.js';
+import { OverlaySearch } from '../src/routing/OverlaySearch.js';
 import {
   arcHead, arcLowerEnd, arcTail, contractionOrder, HIERARCHY_ARRAY_KEYS, shortcutHalves,
 } from '../src/hierarchy/ContractionHierarchy.js';

@@ -3,7 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { calculateZone, importGeoJson, PreparedPolygon, Router, validateZone, ZoneValidationError } from '../src/index.js';
+import { calculateZone, importGeoJson, Router, validateZone, ZoneValidationError } from '../src/index.js';
+import { PreparedPolygon } from '../src/geo/PreparedPolygon.js';
 import { pointInPolygonIndexed } from '../src/geo/PreparedPolygon.js';
 import { textSlices } from '../src/service/jsonText.js';
 import { storedZoneFromJson, ZoneQuotaExceeded, type Store } from '../src/store/Store.js';

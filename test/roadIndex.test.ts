@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { calculateZone, importGeoJson, RoadIndex, ZoneCalculator, zoneFromGeoJson, type RoadGraph } from '../src/index.js';
+import { calculateZone, importGeoJson, ZoneCalculator, zoneFromGeoJson, type RoadGraph } from '../src/index.js';
+import { RoadIndex } from '../src/zones/RoadIndex.js';
 import { isSharedGraph, sharedGraph, sharedGraphArrays } from '../src/graph/sharedGraph.js';
 import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
 import { ROADS_PER_BOX, roadBoxes } from '../src/graph/roadBoxes.js';

@@ -3,10 +3,10 @@ import { fromE7 } from '../src/geo/coordinates.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import TinyQueue from 'tinyqueue';
-import {
-  AStarSearch, carRoadAttributes, Landmarks, haversineMetres, importGeoJson, NgraphSearch, openGraph, RoadFlag, Router,
-  type Metric, type RoadGraph,
-} from '../src/index.js';
+import { carRoadAttributes, haversineMetres, importGeoJson, openGraph, RoadFlag, Router, type Metric, type RoadGraph } from '../src/index.js';
+import { AStarSearch } from '../src/routing/AStarSearch.js';
+import { Landmarks } from '../src/routing/Landmarks.js';
+import { NgraphSearch } from '../src/routing/NgraphSearch.js';
 import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, roundingSlack, seededRandom, sharedExtract, withinRounding } from './support/helpers.js';
 

@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import booleanIntersects from '@turf/boolean-intersects';
 import { lineString, polygon } from '@turf/helpers';
-import {
-  calculateZone, importGeoJson, openGraph, pointInPolygonReference, Router, ZoneIndex, zoneFromGeoJson,
-  type CalculatedZone, type RoadGraph, type Zone,
-} from '../src/index.js';
+import { calculateZone, importGeoJson, openGraph, Router, zoneFromGeoJson, type CalculatedZone, type RoadGraph, type Zone } from '../src/index.js';
+import { pointInPolygonReference } from '../src/geo/PreparedPolygon.js';
+import { ZoneIndex } from '../src/zones/ZoneIndex.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { lengthInside as lengthInsideOf } from '../src/geo/lengthInside.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, seededRandom, sharedExtract } from './support/helpers.js';
@@ -277,7 +276,8 @@ describe('ZoneIndex', () => {
 
 describe('ZoneCache', () => {
   test('reuses a revision, recalculates a new one, keeps the most recent zones, and turns an invalid stored zone into CALCULATION_ERROR', async () => {
-    const { ZoneCache, validateZone } = await import('../src/index.js');
+    const { ZoneCache } = await import('../src/zones/ZoneCache.js');
+    const { validateZone } = await import('../src/index.js');
     const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
     const cache = new ZoneCache(graph, { maxZones: 2 });
     try {
