@@ -3,13 +3,11 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 
 /**
  * Customizes the hierarchy's cells around each newly calculated zone (Router.prepareZones) off
- * the request path: one zone per turn of the event loop (up to ~130 ms for a zone of 32 cells on
- * the 5M country), so requests keep being answered between them, and the first trip naming a zone
- * crosses its cells by their cliques instead of walking them. Zones the router would not
+ * the request path: one zone per turn of the event loop, so requests keep being answered between
+ * them, and the first trip naming a zone crosses its cells by their cliques instead of walking them. Zones the router would not
  * customize (Router.canCustomize: no roads, not calculated, an engine without cells) are skipped.
  * At most `capacity` zones wait (the oldest give way: the router keeps no more than
- * MAX_CUSTOMIZED_ZONES anyway); a zone that never got its turn is customized by routes, as far as
- * their walking pays for it (ROUTE_CUSTOMIZATION_SHARE).
+ * MAX_CUSTOMIZED_ZONES anyway); routes walk the cells of a zone that never got its turn.
  */
 export class ZonePreparation {
   private readonly waiting = new Set<CalculatedZone>();
