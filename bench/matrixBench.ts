@@ -1,6 +1,5 @@
 import { seededRandom } from './seededRandom.js';
 import { calculateZone, loadGraph, matrixByRoutes, matrixElement, Router, zoneFromGeoJson, DEFAULT_GRAPH_PATH, type CalculatedZone, type LatLon, type MatrixRequest, type MatrixResult, type RoadGraph } from '../src/index.js';
-import { customizableHierarchyOf } from '../src/hierarchy/CustomizableHierarchy.js';
 
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 
@@ -57,14 +56,13 @@ export async function matrixBench(): Promise<string> {
   const lines = [
     '## Distance matrix (default city: Gothenburg)', '',
     `100 origins x 100 destinations on random roads; zones: 10 stars 0.5-1.5 km across blocking ${blocked} roads. `
-      + 'Router.matrix: bucket many-to-many on the contraction hierarchy; with zones, on the customizable hierarchy (CCH) re-customized '
-      + 'for the zones\' roads (see src/routing/matrix.ts; its preparation, once per graph, is timed below and not in the matrix). '
+      + 'Router.matrix: bucket many-to-many on the contraction hierarchy; with zones, on the cell overlay, the zones\' cells customized '
+      + 'per request (see src/routing/matrix.ts). '
       + 'Peers: the same 10,000 elements as one `Router.route` each, '
       + 'with the ALT engine (`engine: \'astar\'`) and with the default engine; medians of 5 matrix runs, one peer run.', '',
     '| mode | zones | Router.matrix | 10,000 Router.route, ALT | ratio | 10,000 Router.route, default engine | ratio | elements equal to ALT routes |',
     '|---|---|---|---|---|---|---|---|',
   ];
-  const prepared = timed(() => customizableHierarchyOf(graph));
   const checks: string[] = [];
   for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
     for (const withZones of [false, true]) {
@@ -82,9 +80,6 @@ export async function matrixBench(): Promise<string> {
       if (withZones) checks.push(`${mode}: ${fastMs.toFixed(1)} ms (<= 150 ms: ${fastMs <= 150 ? 'met' : 'MISSED'}), ${(viaAlt.ms / fastMs).toFixed(1)}x ALT (>= 30x: ${viaAlt.ms / fastMs >= 30 ? 'met' : 'MISSED'})`);
     }
   }
-  const cch = customizableHierarchyOf(graph);
-  lines.push('', `CCH of the default city: ${cch.topology.upHead.length.toLocaleString('en')} arcs (${(cch.topology.upHead.length / graph.edgeCount).toFixed(2)} per directed edge), `
-    + `${graph.hierarchy?.order ? 'topology (the nested dissection order read from the graph file)' : 'order, topology'} and both metrics' customization in ${prepared.ms.toFixed(0)} ms (at service start, on the matrix worker).`);
   lines.push('', `Targets (issue 11, Gothenburg 100 x 100 with 10 zones): ${checks.join('; ')}.`);
   lines.push('', ...(await httpMatrix(origins, destinations, zones)));
   return lines.join('\n');

@@ -135,11 +135,8 @@ async function buildHierarchyWithProgress(graph: RoadGraph): Promise<void> {
   try {
     await buildHierarchyInWorkers(graph, {
       onProgress: bar ? (done) => bar.update(done) : undefined,
-      onOrder: () => {
-        bar?.stop();
-        if (process.stderr.isTTY) process.stderr.write('ordering the graph for matrices around zones (nested dissection)...\n');
-      },
       onOverlay: () => {
+        bar?.stop();
         if (process.stderr.isTTY) process.stderr.write('cells and their cliques for routes around zones...\n');
       },
     });

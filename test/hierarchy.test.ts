@@ -148,7 +148,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     for (const metric of METRICS) {
       for (const key of HIERARCHY_ARRAY_KEYS) assert.deepEqual(h[metric][key], gothenburg.hierarchy![metric][key], `${metric}.${key}`);
     }
-    assert.deepEqual(h.order, gothenburg.hierarchy!.order, 'the nested dissection order');
+    assert.deepEqual(h.overlay, gothenburg.hierarchy!.overlay, 'the cell overlay');
   });
 
   test('random small graphs with one-ways, parallel roads and loops: every pair equals Dijkstra', () => {
@@ -468,9 +468,8 @@ describe('graph file with the hierarchy', () => {
       }
     }
     for (const key of ARRAY_KEYS) assert.ok(loaded[key].buffer instanceof SharedArrayBuffer, `${key} is shared`);
-    assert.ok(gothenburg.hierarchy!.order, 'buildHierarchy made the nested dissection order');
-    assert.deepEqual(loaded.hierarchy.order, gothenburg.hierarchy!.order, 'the order comes back');
-    assert.ok(loaded.hierarchy.order!.buffer instanceof SharedArrayBuffer, 'the order is shared');
+    assert.ok(loaded.hierarchy.overlay?.fine, 'the cell overlay comes back with its small cells');
+    assert.ok(loaded.hierarchy.overlay.durationSecond.buffer instanceof SharedArrayBuffer, 'the overlay is shared');
     const points = [{ latitude: 57.69, longitude: 11.92 }, { latitude: 57.72, longitude: 12.0 }];
     for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
       assert.deepEqual(new Router(loaded).route({ points, calculationMode }).legs[0].edges, new Router(gothenburg).route({ points, calculationMode }).legs[0].edges);
@@ -495,36 +494,6 @@ describe('graph file with the hierarchy', () => {
     assert.equal(loaded.hierarchy, undefined);
     assert.equal(new Router(loaded).search.name, 'astar');
     assert.throws(() => new Router(loaded, { engine: 'ch' }), (err: DetourError) => err.code === 'INVALID_INPUT' && /detour import/.test(err.message));
-  });
-
-  test('a file without the nested dissection order (written before it) loads; matrices around zones then order the graph themselves', () => {
-    const { duration, distance, order, overlay } = gothenburg.hierarchy!;
-    const before = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, overlay });
-    const path = join(dir, 'no-order.detour');
-    saveGraph(before, path);
-    const withOrderBytes = encodeGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, order, overlay })).length;
-    // The section's head (16 bytes and its name "order" padded to 8) and its elements padded to 8.
-    assert.equal(statSync(path).size, withOrderBytes - 24 - Math.ceil(gothenburg.nodeCount / 2) * 8, 'one section less');
-    const loaded = loadGraph(path);
-    assert.ok(loaded.hierarchy && !loaded.hierarchy.order);
-    const rand = seededRandom(77);
-    const points = Array.from({ length: 6 }, () => {
-      const r = Math.floor(rand() * loaded.roadCount);
-      return { latitude: loaded.roadPointLat(r, 0), longitude: loaded.roadPointLon(r, 0) };
-    });
-    const zones = [randomZone(loaded, rand, 'a', 800)];
-    const withOrder = new Router(gothenburg).matrix({ origins: points, destinations: points, zones });
-    const without = new Router(loaded).matrix({ origins: points, destinations: points, zones });
-    assert.deepEqual(without.duration, withOrder.duration);
-  });
-
-  test('an order that is not a permutation is GRAPH_CORRUPT naming it', () => {
-    const { duration, distance, order } = gothenburg.hierarchy!;
-    const bad = Uint32Array.from(order!);
-    bad[0] = bad[1];
-    const path = join(dir, 'bad-order.detour');
-    saveGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, { duration, distance, order: bad }), path);
-    assert.throws(() => loadGraph(path), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /nested dissection order/.test(err.message));
   });
 
   test('a shortcut whose middle node does not rank below its ends is GRAPH_CORRUPT (unpacking it might never end)', () => {

@@ -2,10 +2,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  buildHierarchy, DEFAULT_GRAPH_PATH, DetourError, importGeoJson, loadGraph, matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS,
+  buildHierarchy, decodeGraph, DEFAULT_GRAPH_PATH, DetourError, encodeGraph, importGeoJson, loadGraph, matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS,
   openGraph, Router, type CalculatedZone, type LatLon, type MatrixResult, type Metric, type RoadGraph,
 } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { buildCellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 /** Points near random road points (some mid-road, some off the network by up to ~50 m). */
@@ -97,6 +98,15 @@ describe('distance matrix', () => {
     origins[0] = inside[0];
     destinations[1] = inside[1];
     checkMatrix(city, router, origins, destinations, zones);
+  });
+
+  test('cells of 1,024 nodes in small cells of 64 (both overlay levels in play), around 8 zones: equal to routes and to Dijkstra', () => {
+    const copy = decodeGraph(encodeGraph(city));
+    copy.hierarchy!.overlay = buildCellOverlay(copy, 1024, 64);
+    const rand = seededRandom(14);
+    const zones = Array.from({ length: 8 }, (_, i) => randomZone(copy, rand, `s${i}`, 300 + rand() * 900));
+    const copyRouter = new Router(copy);
+    checkMatrix(copy, copyRouter, randomPoints(copy, rand, 14), randomPoints(copy, rand, 14), zones);
   });
 
   test('a forced uncontracted core (coreDegree 4): buckets and potentials still exact', () => {

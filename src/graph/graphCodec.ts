@@ -10,14 +10,14 @@ import {
 import { SharedOrPlainBuffer } from './sharedGraph.js';
 
 /**
- * The detour graph file (format version 8):
+ * The detour graph file (format version 9):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
  *     the name (ASCII) padded to 8, then the elements (little-endian), padded to 8
  *   u32 CRC-32 of every byte before it
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the duration and distance
- * hierarchies' arrays (`duration.upFirst`, ...: all or none); the nested dissection order (`order`);
+ * hierarchies' arrays (`duration.upFirst`, ...: all or none);
  * the cell overlay (`cells.cellOf`, ...: all or none, only with the hierarchies) and its small cells
  * (`cells.fine.cellOf`, ...: all or none, only with the overlay);
  * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.bits`,
@@ -30,7 +30,9 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * and it stores a shortcut as its middle node instead of its two child arcs; version 6 stores
  * coordinates as int32 in 1e-7 degree instead of float64 degrees; version 7 road lengths in whole
  * centimetres and hierarchy arc costs as uint32 whole steps instead of float64; version 8 stores the
- * road lengths as uint32 centimetres, `roadLengthCm`, instead of float64 metres). A hierarchy's rank
+ * road lengths as uint32 centimetres, `roadLengthCm`, instead of float64 metres; version 9 adds the
+ * overlay's second cliques, `cells.durationSecond` and `cells.distanceSecond`, and drops the nested
+ * dissection order). A hierarchy's rank
  * is its contraction order, or any order its arcs lead up in when contraction left no core (then
  * only loading reads it, to check the arcs, and the loaded hierarchy drops it). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
@@ -38,7 +40,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 8;
+export const GRAPH_FORMAT_VERSION = 9;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 type AnyTyped = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
@@ -65,7 +67,6 @@ function sections(graph: RoadGraph): { name: string; array: AnyTyped }[] {
       const ch = graph.hierarchy[metric];
       for (const key of HIERARCHY_ARRAY_KEYS) out.push({ name: `${metric}.${key}`, array: key === 'rank' ? storedRank(ch) : ch[key] });
     }
-    if (graph.hierarchy.order) out.push({ name: ORDER_SECTION, array: graph.hierarchy.order });
     const overlay = graph.hierarchy.overlay;
     if (overlay) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: overlaySection(key), array: key === 'cellOf' ? bigCellPerNode(overlay) : overlay[key] });
     if (overlay?.fine) for (const key of OVERLAY_ARRAY_KEYS) out.push({ name: overlaySection(key, FINE), array: overlay.fine[key] });
@@ -174,7 +175,7 @@ export function parse(src: ByteSource, source: string): RoadGraph {
   if (HEADER_BYTES + pad8(metaLength) > end) throw corrupt(source, 'metadata runs past the end of the file (truncated file?)');
   const metaBytes = new Uint8Array(pad8(metaLength));
   readExactly(metaBytes, 'metadata');
-  const known = new Set<string>([...ARRAY_KEYS, ORDER_SECTION, ...Object.values(INDEX_SECTIONS)]);
+  const known = new Set<string>([...ARRAY_KEYS, ...Object.values(INDEX_SECTIONS)]);
   for (const metric of HIERARCHY_METRICS) for (const key of HIERARCHY_ARRAY_KEYS) known.add(`${metric}.${key}`);
   for (const key of OVERLAY_ARRAY_KEYS) known.add(overlaySection(key)).add(overlaySection(key, FINE));
   const arrays: Record<string, AnyTyped> = {};
@@ -241,7 +242,6 @@ export function parse(src: ByteSource, source: string): RoadGraph {
       if (byMetric[metric].coreRank[0] === g.nodeLatE7.length) byMetric[metric].rank = new Uint32Array(new SharedOrPlainBuffer(0));
     }
     hierarchy = byMetric;
-    if (arrays[ORDER_SECTION]) hierarchy.order = checkOrder(arrays[ORDER_SECTION], g, source);
   }
   const overlayFound = OVERLAY_ARRAY_KEYS.filter((key) => arrays[overlaySection(key)]).length;
   if (overlayFound !== 0 && (overlayFound !== OVERLAY_ARRAY_KEYS.length || !hierarchy)) throw corrupt(source, 'the cell overlay is incomplete');
@@ -359,7 +359,7 @@ function checkShape(a: RoadGraphArrays, source: string): void {
  */
 function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string, prefix = ''): CellOverlay {
   const n = g.nodeLatE7.length;
-  const [cellOf, entryFirst, entryNode, exitFirst, exitNode, duration, distance] = OVERLAY_ARRAY_KEYS.map((key) => arrays[overlaySection(key, prefix)]);
+  const [cellOf, entryFirst, entryNode, exitFirst, exitNode, duration, distance, durationSecond, distanceSecond] = OVERLAY_ARRAY_KEYS.map((key) => arrays[overlaySection(key, prefix)]);
   if (!(cellOf instanceof Uint16Array || cellOf instanceof Uint32Array) || cellOf.length !== n) throw corrupt(source, 'the cell overlay does not match the node count');
   const cells = entryFirst.length - 1;
   for (const [what, first, nodes] of [['entries', entryFirst, entryNode], ['exits', exitFirst, exitNode]] as const) {
@@ -377,12 +377,13 @@ function checkOverlay(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, sour
   for (let v = 0; v < n; v++) if (cellOf[v] >= cells) throw corrupt(source, `the cell overlay puts node ${v} in cell ${cellOf[v]} of ${cells}`);
   let entries = 0;
   for (let c = 0; c < cells; c++) entries += (entryFirst[c + 1] - entryFirst[c]) * (exitFirst[c + 1] - exitFirst[c]);
-  for (const clique of [duration, distance]) {
+  for (const clique of [duration, distance, durationSecond, distanceSecond]) {
     if (!(clique instanceof Uint32Array) || clique.length !== entries) throw corrupt(source, 'the cell overlay\'s cliques do not match its cells');
   }
   return {
     cellOf, entryFirst: entryFirst as Uint32Array, entryNode: entryNode as Uint32Array, exitFirst: exitFirst as Uint32Array, exitNode: exitNode as Uint32Array,
     duration: duration as Uint32Array, distance: distance as Uint32Array,
+    durationSecond: durationSecond as Uint32Array, distanceSecond: distanceSecond as Uint32Array,
   };
 }
 
@@ -413,22 +414,6 @@ const FINE = 'fine.';
 
 /** A cell overlay array's section name. */
 const overlaySection = (key: string, prefix = '') => `cells.${prefix}${key}`;
-
-/** The name of the nested dissection order's section. */
-const ORDER_SECTION = 'order';
-
-/** The order must give every node its own rank below the node count (a permutation). */
-function checkOrder(array: AnyTyped, g: RoadGraphArrays, source: string): Uint32Array {
-  const n = g.nodeLatE7.length;
-  if (!(array instanceof Uint32Array) || array.length !== n) throw corrupt(source, 'the nested dissection order does not match the node count');
-  const seen = new Uint8Array(n);
-  for (let v = 0; v < n; v++) {
-    const r = array[v];
-    if (r >= n || seen[r]) throw corrupt(source, `the nested dissection order gives rank ${r} twice or out of range`);
-    seen[r] = 1;
-  }
-  return array;
-}
 
 /**
  * The rank a file stores for a hierarchy: its own, or without a core (when memory keeps none) an

@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../routing/MinHeap.js';
 import { NodeRecords } from '../routing/NodeRecords.js';
-import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './nestedDissection.js';
+import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './partition.js';
 
 /** A clique entry between boundary nodes that no path inside the cell joins. */
 export const UNREACHABLE = 0xffffffff;
@@ -47,6 +47,13 @@ export interface CellOverlay {
   duration: Uint32Array;
   distance: Uint32Array;
   /**
+   * Per clique entry, the other metric's whole steps along the path the entry costs (the metres of
+   * the quickest path through the cell in durationSecond, the milliseconds of the shortest in
+   * distanceSecond), so a matrix crossing the cell reports both values of one cheapest path.
+   */
+  durationSecond: Uint32Array;
+  distanceSecond: Uint32Array;
+  /**
    * A second level of smaller cells, each inside one of these (cut from it; the small cells of a
    * big cell are numbered in a row), crossed by their own cliques where a search opens a big cell;
    * none in files made before it.
@@ -55,7 +62,7 @@ export interface CellOverlay {
 }
 
 /** The array members of a CellOverlay, in file order. */
-export const OVERLAY_ARRAY_KEYS = ['cellOf', 'entryFirst', 'entryNode', 'exitFirst', 'exitNode', 'duration', 'distance'] as const;
+export const OVERLAY_ARRAY_KEYS = ['cellOf', 'entryFirst', 'entryNode', 'exitFirst', 'exitNode', 'duration', 'distance', 'durationSecond', 'distanceSecond'] as const;
 
 /** Where each cell's clique starts (length cells + 1; float64: the sum of the blocks may pass 2^32). */
 export function cliqueOffsets(entryFirst: Uint32Array, exitFirst: Uint32Array): Float64Array {
@@ -206,25 +213,40 @@ function overlayLevel(graph: RoadGraph, cellOf32: Uint32Array, cellCount: number
   const first = cliqueOffsets(entryFirst, exitFirst);
   const level = { entryFirst, entryNode, exitFirst, exitNode };
   const records = new NodeRecords(n), heap = new MinHeap(1024);
-  const cliques = {} as Record<Metric, Uint32Array>;
+  const cliques = {} as Record<Metric, Uint32Array>, seconds = {} as Record<Metric, Uint32Array>;
+  const scratch = new Float64Array(n);
   for (const metric of ['duration', 'distance'] as const) {
     const steps = graph.roadCost(metric); // whole steps of the metric, as the hierarchy's arcs
-    const clique = new Uint32Array(first[cellCount]);
-    for (let c = 0; c < cellCount; c++) writeCellClique(graph, level, cellOf, c, steps, metric, clique, first[c], records, heap);
+    const clique = new Uint32Array(first[cellCount]), second = new Uint32Array(first[cellCount]);
+    const other = { steps: graph.roadCost(metric === 'duration' ? 'distance' : 'duration'), out: second, scratch };
+    for (let c = 0; c < cellCount; c++) writeCellClique(graph, level, cellOf, c, steps, metric, clique, first[c], records, heap, undefined, other);
     cliques[metric] = clique;
+    seconds[metric] = second;
   }
-  return { cellOf, entryFirst, entryNode, exitFirst, exitNode, duration: cliques.duration, distance: cliques.distance };
+  return {
+    cellOf, entryFirst, entryNode, exitFirst, exitNode, duration: cliques.duration, distance: cliques.distance,
+    durationSecond: seconds.duration, distanceSecond: seconds.distance,
+  };
+}
+
+/** The other metric's steps per road, where a clique's second values go, and a per-node scratch array. */
+export interface CliqueSecond {
+  steps: Uint32Array;
+  out: Uint32Array;
+  scratch: Float64Array;
 }
 
 /**
  * Cell c's clique into `out` from `at` (entry i's row at at + i * exits): the cost in whole steps
  * of the metric from each entry to each exit over the cell's own roads (cellOfNode: a node's cell
  * at this level), without the roads marked in `blocked`; UNREACHABLE where none joins the pair.
+ * With `second`, the other metric's steps along the same path into second.out at the same places.
  * A Dijkstra per entry; `records` and `heap` are scratch, cleared here.
  */
 export function writeCellClique(
   graph: RoadGraph, level: Pick<CellOverlay, 'entryFirst' | 'entryNode' | 'exitFirst' | 'exitNode'>, cellOfNode: ArrayLike<number>, c: number,
   steps: Uint32Array, metric: Metric, out: Uint32Array, at: number, records: NodeRecords, heap: MinHeap, blocked?: Uint8Array,
+  second?: CliqueSecond,
 ): void {
   const { firstOut, edgeHead, edgeRoad } = graph;
   const { entryFirst, entryNode, exitFirst, exitNode } = level;
@@ -234,6 +256,7 @@ export function writeCellClique(
     heap.clear();
     const s = entryNode[e0 + i];
     records.improve(s, 0);
+    if (second !== undefined) second.scratch[s] = 0;
     heap.push(0, s);
     while (heap.size > 0) {
       const key = heap.peekKey();
@@ -245,11 +268,18 @@ export function writeCellClique(
         const r = edgeRoad[e];
         if (blocked !== undefined && blocked[r] !== 0) continue;
         const d = key + steps[r];
-        if (records.improve(v, d) >= 0) heap.push(d, v);
+        if (records.improve(v, d) >= 0) {
+          heap.push(d, v);
+          // Set when improved, read when settled: a node's value is that of its final parent, settled before it.
+          if (second !== undefined) second.scratch[v] = second.scratch[u] + second.steps[r];
+        }
       }
     }
     const row = at + i * X;
     for (let j = 0; j < X; j++) out[row + j] = cliqueValue(records, exitNode[x0 + j], metric);
+    if (second !== undefined) {
+      for (let j = 0; j < X; j++) second.out[row + j] = out[row + j] === UNREACHABLE ? UNREACHABLE : Math.min(UNREACHABLE - 1, second.scratch[exitNode[x0 + j]]);
+    }
   }
 }
 

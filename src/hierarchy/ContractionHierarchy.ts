@@ -51,12 +51,6 @@ export interface GraphHierarchy {
   duration: ContractionHierarchy;
   distance: ContractionHierarchy;
   /**
-   * The nested dissection order of the customizable hierarchy (rank per node; see
-   * nestedDissection.ts), made at import beside the contraction hierarchies: the costly part of
-   * preparing the CCH, so a service builds the rest in seconds. Absent in older files.
-   */
-  order?: Uint32Array;
-  /**
    * Cells and their cliques (CellOverlay), made at import beside the hierarchies: routes around
    * zones cross the cells no zone touches by their cliques. Absent in older files (routes around
    * zones then run the CH-potential A* on the roads alone).

@@ -2,12 +2,11 @@ import { startModuleWorker } from '../workerThread.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy, GraphHierarchy } from './ContractionHierarchy.js';
 import { contractGraph, type ContractOptions } from './contract.js';
-import { nestedDissectionOrder } from './nestedDissection.js';
 import { buildCellOverlay } from './CellOverlay.js';
 
 /**
- * Contracts the graph for both metrics, orders it for the customizable hierarchy (nested
- * dissection), builds the cell overlay, and attaches the result as `graph.hierarchy`.
+ * Contracts the graph for both metrics, builds the cell overlay, and attaches the result as
+ * `graph.hierarchy`.
  * `onProgress` gets (nodes done, total) over both metrics together (total = 2 * nodeCount).
  */
 export function buildHierarchy(graph: RoadGraph, options: ContractOptions = {}): GraphHierarchy {
@@ -15,20 +14,19 @@ export function buildHierarchy(graph: RoadGraph, options: ContractOptions = {}):
   const progress = options.onProgress;
   const duration = contractGraph(graph, 'duration', { ...options, onProgress: progress && ((d) => progress(d, 2 * n)) });
   const distance = contractGraph(graph, 'distance', { ...options, onProgress: progress && ((d) => progress(n + d, 2 * n)) });
-  graph.hierarchy = { duration, distance, order: nestedDissectionOrder(graph), overlay: buildCellOverlay(graph) };
+  graph.hierarchy = { duration, distance, overlay: buildCellOverlay(graph) };
   return graph.hierarchy;
 }
 
 /**
  * The same as buildHierarchy (identical arrays) with the two metrics contracted at once on two
- * worker threads: about half the wall time on two or more cores (the order follows on this thread). The workers get copies of the
- * adjacency arrays and one cost array each (shared instead when they are on SharedArrayBuffers).
- * `onProgress` gets (nodes done over both metrics, 2 * nodeCount); `onOrder` is called when the
- * contraction is done and the ordering starts (about 16 s per million nodes), `onOverlay` when the
- * cell overlay's turn comes (about 19 s per million nodes).
+ * worker threads: about half the wall time on two or more cores (the overlay follows on this
+ * thread). The workers get copies of the adjacency arrays and one cost array each (shared instead
+ * when they are on SharedArrayBuffers). `onProgress` gets (nodes done over both metrics,
+ * 2 * nodeCount); `onOverlay` is called when the contraction is done and the cell overlay's turn comes.
  */
 export async function buildHierarchyInWorkers(
-  graph: RoadGraph, options: { onProgress?: (done: number, total: number) => void; onOrder?: () => void; onOverlay?: () => void } = {},
+  graph: RoadGraph, options: { onProgress?: (done: number, total: number) => void; onOverlay?: () => void } = {},
 ): Promise<GraphHierarchy> {
   const n = graph.nodeCount;
   const done: Record<Metric, number> = { duration: 0, distance: 0 };
@@ -51,9 +49,7 @@ export async function buildHierarchyInWorkers(
     worker.on('exit', (code) => { if (code !== 0) reject(new Error(`contraction worker for ${metric} exited with code ${code}`)); });
   });
   const [duration, distance] = await Promise.all([run('duration'), run('distance')]);
-  options.onOrder?.();
-  const order = nestedDissectionOrder(graph);
   options.onOverlay?.();
-  graph.hierarchy = { duration, distance, order, overlay: buildCellOverlay(graph) };
+  graph.hierarchy = { duration, distance, overlay: buildCellOverlay(graph) };
   return graph.hierarchy;
 }

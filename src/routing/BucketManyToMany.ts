@@ -9,8 +9,6 @@ export interface CostedEndpoint {
   cost: number;
   /** Cost of the same partial road in the other metric. */
   second: number;
-  /** The searched metric without penalties, when `cost` includes some. */
-  plain?: number;
 }
 
 /**

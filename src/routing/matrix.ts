@@ -3,14 +3,13 @@ import { type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { Snap, SnapIndex, StopRole } from '../graph/SnapIndex.js';
-import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
+import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
-import { CCHBlockedMetric } from './CCHBlockedMetric.js';
-import { CCHManyToMany } from './CCHManyToMany.js';
+import { OverlayManyToMany } from './OverlayManyToMany.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
-import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from './PathSearch.js';
+import type { Endpoint } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
@@ -100,23 +99,19 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
 
 /**
  * The fast matrix (Router.matrix): bucket many-to-many on the contraction hierarchy
- * (|origins| + |destinations| small upward searches). With zones or blocked roads, the buckets
- * run on the customizable hierarchy (CCH) instead, its metric re-customized for the request's
- * closed roads (CCHBlockedMetric: only the arcs the closures change, or all of them when the
- * closures reach an eighth of the arcs), so every element is exact around them in one pass of
- * |origins| + |destinations| elimination-tree searches, where searching again each element whose
- * free path drove a closed road grows with the graph's area. Then, for the elements a route
- * would have to drive into zones for (a stop on a zone's road, or no way around), the rule of
- * Router.route (fewest metres on zone roads, then the metric) by the same buckets on the CCH
- * re-customized with the zone penalty per metre instead of the closure. Elements with no path even through the zones fail without that
- * search (freeCostsWhereClosedFail). Pairs sharing a tiny component,
- * or two stops on one road that must enter a zone, go to Router.route one by one. So every
- * element equals what Router.route answers for its pair. A graph without a hierarchy gets the
- * reference.
+ * (|origins| + |destinations| small upward searches). With zones or blocked roads, the buckets run
+ * on the cell overlay instead (OverlayManyToMany: the closed roads' small cells customized once for
+ * the request, then one multi-level Dijkstra per origin and per destination), so every element is
+ * exact around them in one pass, with the other metric's value of the same path. Elements a route
+ * would have to drive into zones for (a stop on a zone's road, or no way around) follow
+ * Router.route's rule (fewest metres on zone roads, then the metric) by one route each; elements
+ * with no path even through the zones fail without it (freeCostsWhereClosedFail). Pairs sharing a
+ * tiny component go to Router.route one by one too. So every element equals what Router.route
+ * answers for its pair. A graph without a hierarchy and a two-level overlay gets the reference.
  */
 export function computeMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
   const graph = router.graph;
-  if (!graph.hierarchy) return matrixByRoutes(router, request);
+  if (!graph.hierarchy?.overlay?.fine) return matrixByRoutes(router, request);
   const avoidance = readMatrixRequest(request);
   if (avoidance.types.length > 0) return matrixAvoiding(router, request, avoidance);
   const mode = request.calculationMode ?? 'THE_FASTEST';
@@ -144,9 +139,7 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
       // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      const closed = engines.closed(metric);
-      closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.all);
-      closed.buckets.run(closed.metric, from, to, cost, second);
+      engines.overlay().run(metric, from, to, masks.all, closedRoadList(graph, zones, masks.hard), cost, second);
       request.onProgress?.(Math.round(total / 2), total);
     }
     const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, graph, ch, sources, targets, cost, (o, d) => {
@@ -178,31 +171,9 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
         else result.failures.set(i, noRoute(o, d));
       }
     }
-    if (entering.length > 0) {
-      // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
-      // the metric; the same A* with the zone penalty per metre, hard-blocked roads still closed.
-      const penalty = uniformPenalty(masks.zone!, ZONE_COST_PER_METRE);
-      // The CCH re-customized with the penalty instead of the closure: one bucket pass over the
-      // rows and columns concerned (one A* per origin would settle most of the graph).
-      const rows = new Uint8Array(O), columns = new Uint8Array(D);
-      for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
-      const closed = engines.closed(metric);
-      closed.metric.apply(closedRoadList(graph, zones, masks.hard), masks.hard ?? engines.noRoads(), penalty);
-      const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
-      closed.buckets.run(
-        closed.metric,
-        origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
-        destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        penalised, penalisedSecond, plain,
-      );
-      for (const i of entering) {
-        const o = Math.floor(i / D), d = i % D;
-        // Two stops on one road compare the straight drive with penalties: leave that to route().
-        if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
-        else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
-        else result.failures.set(i, noRoute(o, d));
-      }
-    }
+    // Router.route's rule for a leg that must enter zones (the fewest metres on zone roads, then the
+    // metric) is route()'s own: such elements (a stop inside a zone, or no way around) go to it one by one.
+    separately.push(...entering);
   } finally {
     router.releaseMasks(zones);
   }
@@ -315,19 +286,11 @@ function closedRoadList(graph: RoadGraph, zones: CalculatedZone[], hard?: Uint8A
   return list;
 }
 
-/** A metric re-customized per request on the customizable hierarchy, and the buckets over it. */
-interface ClosedRoadEngine {
-  metric: CCHBlockedMetric;
-  buckets: CCHManyToMany;
-}
-
-/** Scratch searches per graph, made at a router's first matrix and reused by later ones. */
+/** Scratch searches per router, made at its first matrix and reused by later ones. */
 interface MatrixEngines {
   buckets: BucketManyToMany;
-  /** The customizable hierarchy's engine for a metric (the hierarchy is built at the first call). */
-  closed(metric: Metric): ClosedRoadEngine;
-  /** A mask closing no road (made once). */
-  noRoads(): Uint8Array;
+  /** The overlay's many-to-many around closed roads (made at the first matrix with some). */
+  overlay(): OverlayManyToMany;
 }
 
 const enginesByRouter = new WeakMap<MatrixRouter, MatrixEngines>();
@@ -336,17 +299,10 @@ function matrixEngines(router: MatrixRouter): MatrixEngines {
   let engines = enginesByRouter.get(router);
   if (!engines) {
     const graph = router.graph;
-    const closed: Partial<Record<Metric, ClosedRoadEngine>> = {};
-    let buckets: CCHManyToMany | undefined;
-    let none: Uint8Array | undefined;
+    let overlay: OverlayManyToMany | undefined;
     engines = {
-      noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
       buckets: new BucketManyToMany(graph),
-      closed(metric) {
-        const cch = customizableHierarchyOf(graph);
-        buckets ??= new CCHManyToMany(cch.topology);
-        return (closed[metric] ??= { metric: new CCHBlockedMetric(cch.topology, cch[metric], graph), buckets });
-      },
+      overlay: () => (overlay ??= new OverlayManyToMany(graph, graph.hierarchy!.overlay as CellOverlay & { fine: CellOverlay })),
     };
     enginesByRouter.set(router, engines);
   }
@@ -378,16 +334,16 @@ function snapFor(router: MatrixRouter, point: LatLon, label: string, role: StopR
 
 /**
  * A snapped stop's endpoints (leaving it, or arriving at it) with the other metric's cost of
- * their partial road beside the searched one, and with a penalty the cost without it (plain).
+ * their partial road beside the searched one.
  */
-function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean, penalty?: Penalty): CostedEndpoint[] {
-  const endpoints = leaving ? sourceEndpoints(graph, snap, metric, penalty) : targetEndpoints(graph, snap, metric, penalty);
+function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean): CostedEndpoint[] {
+  const endpoints = leaving ? sourceEndpoints(graph, snap, metric) : targetEndpoints(graph, snap, metric);
   const other = otherMetric(metric);
   const length = graph.roadMetres(snap.road);
   return endpoints.map((e: Endpoint) => {
     // A snap on a junction costs nothing; otherwise the part of the road between point and node.
     const metres = e.cost === 0 ? 0 : leaving === e.reversed ? snap.offset : length - snap.offset;
-    return { node: e.node, cost: e.cost, second: partialCost(graph, snap.road, metres, other), plain: partialCost(graph, snap.road, metres, metric) };
+    return { node: e.node, cost: e.cost, second: partialCost(graph, snap.road, metres, other) };
   });
 }
 

@@ -7,7 +7,6 @@ import { PreparedPolygon } from '../geo/PreparedPolygon.js';
 import { RoadGraph } from '../graph/RoadGraph.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { DetourError } from '../errors.js';
-import { customizableHierarchyOf } from '../hierarchy/CustomizableHierarchy.js';
 import { Router } from './Router.js';
 import type { MatrixJobRequest, MatrixWorkerData } from './MatrixRunner.js';
 import { lowerThreadPriority } from '../workerThread.js';
@@ -17,8 +16,6 @@ if (!isMainThread && parentPort) {
   lowerThreadPriority();
   const { arrays, meta, hierarchy, indexes, maxSnapDistance } = workerData as MatrixWorkerData;
   const router = new Router(new RoadGraph(arrays, meta, hierarchy, indexes), { maxSnapDistance });
-  // Matrices around zones re-customize it per request; built before the first message is read.
-  if (hierarchy) customizableHierarchyOf(router.graph);
   const port = parentPort;
   port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {
     try {

@@ -1,0 +1,289 @@
+import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import { cliqueOffsets, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { BucketIndex } from './BucketIndex.js';
+import type { CostedEndpoint } from './BucketManyToMany.js';
+import { MinHeap } from './MinHeap.js';
+import { NodeRecords } from './NodeRecords.js';
+
+/**
+ * Most small cells one matrix customizes for its closed roads (a Dijkstra per entry inside each, for
+ * the request's metric); the cells past it are walked by every search that reaches them, as exact.
+ */
+export const MAX_MATRIX_CUSTOMIZED_CELLS = 512;
+
+/** One level of the overlay as the searches read it. */
+interface Level {
+  entryFirst: Uint32Array;
+  entryNode: Uint32Array;
+  exitFirst: Uint32Array;
+  exitNode: Uint32Array;
+  cliqueFirst: Float64Array;
+  cost: Record<Metric, Uint32Array>;
+  second: Record<Metric, Uint32Array>;
+}
+
+function levelOf(o: CellOverlay): Level {
+  return {
+    entryFirst: o.entryFirst, entryNode: o.entryNode, exitFirst: o.exitFirst, exitNode: o.exitNode,
+    cliqueFirst: cliqueOffsets(o.entryFirst, o.exitFirst),
+    cost: { duration: o.duration, distance: o.distance }, second: { duration: o.durationSecond, distance: o.distanceSecond },
+  };
+}
+
+/**
+ * Many-to-many costs on the cell overlay around closed roads, as the multi-level Dijkstra answers
+ * OSRM's MLD table: one backward search per target leaves (target, cost, second) in a bucket at every
+ * node it settles, then one forward search per source scans the buckets of the nodes it settles.
+ * Each search walks the roads of its own endpoints' small cells, crosses the other small cells of
+ * its own big cell (and of every big cell holding a closed road) by their cliques, and every other
+ * big cell by its own. The small cells holding closed roads are customized once per run for the
+ * request's metric (their cliques without those roads, CRP's customization), so no search walks a
+ * zone. Exact: a cheapest path leaves its source's cells upward and enters its target's cells
+ * downward; the node where it last enters the target's big cell (or small cell, or the target
+ * itself, when the source shares them) is settled by both searches at its exact costs, and every
+ * clique is a real path that avoids the closed roads. Costs and the other metric's value of the
+ * same path (the overlay's second cliques) in the units of the CH buckets. Not re-entrant.
+ */
+export class OverlayManyToMany {
+  private readonly big: Level;
+  private readonly small: Level;
+  private readonly nodeCell: Uint16Array | Uint32Array;
+  private readonly bigOf: Uint16Array | Uint32Array;
+  private readonly smallFirst: Uint32Array;
+  /** Per big cell: the run's stamp when a closed road opens it (crossed small cell by small cell). */
+  private readonly bigOpen: Uint32Array;
+  /** Per small cell: the run's stamp when a closed road lies in it; then customSlot its customized clique, or -1 (walked). */
+  private readonly smallClosed: Uint32Array;
+  private readonly customSlot: Int32Array;
+  private customFirst = new Float64Array(1);
+  private customCost = new Uint32Array(0);
+  private customSecond = new Uint32Array(0);
+  /** Per cell of each level: the search's stamp when an endpoint of the search lies in it (walked or opened). */
+  private readonly ownSmall: Uint32Array;
+  private readonly ownBig: Uint32Array;
+  private runStamp = 0;
+  private searchStamp = 0;
+  private readonly records: NodeRecords;
+  private secondOf = new Float64Array(4096);
+  private readonly heap = new MinHeap(1024);
+  private readonly buckets: BucketIndex;
+  /** Per node, scratch of the customization's second values. */
+  private readonly scratch: Float64Array;
+  /** Nodes settled by the last run, all searches together. */
+  settledCount = 0;
+
+  constructor(private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay }) {
+    const n = graph.nodeCount;
+    this.big = levelOf(overlay);
+    this.small = levelOf(overlay.fine);
+    this.nodeCell = overlay.fine.cellOf;
+    this.bigOf = overlay.cellOf;
+    const bigCells = overlay.entryFirst.length - 1, smallCells = overlay.fine.entryFirst.length - 1;
+    const ranges = smallCellRanges(overlay.cellOf, bigCells);
+    if (typeof ranges === 'string') throw new Error(`the cell overlay's ${ranges}`);
+    this.smallFirst = ranges;
+    this.bigOpen = new Uint32Array(bigCells);
+    this.ownBig = new Uint32Array(bigCells);
+    this.smallClosed = new Uint32Array(smallCells);
+    this.ownSmall = new Uint32Array(smallCells);
+    this.customSlot = new Int32Array(smallCells);
+    this.records = new NodeRecords(n);
+    this.buckets = new BucketIndex(n);
+    this.scratch = new Float64Array(n);
+  }
+
+  /**
+   * Fills `outCost[s * targets.length + t]` (and `outSecond`: the other metric along the same
+   * path) with the cheapest cost from any endpoint of source s to any endpoint of target t around
+   * the roads `blocked` marks (`closedRoads` lists them, repeats allowed), endpoint costs included;
+   * Infinity where none connects. Empty endpoint lists leave their row or column at Infinity.
+   */
+  run(
+    metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array, closedRoads: ArrayLike<number>,
+    outCost: Float64Array, outSecond: Float64Array,
+  ): void {
+    outCost.fill(Infinity);
+    outSecond.fill(Infinity);
+    this.settledCount = 0;
+    this.close(metric, blocked, closedRoads);
+    const T = targets.length;
+    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
+    for (let t = 0; t < T; t++) {
+      if (targets[t].length === 0) continue;
+      this.search(metric, targets[t], false, blocked, (u, c, s2) => {
+        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
+      });
+    }
+    const buckets = this.buckets;
+    buckets.group(entryNode);
+    const { first, order } = buckets;
+    const E = entryNode.length;
+    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
+    for (let k = 0; k < E; k++) {
+      const i = order[k];
+      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
+    }
+    for (let s = 0; s < sources.length; s++) {
+      if (sources[s].length === 0) continue;
+      const row = s * T;
+      this.search(metric, sources[s], true, blocked, (u, c, s2) => {
+        const b = buckets.bucket(u);
+        if (b < 0) return;
+        for (let k = first[b], end = first[b + 1]; k < end; k++) {
+          const total = c + bCost[k];
+          const i = row + bTarget[k];
+          if (total < outCost[i]) { outCost[i] = total; outSecond[i] = s2 + bSecond[k]; }
+        }
+      });
+    }
+  }
+
+  /**
+   * Marks the run's closed cells: the small cells holding an end of a closed road (and so their
+   * big cells, opened), customized for the metric without those roads, up to
+   * MAX_MATRIX_CUSTOMIZED_CELLS of them; the rest walked.
+   */
+  private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>): void {
+    const stamp = ++this.runStamp;
+    const { nodeCell, bigOf, smallClosed, bigOpen, customSlot } = this;
+    const { roadFrom, roadTo } = this.graph;
+    const cells: number[] = [];
+    const mark = (v: number) => {
+      const f = nodeCell[v];
+      if (smallClosed[f] === stamp) return;
+      smallClosed[f] = stamp;
+      customSlot[f] = -1;
+      bigOpen[bigOf[f]] = stamp;
+      cells.push(f);
+    };
+    // A road's edges may end at copies of its end junctions (turn restrictions): their cells close too.
+    for (let k = 0; k < closedRoads.length; k++) {
+      const r = closedRoads[k];
+      for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+      for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+    }
+    const small = this.small;
+    const customized = cells.slice(0, MAX_MATRIX_CUSTOMIZED_CELLS).sort((a, b) => a - b);
+    const first = new Float64Array(customized.length + 1);
+    for (let j = 0; j < customized.length; j++) {
+      const f = customized[j];
+      first[j + 1] = first[j] + (small.entryFirst[f + 1] - small.entryFirst[f]) * (small.exitFirst[f + 1] - small.exitFirst[f]);
+      customSlot[f] = j;
+    }
+    const cost = new Uint32Array(first[customized.length]), second = new Uint32Array(first[customized.length]);
+    const steps = this.graph.roadCost(metric), other = { steps: this.graph.roadCost(otherOf(metric)), out: second, scratch: this.scratch };
+    for (let j = 0; j < customized.length; j++) {
+      writeCellClique(this.graph, small, nodeCell, customized[j], steps, metric, cost, first[j], this.records, this.heap, blocked, other);
+    }
+    this.customFirst = first;
+    this.customCost = cost;
+    this.customSecond = second;
+  }
+
+  /**
+   * One search from `from` (forward over out-edges and clique rows, or backward over in-edges and
+   * clique columns), calling `settled` for every node it settles with its cost and second value.
+   */
+  private search(
+    metric: Metric, from: CostedEndpoint[], forward: boolean, blocked: Uint8Array,
+    settled: (node: number, cost: number, second: number) => void,
+  ): void {
+    const g = this.graph;
+    const { firstOut, edgeHead, edgeRoad } = g;
+    const firstIn = forward ? firstOut : g.firstIn, inEdge = forward ? undefined : g.inEdge, edgeTail = forward ? undefined : g.edgeTail;
+    const steps = g.roadCost(metric), otherSteps = g.roadCost(otherOf(metric));
+    const step = COST_STEP[metric], otherStep = COST_STEP[otherOf(metric)];
+    const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, smallClosed, customSlot, records, heap, big, small } = this;
+    const run = this.runStamp;
+    const stamp = ++this.searchStamp;
+    for (const e of from) {
+      const f = nodeCell[e.node];
+      ownSmall[f] = stamp;
+      ownBig[bigOf[f]] = stamp;
+    }
+    records.clear();
+    heap.clear();
+    let secondOf = this.secondOf;
+    const relax = (v: number, c: number, s2: number, byClique: number) => {
+      const i = records.improve(v, c);
+      if (i < 0) return;
+      records.words[4 * i + 3] = byClique;
+      if (i >= secondOf.length) {
+        const grown = new Float64Array(Math.max(2 * secondOf.length, i + 1));
+        grown.set(secondOf);
+        secondOf = this.secondOf = grown;
+      }
+      secondOf[i] = s2;
+      heap.push(c, v);
+    };
+    for (const e of from) relax(e.node, e.cost, e.second, 0);
+    while (heap.size > 0) {
+      const key = heap.peekKey();
+      const u = heap.pop();
+      const iu = records.find(u);
+      if (key !== records.values[2 * iu]) continue; // stale
+      const su = secondOf[iu];
+      this.settledCount++;
+      settled(u, key, su);
+      // The cell u is crossed in: its big cell when closed for this search, else its small cell
+      // when that is, else none (walked). In a closed cell only entries (by a link) and exits (by
+      // the clique) are reached, backwards the other way round; a node the clique reached leaves
+      // by links only.
+      const f = nodeCell[u], b = bigOf[f];
+      let level: Level | undefined, c = 0, lo = 0, span = 0;
+      let cost: Uint32Array | undefined, second: Uint32Array | undefined, base = 0;
+      if (ownBig[b] !== stamp && bigOpen[b] !== run) {
+        level = big; c = b; lo = smallFirst[b]; span = smallFirst[b + 1] - lo;
+        cost = big.cost[metric]; second = big.second[metric]; base = big.cliqueFirst[b];
+      } else if (ownSmall[f] !== stamp && !(smallClosed[f] === run && customSlot[f] < 0)) {
+        level = small; c = lo = f; span = 1;
+        if (smallClosed[f] === run) {
+          cost = this.customCost; second = this.customSecond; base = this.customFirst[customSlot[f]];
+        } else {
+          cost = small.cost[metric]; second = small.second[metric]; base = small.cliqueFirst[f];
+        }
+      }
+      const byClique = records.words[4 * iu + 3] === 1;
+      const slot = level === undefined || byClique ? -1
+        : forward ? slotIn(level.entryFirst, level.entryNode, c, u) : slotIn(level.exitFirst, level.exitNode, c, u);
+      if (level === undefined || (!byClique && slot < 0)) span = 0; // walked, or reached by a link at a node that is no entry: every link
+      for (let k = firstIn[u], end = firstIn[u + 1]; k < end; k++) {
+        const e = forward ? k : inEdge![k];
+        const v = forward ? edgeHead[e] : edgeTail![e];
+        if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
+        const road = edgeRoad[e];
+        if (blocked[road] !== 0) continue;
+        relax(v, key + steps[road] * step, su + otherSteps[road] * otherStep, 0);
+      }
+      if (slot < 0) continue;
+      const lv = level!;
+      const x0 = lv.exitFirst[c], X = lv.exitFirst[c + 1] - x0;
+      if (forward) {
+        const row = base + slot * X;
+        for (let j = 0; j < X; j++) {
+          const w = cost![row + j];
+          if (w !== UNREACHABLE) relax(lv.exitNode[x0 + j], key + w * step, su + second![row + j] * otherStep, 1);
+        }
+      } else {
+        const e0 = lv.entryFirst[c], E = lv.entryFirst[c + 1] - e0;
+        for (let i = 0; i < E; i++) {
+          const at = base + i * X + slot;
+          const w = cost![at];
+          if (w !== UNREACHABLE) relax(lv.entryNode[e0 + i], key + w * step, su + second![at] * otherStep, 1);
+        }
+      }
+    }
+  }
+
+  /** One past the last copy of junction v (turn restrictions' copies share its coordinates and follow it). */
+  private junctionEnd(v: number): number {
+    const { nodeLatE7: lat, nodeLonE7: lon } = this.graph, n = lat.length;
+    let end = v + 1;
+    while (end < n && lat[end] === lat[v] && lon[end] === lon[v]) end++;
+    return end;
+  }
+}
+
+function otherOf(metric: Metric): Metric {
+  return metric === 'duration' ? 'distance' : 'duration';
+}
