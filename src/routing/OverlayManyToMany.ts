@@ -50,8 +50,15 @@ export class OverlayManyToMany {
   private readonly nodeCell: Uint16Array | Uint32Array;
   private readonly bigOf: Uint16Array | Uint32Array;
   private readonly smallFirst: Uint32Array;
-  /** Per big cell: the run's stamp when a closed road opens it (crossed small cell by small cell). */
+  /**
+   * Per big cell: the run's stamp when a closed road lies in it; then bigSlot its clique customized
+   * over its small cells' (crossed whole by searches whose endpoints lie elsewhere), or -1.
+   */
   private readonly bigOpen: Uint32Array;
+  private readonly bigSlot: Int32Array;
+  private bigCustomFirst = new Float64Array(1);
+  private bigCustomCost = new Uint32Array(0);
+  private bigCustomSecond = new Uint32Array(0);
   /** Per small cell: the run's stamp when a closed road lies in it; then customSlot its customized clique, or -1 (walked). */
   private readonly smallClosed: Uint32Array;
   private readonly customSlot: Int32Array;
@@ -83,6 +90,7 @@ export class OverlayManyToMany {
     if (typeof ranges === 'string') throw new Error(`the cell overlay's ${ranges}`);
     this.smallFirst = ranges;
     this.bigOpen = new Uint32Array(bigCells);
+    this.bigSlot = new Int32Array(bigCells);
     this.ownBig = new Uint32Array(bigCells);
     this.smallClosed = new Uint32Array(smallCells);
     this.ownSmall = new Uint32Array(smallCells);
@@ -139,21 +147,22 @@ export class OverlayManyToMany {
   }
 
   /**
-   * Marks the run's closed cells: the small cells holding an end of a closed road (and so their
-   * big cells, opened), customized for the metric without those roads, up to
-   * MAX_MATRIX_CUSTOMIZED_CELLS of them; the rest walked.
+   * Marks the run's closed cells: the small cells holding an end of a closed road, customized for
+   * the metric without those roads, up to MAX_MATRIX_CUSTOMIZED_CELLS of them (the rest walked);
+   * then their big cells, customized over their small cells' cliques (a search per entry inside
+   * the big cell), so a search crosses them whole unless one of its endpoints lies inside.
    */
   private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>): void {
     const stamp = ++this.runStamp;
-    const { nodeCell, bigOf, smallClosed, bigOpen, customSlot } = this;
+    const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
-    const cells: number[] = [];
+    const cells: number[] = [], bigs: number[] = [];
     const mark = (v: number) => {
       const f = nodeCell[v];
       if (smallClosed[f] === stamp) return;
       smallClosed[f] = stamp;
       customSlot[f] = -1;
-      bigOpen[bigOf[f]] = stamp;
+      if (bigOpen[bigOf[f]] !== stamp) { bigOpen[bigOf[f]] = stamp; bigSlot[bigOf[f]] = -1; bigs.push(bigOf[f]); }
       cells.push(f);
     };
     // A road's edges may end at copies of its end junctions (turn restrictions): their cells close too.
@@ -178,28 +187,60 @@ export class OverlayManyToMany {
     this.customFirst = first;
     this.customCost = cost;
     this.customSecond = second;
+    // The big cells, from the small cells' cliques just made.
+    const big = this.big;
+    bigs.sort((a, b) => a - b);
+    const bigFirst = new Float64Array(bigs.length + 1);
+    for (let j = 0; j < bigs.length; j++) {
+      const b = bigs[j];
+      bigFirst[j + 1] = bigFirst[j] + (big.entryFirst[b + 1] - big.entryFirst[b]) * (big.exitFirst[b + 1] - big.exitFirst[b]);
+    }
+    const bigCost = new Uint32Array(bigFirst[bigs.length]).fill(UNREACHABLE), bigSecond = new Uint32Array(bigFirst[bigs.length]).fill(UNREACHABLE);
+    const stepOf = COST_STEP[metric], otherStep = COST_STEP[otherOf(metric)];
+    for (let j = 0; j < bigs.length; j++) {
+      const b = bigs[j];
+      const e0 = big.entryFirst[b], E = big.entryFirst[b + 1] - e0, x0 = big.exitFirst[b], X = big.exitFirst[b + 1] - x0;
+      for (let i = 0; i < E; i++) {
+        this.search(metric, [{ node: big.entryNode[e0 + i], cost: 0, second: 0 }], true, blocked, () => {}, b);
+        const row = bigFirst[j] + i * X;
+        for (let k = 0; k < X; k++) {
+          const at = this.records.find(big.exitNode[x0 + k]);
+          if (at < 0) continue;
+          bigCost[row + k] = Math.min(UNREACHABLE - 1, Math.round(this.records.values[2 * at] / stepOf));
+          bigSecond[row + k] = Math.min(UNREACHABLE - 1, Math.round(this.secondOf[at] / otherStep));
+        }
+      }
+      bigSlot[b] = j;
+    }
+    this.bigCustomFirst = bigFirst;
+    this.bigCustomCost = bigCost;
+    this.bigCustomSecond = bigSecond;
   }
 
   /**
    * One search from `from` (forward over out-edges and clique rows, or backward over in-edges and
    * clique columns), calling `settled` for every node it settles with its cost and second value.
+   * With `within`, a big cell's customization: only inside that big cell, its small cells all
+   * crossed by their cliques (or walked where closed without one), none walked for the endpoints.
    */
   private search(
     metric: Metric, from: CostedEndpoint[], forward: boolean, blocked: Uint8Array,
-    settled: (node: number, cost: number, second: number) => void,
+    settled: (node: number, cost: number, second: number) => void, within = -1,
   ): void {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
     const firstIn = forward ? firstOut : g.firstIn, inEdge = forward ? undefined : g.inEdge, edgeTail = forward ? undefined : g.edgeTail;
     const steps = g.roadCost(metric), otherSteps = g.roadCost(otherOf(metric));
     const step = COST_STEP[metric], otherStep = COST_STEP[otherOf(metric)];
-    const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, smallClosed, customSlot, records, heap, big, small } = this;
+    const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, bigSlot, smallClosed, customSlot, records, heap, big, small } = this;
     const run = this.runStamp;
     const stamp = ++this.searchStamp;
-    for (const e of from) {
-      const f = nodeCell[e.node];
-      ownSmall[f] = stamp;
-      ownBig[bigOf[f]] = stamp;
+    if (within < 0) {
+      for (const e of from) {
+        const f = nodeCell[e.node];
+        ownSmall[f] = stamp;
+        ownBig[bigOf[f]] = stamp;
+      }
     }
     records.clear();
     heap.clear();
@@ -232,9 +273,13 @@ export class OverlayManyToMany {
       const f = nodeCell[u], b = bigOf[f];
       let level: Level | undefined, c = 0, lo = 0, span = 0;
       let cost: Uint32Array | undefined, second: Uint32Array | undefined, base = 0;
-      if (ownBig[b] !== stamp && bigOpen[b] !== run) {
+      if (ownBig[b] !== stamp && b !== within && (bigOpen[b] !== run || bigSlot[b] >= 0)) {
         level = big; c = b; lo = smallFirst[b]; span = smallFirst[b + 1] - lo;
-        cost = big.cost[metric]; second = big.second[metric]; base = big.cliqueFirst[b];
+        if (bigOpen[b] === run) {
+          cost = this.bigCustomCost; second = this.bigCustomSecond; base = this.bigCustomFirst[bigSlot[b]];
+        } else {
+          cost = big.cost[metric]; second = big.second[metric]; base = big.cliqueFirst[b];
+        }
       } else if (ownSmall[f] !== stamp && !(smallClosed[f] === run && customSlot[f] < 0)) {
         level = small; c = lo = f; span = 1;
         if (smallClosed[f] === run) {
@@ -251,6 +296,7 @@ export class OverlayManyToMany {
         const e = forward ? k : inEdge![k];
         const v = forward ? edgeHead[e] : edgeTail![e];
         if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
+        if (within >= 0 && bigOf[nodeCell[v]] !== within) continue;
         const road = edgeRoad[e];
         if (blocked[road] !== 0) continue;
         relax(v, key + steps[road] * step, su + otherSteps[road] * otherStep, 0);
