@@ -85,7 +85,7 @@ export function slotIn(first: Uint32Array, nodes: Uint32Array, c: number, v: num
 
 /**
  * Cells of at most `maxCellSize` nodes by recursive bisection: each part is cut where a sweep
- * along one of four directions crosses the fewest links (the nested dissection's sweep), after
+ * along one of four directions crosses the fewest links (partition.ts's bestSweep), after
  * falling apart into its connected components (small components share a cell). Cells are
  * numbered in the order the recursion reaches them, so neighbouring cells have near numbers.
  */
@@ -258,10 +258,13 @@ export function writeCellClique(
     records.improve(s, 0);
     if (second !== undefined) second.scratch[s] = 0;
     heap.push(0, s);
+    // Done once every exit is settled: the rest of the cell cannot change their costs.
+    let exitsLeft = X;
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
       if (key !== records.values[2 * records.find(u)]) continue;
+      if (slotIn(exitFirst, exitNode, c, u) >= 0 && --exitsLeft === 0) break;
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         const v = edgeHead[e];
         if (cellOfNode[v] !== c) continue;
