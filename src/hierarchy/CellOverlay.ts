@@ -72,6 +72,27 @@ export function cliqueOffsets(entryFirst: Uint32Array, exitFirst: Uint32Array): 
   return first;
 }
 
+/** One level of an overlay as searches read it: boundaries, where each cell's clique starts, both metrics' cliques and second values. */
+export interface OverlayLevel {
+  entryFirst: Uint32Array;
+  entryNode: Uint32Array;
+  exitFirst: Uint32Array;
+  exitNode: Uint32Array;
+  /** Per cell, where its clique starts (cliqueOffsets). */
+  cliqueFirst: Float64Array;
+  cliques: Record<Metric, Uint32Array>;
+  seconds: Record<Metric, Uint32Array>;
+}
+
+/** The level view of one level of an overlay (its `fine` aside). */
+export function levelView(o: CellOverlay): OverlayLevel {
+  return {
+    entryFirst: o.entryFirst, entryNode: o.entryNode, exitFirst: o.exitFirst, exitNode: o.exitNode,
+    cliqueFirst: cliqueOffsets(o.entryFirst, o.exitFirst),
+    cliques: { duration: o.duration, distance: o.distance }, seconds: { duration: o.durationSecond, distance: o.distanceSecond },
+  };
+}
+
 /** v's place in the ascending nodes[first[c] .. first[c+1]-1] (binary search), or -1. */
 export function slotIn(first: Uint32Array, nodes: Uint32Array, c: number, v: number): number {
   let lo = first[c], hi = first[c + 1];

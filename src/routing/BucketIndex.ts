@@ -1,7 +1,7 @@
 /**
  * The buckets of a many-to-many search: entries left at nodes by the backward searches, grouped
  * by node so a forward search reads the entries of a node it reaches in one run. Stamped per
- * grouping (no clearing of the per-node arrays); shared by the CH and the CCH buckets.
+ * grouping (no clearing of the per-node arrays); shared by the CH and the overlay's many-to-many (meetInBuckets).
  */
 export class BucketIndex {
   private readonly bucketOf: Uint32Array;
@@ -37,5 +37,49 @@ export class BucketIndex {
   /** The bucket of node u in the last grouping, or -1 when no entry was left there. */
   bucket(u: number): number {
     return this.bucketSeen[u] === this.stamp ? this.bucketOf[u] : -1;
+  }
+}
+
+/** A search that calls `settled` for each node it settles, with its cost and the other metric's value. */
+export type SettlingSearch = (settled: (node: number, cost: number, second: number) => void) => void;
+
+/**
+ * The bucket phase of a many-to-many search (Knopp et al.): `backward(t)` searches from target t
+ * leave (target, cost, second) entries at the nodes they settle, grouped by node; `forward(s)`
+ * searches from source s scan the entries of the nodes they settle. Fills `outCost[s * T + t]`
+ * and `outSecond` with the cheapest meeting (Infinity where none); a search given no endpoints
+ * leaves its row or column at Infinity.
+ */
+export function meetInBuckets(
+  index: BucketIndex, sourceCount: number, targetCount: number,
+  forward: (s: number) => SettlingSearch | undefined, backward: (t: number) => SettlingSearch | undefined,
+  outCost: Float64Array, outSecond: Float64Array,
+): void {
+  outCost.fill(Infinity);
+  outSecond.fill(Infinity);
+  const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
+  for (let t = 0; t < targetCount; t++) {
+    backward(t)?.((u, c, s2) => { entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); });
+  }
+  index.group(entryNode);
+  const { first, order } = index;
+  const E = entryNode.length;
+  // Copied in bucket order, so a scan reads consecutive memory.
+  const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
+  for (let k = 0; k < E; k++) {
+    const i = order[k];
+    bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
+  }
+  for (let s = 0; s < sourceCount; s++) {
+    const row = s * targetCount;
+    forward(s)?.((u, c, s2) => {
+      const b = index.bucket(u);
+      if (b < 0) return;
+      for (let k = first[b], end = first[b + 1]; k < end; k++) {
+        const total = c + bCost[k];
+        const i = row + bTarget[k];
+        if (total < outCost[i]) { outCost[i] = total; outSecond[i] = s2 + bSecond[k]; }
+      }
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
-import { BucketIndex } from './BucketIndex.js';
+import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import { MinHeap } from './MinHeap.js';
 
 /** A search endpoint with its cost in the searched metric and in the other one. */
@@ -48,45 +48,9 @@ export class BucketManyToMany {
     ch: ContractionHierarchy, secondArc: Float64Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
     outCost: Float64Array, outSecond: Float64Array,
   ): void {
-    const T = targets.length;
-    outCost.fill(Infinity);
-    outSecond.fill(Infinity);
     this.settledCount = 0;
-
-    // Backward searches: bucket entries (node, target, cost, second), then grouped by node.
-    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
-    for (let t = 0; t < T; t++) {
-      this.search(ch, secondArc, targets[t], false, (u, c, s2) => {
-        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
-      });
-    }
-    const buckets = this.buckets;
-    buckets.group(entryNode);
-    const { first, order } = buckets;
-    const E = entryNode.length;
-    // Copied in bucket order, so a scan reads consecutive memory.
-    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
-    for (let k = 0; k < E; k++) {
-      const i = order[k];
-      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
-    }
-
-    // Forward searches scan the buckets of the nodes they settle.
-    for (let s = 0; s < sources.length; s++) {
-      const row = s * T;
-      this.search(ch, secondArc, sources[s], true, (u, c, s2) => {
-        const b = buckets.bucket(u);
-        if (b < 0) return;
-        for (let k = first[b], end = first[b + 1]; k < end; k++) {
-          const total = c + bCost[k];
-          const i = row + bTarget[k];
-          if (total < outCost[i]) {
-            outCost[i] = total;
-            outSecond[i] = s2 + bSecond[k];
-          }
-        }
-      });
-    }
+    const searchFrom = (from: CostedEndpoint[], forward: boolean): SettlingSearch => (settled) => this.search(ch, secondArc, from, forward, settled);
+    meetInBuckets(this.buckets, sources.length, targets.length, (s) => searchFrom(sources[s], true), (t) => searchFrom(targets[t], false), outCost, outSecond);
   }
 
   /**

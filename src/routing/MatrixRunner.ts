@@ -37,8 +37,8 @@ type Reply = { id: number; result: MatrixResult } | { id: number; error: { code:
 
 /**
  * Runs Router.matrix on one worker thread, so a matrix never holds the calling thread's event
- * loop. The worker shares the graph's, hierarchy's and snap index's buffers and builds its own
- * customizable hierarchy once, when it starts; matrices queue on it one after another. DetourErrors (bad points, zones not usable) reject with the same code.
+ * loop. The worker shares the graph's, hierarchy's, overlay's and snap index's buffers; matrices
+ * queue on it one after another. DetourErrors (bad points, zones not usable) reject with the same code.
  * Call close() when done.
  */
 export class MatrixRunner {
@@ -62,10 +62,7 @@ export class MatrixRunner {
     return reply.result;
   }
 
-  /**
-   * Starts the worker now: it prepares the customizable hierarchy for matrices around zones
-   * (seconds on a country) before its first matrix instead of inside it.
-   */
+  /** Starts the worker now, so the first matrix does not wait for the thread to load. */
   start(): void {
     this.startWorker();
   }

@@ -1,6 +1,6 @@
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { cliqueOffsets, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
-import { BucketIndex } from './BucketIndex.js';
+import { levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
+import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import type { CostedEndpoint } from './BucketManyToMany.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
@@ -10,25 +10,6 @@ import { NodeRecords } from './NodeRecords.js';
  * the request's metric); the cells past it are walked by every search that reaches them, as exact.
  */
 export const MAX_MATRIX_CUSTOMIZED_CELLS = 512;
-
-/** One level of the overlay as the searches read it. */
-interface Level {
-  entryFirst: Uint32Array;
-  entryNode: Uint32Array;
-  exitFirst: Uint32Array;
-  exitNode: Uint32Array;
-  cliqueFirst: Float64Array;
-  cost: Record<Metric, Uint32Array>;
-  second: Record<Metric, Uint32Array>;
-}
-
-function levelOf(o: CellOverlay): Level {
-  return {
-    entryFirst: o.entryFirst, entryNode: o.entryNode, exitFirst: o.exitFirst, exitNode: o.exitNode,
-    cliqueFirst: cliqueOffsets(o.entryFirst, o.exitFirst),
-    cost: { duration: o.duration, distance: o.distance }, second: { duration: o.durationSecond, distance: o.distanceSecond },
-  };
-}
 
 /**
  * Many-to-many costs on the cell overlay around closed roads, as the multi-level Dijkstra answers
@@ -45,8 +26,8 @@ function levelOf(o: CellOverlay): Level {
  * same path (the overlay's second cliques) in the units of the CH buckets. Not re-entrant.
  */
 export class OverlayManyToMany {
-  private readonly big: Level;
-  private readonly small: Level;
+  private readonly big: OverlayLevel;
+  private readonly small: OverlayLevel;
   private readonly nodeCell: Uint16Array | Uint32Array;
   private readonly bigOf: Uint16Array | Uint32Array;
   private readonly smallFirst: Uint32Array;
@@ -81,8 +62,8 @@ export class OverlayManyToMany {
 
   constructor(private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay }) {
     const n = graph.nodeCount;
-    this.big = levelOf(overlay);
-    this.small = levelOf(overlay.fine);
+    this.big = levelView(overlay);
+    this.small = levelView(overlay.fine);
     this.nodeCell = overlay.fine.cellOf;
     this.bigOf = overlay.cellOf;
     const bigCells = overlay.entryFirst.length - 1, smallCells = overlay.fine.entryFirst.length - 1;
@@ -110,40 +91,11 @@ export class OverlayManyToMany {
     metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array, closedRoads: ArrayLike<number>,
     outCost: Float64Array, outSecond: Float64Array,
   ): void {
-    outCost.fill(Infinity);
-    outSecond.fill(Infinity);
     this.settledCount = 0;
     this.close(metric, blocked, closedRoads);
-    const T = targets.length;
-    const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
-    for (let t = 0; t < T; t++) {
-      if (targets[t].length === 0) continue;
-      this.search(metric, targets[t], false, blocked, (u, c, s2) => {
-        entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2);
-      });
-    }
-    const buckets = this.buckets;
-    buckets.group(entryNode);
-    const { first, order } = buckets;
-    const E = entryNode.length;
-    const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
-    for (let k = 0; k < E; k++) {
-      const i = order[k];
-      bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
-    }
-    for (let s = 0; s < sources.length; s++) {
-      if (sources[s].length === 0) continue;
-      const row = s * T;
-      this.search(metric, sources[s], true, blocked, (u, c, s2) => {
-        const b = buckets.bucket(u);
-        if (b < 0) return;
-        for (let k = first[b], end = first[b + 1]; k < end; k++) {
-          const total = c + bCost[k];
-          const i = row + bTarget[k];
-          if (total < outCost[i]) { outCost[i] = total; outSecond[i] = s2 + bSecond[k]; }
-        }
-      });
-    }
+    const searchFrom = (from: CostedEndpoint[], forward: boolean): SettlingSearch | undefined =>
+      (from.length === 0 ? undefined : (settled) => this.search(metric, from, forward, blocked, settled));
+    meetInBuckets(this.buckets, sources.length, targets.length, (s) => searchFrom(sources[s], true), (t) => searchFrom(targets[t], false), outCost, outSecond);
   }
 
   /**
@@ -271,21 +223,21 @@ export class OverlayManyToMany {
       // the clique) are reached, backwards the other way round; a node the clique reached leaves
       // by links only.
       const f = nodeCell[u], b = bigOf[f];
-      let level: Level | undefined, c = 0, lo = 0, span = 0;
+      let level: OverlayLevel | undefined, c = 0, lo = 0, span = 0;
       let cost: Uint32Array | undefined, second: Uint32Array | undefined, base = 0;
       if (ownBig[b] !== stamp && b !== within && (bigOpen[b] !== run || bigSlot[b] >= 0)) {
         level = big; c = b; lo = smallFirst[b]; span = smallFirst[b + 1] - lo;
         if (bigOpen[b] === run) {
           cost = this.bigCustomCost; second = this.bigCustomSecond; base = this.bigCustomFirst[bigSlot[b]];
         } else {
-          cost = big.cost[metric]; second = big.second[metric]; base = big.cliqueFirst[b];
+          cost = big.cliques[metric]; second = big.seconds[metric]; base = big.cliqueFirst[b];
         }
       } else if (ownSmall[f] !== stamp && !(smallClosed[f] === run && customSlot[f] < 0)) {
         level = small; c = lo = f; span = 1;
         if (smallClosed[f] === run) {
           cost = this.customCost; second = this.customSecond; base = this.customFirst[customSlot[f]];
         } else {
-          cost = small.cost[metric]; second = small.second[metric]; base = small.cliqueFirst[f];
+          cost = small.cliques[metric]; second = small.seconds[metric]; base = small.cliqueFirst[f];
         }
       }
       const byClique = records.words[4 * iu + 3] === 1;

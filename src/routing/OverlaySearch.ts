@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { cliqueOffsets, cliqueValue, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay } from '../hierarchy/CellOverlay.js';
+import { cliqueValue, levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from './MinHeap.js';
@@ -30,24 +30,13 @@ export const MAX_CUSTOMIZED_BIG_ENTRIES = 32;
 export const MAX_CUSTOMIZED_ENTRIES = 64;
 
 /** One level of the overlay as the search reads it. */
-interface Level {
-  entryFirst: Uint32Array;
-  entryNode: Uint32Array;
-  exitFirst: Uint32Array;
-  exitNode: Uint32Array;
-  /** Per cell, where its clique starts (cliqueOffsets). */
-  cliqueFirst: Float64Array;
-  cliques: Record<Metric, Uint32Array>;
+interface Level extends OverlayLevel {
   /** Per cell: the query stamp when it is open. */
   openStamp: Uint32Array;
 }
 
 function levelOf(o: CellOverlay): Level {
-  return {
-    entryFirst: o.entryFirst, entryNode: o.entryNode, exitFirst: o.exitFirst, exitNode: o.exitNode,
-    cliqueFirst: cliqueOffsets(o.entryFirst, o.exitFirst), cliques: { duration: o.duration, distance: o.distance },
-    openStamp: new Uint32Array(o.entryFirst.length - 1),
-  };
+  return { ...levelView(o), openStamp: new Uint32Array(o.entryFirst.length - 1) };
 }
 
 /**
