@@ -53,8 +53,6 @@ function zoneAt(graph: RoadGraph, name: string, lat: number, lon: number, across
 const [size] = parseSizes(opts.size!);
 const { graph } = await scaleGraph(size, log);
 const router = new Router(graph);
-// The customizable hierarchy Router.matrix uses around zones, built before the matrices (a
-// service builds it at start), timed whole.
 const rand = seededRandom(size.seed * 13 + 1);
 const randomPoint = (): LatLon => randomStop(graph, rand);
 const origins = Array.from({ length: 100 }, randomPoint), destinations = Array.from({ length: 100 }, randomPoint);

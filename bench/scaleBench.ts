@@ -316,7 +316,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   out.push(`### ${size.kind === 'country' ? 'Synthetic country' : 'Uniform grid'} ${size.key}: ${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges, ${graph.roadCount.toLocaleString('en')} roads`, '');
   out.push(`${graph.meta.source}. Measured ${new Date().toISOString().slice(0, 16)}Z with \`${command}\`; load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min) on ${cpus().length} cores at the end; ${cpus()[0]?.model ?? 'unknown CPU'}.`, '');
   out.push('| step | figure |', '|---|---|');
-  out.push(`| preprocessing: contraction hierarchy of both metrics on two worker threads, nested dissection order and cell overlay (when the cached graph was made) | ${hierarchyMillis === undefined ? 'n/a' : `${(hierarchyMillis / 1000).toFixed(0)} s (target <= 10 min: ${hierarchyMillis <= 600_000 ? 'met' : 'MISSED'})`} |`);
+  out.push(`| preprocessing: contraction hierarchy of both metrics on two worker threads and cell overlay (when the cached graph was made) | ${hierarchyMillis === undefined ? 'n/a' : `${(hierarchyMillis / 1000).toFixed(0)} s (target <= 10 min: ${hierarchyMillis <= 600_000 ? 'met' : 'MISSED'})`} |`);
   out.push(`| graph file | ${(fileBytes / 2 ** 20).toFixed(0)} MiB, loaded in ${ms(loadMillis ?? NaN)} |`);
   out.push(`| memory: graph arrays (stored, and what the default engine derives: per-road durations) | ${(graphBytes / graph.edgeCount).toFixed(1)} B per directed edge |`);
   out.push(`| road index (zone calculation and snapping): build / size | ${ms(roadIndexMs)} / ${(roadIndex.byteSize() / graph.roadCount).toFixed(1)} B per road |`);

@@ -90,7 +90,7 @@ async function run(file: string, port: number): Promise<Run> {
     };
     const firstTripMs = await trip();
     const secondTripMs = await trip();
-    // Once the matrix worker has prepared the customizable hierarchy in the background.
+    // Once the service has settled (zones warmed up, the matrix worker started).
     await sleep(45_000);
     return { readyMs, rssReady, tokenMs, firstTripMs, secondTripMs, rssLater: rssOf(child.pid!) };
   } finally {
@@ -121,7 +121,7 @@ const section = [
   `## Serve readiness: synthetic country ${size.key}`,
   '',
   `\`npm run bench:serve-ready -- --size ${size.key} --runs ${runs}\` on ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${cpus()[0]?.model ?? ''} (${cpus().length} cores), load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end.`,
-  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and the same trip across the country twice (the first shows any preparation left to a request), then the resident memory once the matrix worker has prepared its customizable hierarchy (45 s later). Medians.`,
+  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and the same trip across the country twice (the first shows any preparation left to a request), then the resident memory 45 s later. Medians.`,
   '',
   '| file | size | /health ok after | token | first / second trip | resident at ready | resident 45 s later |',
   '|---|---|---|---|---|---|---|',

@@ -40,45 +40,53 @@ export class BucketIndex {
   }
 }
 
-/** A search that calls `settled` for each node it settles, with its cost and the other metric's value. */
-export type SettlingSearch = (settled: (node: number, cost: number, second: number) => void) => void;
+/**
+ * A search that calls `settled` for each node it settles, with its cost, the other metric's value
+ * and, when the cost holds penalties, the cost without them (plain).
+ */
+export type SettlingSearch = (settled: (node: number, cost: number, second: number, plain: number) => void) => void;
 
 /**
  * The bucket phase of a many-to-many search (Knopp et al.): `backward(t)` searches from target t
  * leave (target, cost, second) entries at the nodes they settle, grouped by node; `forward(s)`
- * searches from source s scan the entries of the nodes they settle. Fills `outCost[s * T + t]`
- * and `outSecond` with the cheapest meeting (Infinity where none); a search given no endpoints
- * leaves its row or column at Infinity.
+ * searches from source s scan the entries of the nodes they settle. Fills `outCost[s * T + t]`,
+ * `outSecond` and `outPlain` with the cheapest meeting (Infinity where none); a search given no
+ * endpoints leaves its row or column at Infinity.
  */
 export function meetInBuckets(
   index: BucketIndex, sourceCount: number, targetCount: number,
   forward: (s: number) => SettlingSearch | undefined, backward: (t: number) => SettlingSearch | undefined,
-  outCost: Float64Array, outSecond: Float64Array,
+  outCost: Float64Array, outSecond: Float64Array, outPlain?: Float64Array,
 ): void {
   outCost.fill(Infinity);
   outSecond.fill(Infinity);
-  const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [];
+  outPlain?.fill(Infinity);
+  const entryNode: number[] = [], entryTarget: number[] = [], entryCost: number[] = [], entrySecond: number[] = [], entryPlain: number[] = [];
   for (let t = 0; t < targetCount; t++) {
-    backward(t)?.((u, c, s2) => { entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); });
+    backward(t)?.((u, c, s2, p) => { entryNode.push(u); entryTarget.push(t); entryCost.push(c); entrySecond.push(s2); entryPlain.push(p); });
   }
   index.group(entryNode);
   const { first, order } = index;
   const E = entryNode.length;
   // Copied in bucket order, so a scan reads consecutive memory.
-  const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E);
+  const bTarget = new Uint32Array(E), bCost = new Float64Array(E), bSecond = new Float64Array(E), bPlain = new Float64Array(E);
   for (let k = 0; k < E; k++) {
     const i = order[k];
-    bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i];
+    bTarget[k] = entryTarget[i]; bCost[k] = entryCost[i]; bSecond[k] = entrySecond[i]; bPlain[k] = entryPlain[i];
   }
   for (let s = 0; s < sourceCount; s++) {
     const row = s * targetCount;
-    forward(s)?.((u, c, s2) => {
+    forward(s)?.((u, c, s2, p) => {
       const b = index.bucket(u);
       if (b < 0) return;
       for (let k = first[b], end = first[b + 1]; k < end; k++) {
         const total = c + bCost[k];
         const i = row + bTarget[k];
-        if (total < outCost[i]) { outCost[i] = total; outSecond[i] = s2 + bSecond[k]; }
+        if (total < outCost[i]) {
+          outCost[i] = total;
+          outSecond[i] = s2 + bSecond[k];
+          if (outPlain) outPlain[i] = p + bPlain[k];
+        }
       }
     });
   }

@@ -9,6 +9,8 @@ export interface CostedEndpoint {
   cost: number;
   /** Cost of the same partial road in the other metric. */
   second: number;
+  /** The searched metric without penalties, when `cost` includes some. */
+  plain?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export class BucketManyToMany {
    */
   private search(
     ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean,
-    settled: (node: number, cost: number, second: number) => void,
+    settled: (node: number, cost: number, second: number, plain: number) => void,
   ): void {
     if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
     const stamp = this.stamp;
@@ -87,7 +89,7 @@ export class BucketManyToMany {
       }
       if (stalled) continue;
       this.settledCount++;
-      settled(u, key, second[u]);
+      settled(u, key, second[u], key);
       const s2 = second[u];
       for (let a = relaxFirst[u], end = relaxFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];

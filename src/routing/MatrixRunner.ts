@@ -62,7 +62,7 @@ export class MatrixRunner {
     return reply.result;
   }
 
-  /** Starts the worker now, so the first matrix does not wait for the thread to load. */
+  /** Starts the worker now: it prepares what matrices use (Router.prepareMatrices) before the first one arrives. */
   start(): void {
     this.startWorker();
   }

@@ -4,6 +4,7 @@ import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.j
 import type { CostedEndpoint } from './BucketManyToMany.js';
 import { MinHeap } from './MinHeap.js';
 import { NodeRecords } from './NodeRecords.js';
+import type { Penalty } from './PathSearch.js';
 
 /**
  * Most small cells one matrix customizes for its closed roads (a Dijkstra per entry inside each, for
@@ -37,6 +38,8 @@ export class OverlayManyToMany {
    */
   private readonly bigOpen: Uint32Array;
   private readonly bigSlot: Int32Array;
+  /** Per big cell: the run's stamp when a penalised road lies in it (never customized). */
+  private readonly penalisedBig: Uint32Array;
   private bigCustomFirst = new Float64Array(1);
   private bigCustomCost = new Uint32Array(0);
   private bigCustomSecond = new Uint32Array(0);
@@ -53,6 +56,7 @@ export class OverlayManyToMany {
   private searchStamp = 0;
   private readonly records: NodeRecords;
   private secondOf = new Float64Array(4096);
+  private plainOf = new Float64Array(4096);
   private readonly heap = new MinHeap(1024);
   private readonly buckets: BucketIndex;
   /** Per node, scratch of the customization's second values. */
@@ -72,6 +76,7 @@ export class OverlayManyToMany {
     this.smallFirst = ranges;
     this.bigOpen = new Uint32Array(bigCells);
     this.bigSlot = new Int32Array(bigCells);
+    this.penalisedBig = new Uint32Array(bigCells);
     this.ownBig = new Uint32Array(bigCells);
     this.smallClosed = new Uint32Array(smallCells);
     this.ownSmall = new Uint32Array(smallCells);
@@ -86,25 +91,34 @@ export class OverlayManyToMany {
    * path) with the cheapest cost from any endpoint of source s to any endpoint of target t around
    * the roads `blocked` marks (`closedRoads` lists them, repeats allowed), endpoint costs included;
    * Infinity where none connects. Empty endpoint lists leave their row or column at Infinity.
+   * With `penalty` (and `outPlain`, the costs without it), the roads it prices cost their penalty
+   * too, and their cells are walked by every search (a clique knows no penalty).
    */
   run(
     metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array, closedRoads: ArrayLike<number>,
-    outCost: Float64Array, outSecond: Float64Array,
+    outCost: Float64Array, outSecond: Float64Array, penalty?: Penalty, outPlain?: Float64Array,
   ): void {
     this.settledCount = 0;
-    this.close(metric, blocked, closedRoads);
+    this.close(metric, blocked, closedRoads, penalty);
+    // One side's searches stay in their endpoints' big cells: a cheapest path last enters the big
+    // cell of its target at one of that cell's entries (or never leaves it), and first leaves its
+    // source's at one of its exits, where the other side's searches, which cross the whole graph,
+    // meet it. The side with fewer endpoints crosses the graph.
+    const count = (lists: CostedEndpoint[][]) => lists.reduce((n, l) => n + (l.length > 0 ? 1 : 0), 0);
+    const forwardWide = count(sources) <= count(targets);
     const searchFrom = (from: CostedEndpoint[], forward: boolean): SettlingSearch | undefined =>
-      (from.length === 0 ? undefined : (settled) => this.search(metric, from, forward, blocked, settled));
-    meetInBuckets(this.buckets, sources.length, targets.length, (s) => searchFrom(sources[s], true), (t) => searchFrom(targets[t], false), outCost, outSecond);
+      (from.length === 0 ? undefined : (settled) => this.search(metric, from, forward, blocked, settled, -1, forward !== forwardWide, penalty));
+    meetInBuckets(this.buckets, sources.length, targets.length, (s) => searchFrom(sources[s], true), (t) => searchFrom(targets[t], false), outCost, outSecond, outPlain);
   }
 
   /**
    * Marks the run's closed cells: the small cells holding an end of a closed road, customized for
    * the metric without those roads, up to MAX_MATRIX_CUSTOMIZED_CELLS of them (the rest walked);
    * then their big cells, customized over their small cells' cliques (a search per entry inside
-   * the big cell), so a search crosses them whole unless one of its endpoints lies inside.
+   * the big cell), so a search crosses them whole unless one of its endpoints lies inside. The
+   * cells of the penalty's roads are walked, and their big cells crossed small cell by small cell.
    */
-  private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>): void {
+  private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty?: Penalty): void {
     const stamp = ++this.runStamp;
     const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
@@ -118,13 +132,33 @@ export class OverlayManyToMany {
       cells.push(f);
     };
     // A road's edges may end at copies of its end junctions (turn restrictions): their cells close too.
-    for (let k = 0; k < closedRoads.length; k++) {
-      const r = closedRoads[k];
-      for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
-      for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+    const markRoads = (roads: ArrayLike<number>, keep: (r: number) => boolean = () => true) => {
+      for (let k = 0; k < roads.length; k++) {
+        const r = roads[k];
+        if (!keep(r)) continue;
+        for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+        for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+      }
+    };
+    let walkedFrom = Infinity; // cells[walkedFrom ..] hold penalised roads: walked, their big cells not customized
+    if (penalty) {
+      const { roads: classes, costPerMetre } = penalty;
+      const priced = (r: number) => costPerMetre[classes[r]] !== 0;
+      if (penalty.roadLists) for (const list of penalty.roadLists) markRoads(list, priced);
+      else for (let r = 0; r < classes.length; r++) if (priced(r)) markRoads([r]);
+      const walked = new Set(cells);
+      markRoads(closedRoads);
+      const rest = cells.filter((f) => !walked.has(f));
+      cells.length = 0;
+      for (const f of rest) cells.push(f);
+      for (const f of walked) cells.push(f);
+      walkedFrom = rest.length;
+      for (const f of walked) this.penalisedBig[bigOf[f]] = stamp;
+    } else {
+      markRoads(closedRoads);
     }
     const small = this.small;
-    const customized = cells.slice(0, MAX_MATRIX_CUSTOMIZED_CELLS).sort((a, b) => a - b);
+    const customized = cells.slice(0, Math.min(walkedFrom, MAX_MATRIX_CUSTOMIZED_CELLS)).sort((a, b) => a - b);
     const first = new Float64Array(customized.length + 1);
     for (let j = 0; j < customized.length; j++) {
       const f = customized[j];
@@ -143,6 +177,7 @@ export class OverlayManyToMany {
     const big = this.big;
     bigs.sort((a, b) => a - b);
     const bigFirst = new Float64Array(bigs.length + 1);
+    if (penalty) bigs.splice(0, bigs.length, ...bigs.filter((b) => this.penalisedBig[b] !== stamp));
     for (let j = 0; j < bigs.length; j++) {
       const b = bigs[j];
       bigFirst[j + 1] = bigFirst[j] + (big.entryFirst[b + 1] - big.entryFirst[b]) * (big.exitFirst[b + 1] - big.exitFirst[b]);
@@ -174,10 +209,12 @@ export class OverlayManyToMany {
    * clique columns), calling `settled` for every node it settles with its cost and second value.
    * With `within`, a big cell's customization: only inside that big cell, its small cells all
    * crossed by their cliques (or walked where closed without one), none walked for the endpoints.
+   * With `ownOnly`, only inside the big cells of the endpoints. With `penalty`, a priced road
+   * costs its penalty too, and `settled` also gets the cost without it.
    */
   private search(
     metric: Metric, from: CostedEndpoint[], forward: boolean, blocked: Uint8Array,
-    settled: (node: number, cost: number, second: number) => void, within = -1,
+    settled: (node: number, cost: number, second: number, plain: number) => void, within = -1, ownOnly = false, penalty?: Penalty,
   ): void {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
@@ -196,28 +233,33 @@ export class OverlayManyToMany {
     }
     records.clear();
     heap.clear();
-    let secondOf = this.secondOf;
-    const relax = (v: number, c: number, s2: number, byClique: number) => {
+    const classes = penalty?.roads, perMetre = penalty?.costPerMetre, lengthCm = g.roadLengthCm;
+    let secondOf = this.secondOf, plainOf = this.plainOf;
+    const relax = (v: number, c: number, s2: number, p: number, byClique: number) => {
       const i = records.improve(v, c);
       if (i < 0) return;
       records.words[4 * i + 3] = byClique;
       if (i >= secondOf.length) {
-        const grown = new Float64Array(Math.max(2 * secondOf.length, i + 1));
+        const size = Math.max(2 * secondOf.length, i + 1);
+        const grown = new Float64Array(size), grownPlain = new Float64Array(size);
         grown.set(secondOf);
+        grownPlain.set(plainOf);
         secondOf = this.secondOf = grown;
+        plainOf = this.plainOf = grownPlain;
       }
       secondOf[i] = s2;
+      plainOf[i] = p;
       heap.push(c, v);
     };
-    for (const e of from) relax(e.node, e.cost, e.second, 0);
+    for (const e of from) relax(e.node, e.cost, e.second, e.plain ?? e.cost, 0);
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
       const iu = records.find(u);
       if (key !== records.values[2 * iu]) continue; // stale
-      const su = secondOf[iu];
+      const su = secondOf[iu], pu = plainOf[iu];
       this.settledCount++;
-      settled(u, key, su);
+      settled(u, key, su, pu);
       // The cell u is crossed in: its big cell when closed for this search, else its small cell
       // when that is, else none (walked). In a closed cell only entries (by a link) and exits (by
       // the clique) are reached, backwards the other way round; a node the clique reached leaves
@@ -249,9 +291,12 @@ export class OverlayManyToMany {
         const v = forward ? edgeHead[e] : edgeTail![e];
         if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
         if (within >= 0 && bigOf[nodeCell[v]] !== within) continue;
+        if (ownOnly && ownBig[bigOf[nodeCell[v]]] !== stamp) continue;
         const road = edgeRoad[e];
         if (blocked[road] !== 0) continue;
-        relax(v, key + steps[road] * step, su + otherSteps[road] * otherStep, 0);
+        const w = steps[road] * step;
+        const priced = classes === undefined ? 0 : perMetre![classes[road]] * (lengthCm[road] * COST_STEP.distance);
+        relax(v, key + w + priced, su + otherSteps[road] * otherStep, pu + w, 0);
       }
       if (slot < 0) continue;
       const lv = level!;
@@ -260,14 +305,14 @@ export class OverlayManyToMany {
         const row = base + slot * X;
         for (let j = 0; j < X; j++) {
           const w = cost![row + j];
-          if (w !== UNREACHABLE) relax(lv.exitNode[x0 + j], key + w * step, su + second![row + j] * otherStep, 1);
+          if (w !== UNREACHABLE) relax(lv.exitNode[x0 + j], key + w * step, su + second![row + j] * otherStep, pu + w * step, 1);
         }
       } else {
         const e0 = lv.entryFirst[c], E = lv.entryFirst[c + 1] - e0;
         for (let i = 0; i < E; i++) {
           const at = base + i * X + slot;
           const w = cost![at];
-          if (w !== UNREACHABLE) relax(lv.entryNode[e0 + i], key + w * step, su + second![at] * otherStep, 1);
+          if (w !== UNREACHABLE) relax(lv.entryNode[e0 + i], key + w * step, su + second![at] * otherStep, pu + w * step, 1);
         }
       }
     }

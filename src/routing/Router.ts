@@ -16,7 +16,7 @@ import {
 import { lengthInside } from '../geo/lengthInside.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
-import { computeMatrix, type MatrixRequest, type MatrixResult } from './matrix.js';
+import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 
 
 export interface RouterOptions {
@@ -192,6 +192,15 @@ export class Router {
    */
   matrix(request: MatrixRequest): MatrixResult {
     return computeMatrix(this, request);
+  }
+
+  /**
+   * Makes what matrices use ahead (their searches' scratch, the hierarchies' arc costs in the other
+   * metric: seconds on a country), so the first matrix does not wait for it; matrix() makes what
+   * is missing otherwise.
+   */
+  prepareMatrices(): void {
+    prepareMatrices(this);
   }
 
   /**

@@ -9,7 +9,7 @@ import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCos
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { OverlayManyToMany } from './OverlayManyToMany.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
-import type { Endpoint } from './PathSearch.js';
+import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
@@ -104,9 +104,10 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
  * the request, then one multi-level Dijkstra per origin and per destination), so every element is
  * exact around them in one pass, with the other metric's value of the same path. Elements a route
  * would have to drive into zones for (a stop on a zone's road, or no way around) follow
- * Router.route's rule (fewest metres on zone roads, then the metric) by one route each; elements
- * with no path even through the zones fail without it (freeCostsWhereClosedFail). Pairs sharing a
- * tiny component go to Router.route one by one too. So every element equals what Router.route
+ * Router.route's rule (fewest metres on zone roads, then the metric) by the same search with the
+ * zone penalty per metre instead of the closure, over their rows and columns; elements with no path
+ * even through the zones fail without it (freeCostsWhereClosedFail). Pairs sharing a tiny
+ * component, or two stops on one road that must enter a zone, go to Router.route one by one. So every element equals what Router.route
  * answers for its pair. A graph without a hierarchy and a two-level overlay gets the reference.
  */
 export function computeMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
@@ -171,9 +172,28 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
         else result.failures.set(i, noRoute(o, d));
       }
     }
-    // Router.route's rule for a leg that must enter zones (the fewest metres on zone roads, then the
-    // metric) is route()'s own: such elements (a stop inside a zone, or no way around) go to it one by one.
-    separately.push(...entering);
+    if (entering.length > 0) {
+      // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
+      // the metric. The overlay's many-to-many with the zone penalty per metre instead of the
+      // closure (hard-blocked roads still closed), over the rows and columns concerned.
+      const penalty = { ...uniformPenalty(masks.zone!, ZONE_COST_PER_METRE), roadLists: zones.map((z) => z.roads) };
+      const rows = new Uint8Array(O), columns = new Uint8Array(D);
+      for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
+      const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
+      engines.overlay().run(
+        metric,
+        origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
+        destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
+        masks.hard ?? engines.noRoads(), closedRoadList(graph, [], masks.hard), penalised, penalisedSecond, penalty, plain,
+      );
+      for (const i of entering) {
+        const o = Math.floor(i / D), d = i % D;
+        // Two stops on one road compare the straight drive with penalties: leave that to route().
+        if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
+        else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
+        else result.failures.set(i, noRoute(o, d));
+      }
+    }
   } finally {
     router.releaseMasks(zones);
   }
@@ -286,11 +306,25 @@ function closedRoadList(graph: RoadGraph, zones: CalculatedZone[], hard?: Uint8A
   return list;
 }
 
-/** Scratch searches per router, made at its first matrix and reused by later ones. */
+/**
+ * Makes ahead what a router's matrices use (prepareMatrices: the searches' scratch and both
+ * hierarchies' arc costs in the other metric), so the first matrix does not pay for it.
+ */
+export function prepareMatrices(router: MatrixRouter): void {
+  const engines = matrixEngines(router);
+  const h = router.graph.hierarchy;
+  if (!h) return;
+  for (const metric of ['duration', 'distance'] as const) otherMetricArcCosts(router.graph, h[metric]);
+  if (h.overlay?.fine) engines.overlay();
+}
+
+/** Scratch searches per router, made by prepareMatrices or at its first matrix, and reused by later ones. */
 interface MatrixEngines {
   buckets: BucketManyToMany;
   /** The overlay's many-to-many around closed roads (made at the first matrix with some). */
   overlay(): OverlayManyToMany;
+  /** A mask closing no road (made once). */
+  noRoads(): Uint8Array;
 }
 
 const enginesByRouter = new WeakMap<MatrixRouter, MatrixEngines>();
@@ -299,8 +333,9 @@ function matrixEngines(router: MatrixRouter): MatrixEngines {
   let engines = enginesByRouter.get(router);
   if (!engines) {
     const graph = router.graph;
-    let overlay: OverlayManyToMany | undefined;
+    let overlay: OverlayManyToMany | undefined, none: Uint8Array | undefined;
     engines = {
+      noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
       buckets: new BucketManyToMany(graph),
       overlay: () => (overlay ??= new OverlayManyToMany(graph, graph.hierarchy!.overlay as CellOverlay & { fine: CellOverlay })),
     };
@@ -334,16 +369,16 @@ function snapFor(router: MatrixRouter, point: LatLon, label: string, role: StopR
 
 /**
  * A snapped stop's endpoints (leaving it, or arriving at it) with the other metric's cost of
- * their partial road beside the searched one.
+ * their partial road beside the searched one, and with a penalty the cost without it (plain).
  */
-function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean): CostedEndpoint[] {
-  const endpoints = leaving ? sourceEndpoints(graph, snap, metric) : targetEndpoints(graph, snap, metric);
+function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean, penalty?: Penalty): CostedEndpoint[] {
+  const endpoints = leaving ? sourceEndpoints(graph, snap, metric, penalty) : targetEndpoints(graph, snap, metric, penalty);
   const other = otherMetric(metric);
   const length = graph.roadMetres(snap.road);
   return endpoints.map((e: Endpoint) => {
     // A snap on a junction costs nothing; otherwise the part of the road between point and node.
     const metres = e.cost === 0 ? 0 : leaving === e.reversed ? snap.offset : length - snap.offset;
-    return { node: e.node, cost: e.cost, second: partialCost(graph, snap.road, metres, other) };
+    return { node: e.node, cost: e.cost, second: partialCost(graph, snap.road, metres, other), plain: partialCost(graph, snap.road, metres, metric) };
   });
 }
 

@@ -16,6 +16,7 @@ if (!isMainThread && parentPort) {
   lowerThreadPriority();
   const { arrays, meta, hierarchy, indexes, maxSnapDistance } = workerData as MatrixWorkerData;
   const router = new Router(new RoadGraph(arrays, meta, hierarchy, indexes), { maxSnapDistance });
+  router.prepareMatrices(); // before the first message is read
   const port = parentPort;
   port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {
     try {
