@@ -15,7 +15,7 @@ import { ARRAY_KEYS, costSteps } from '../src/graph/RoadGraph.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { Endpoint } from '../src/routing/PathSearch.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
-import { NodeRecords, SHRINK_WINDOW } from '../src/routing/NodeRecords.js';
+import { NodeRecords, SHRINK_WINDOW } from '../src/structures/NodeRecords.js';
 import { DEFAULT_SHORTCUT_PATH_BYTES, MIN_KEPT_EDGES, ShortcutPaths } from '../src/routing/ShortcutPaths.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 

@@ -1,7 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import { MinHeap } from '../routing/MinHeap.js';
-import { NodeRecords } from '../routing/NodeRecords.js';
+import { MinHeap } from '../structures/MinHeap.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './partition.js';
 
 /** A clique entry between boundary nodes that no path inside the cell joins. */

@@ -1,6 +1,6 @@
 import { COST_STEP, costSteps, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { Growable } from '../graph/growable.js';
-import { MinHeap } from '../routing/MinHeap.js';
+import { MinHeap } from '../structures/MinHeap.js';
 import type { ContractionHierarchy } from './ContractionHierarchy.js';
 
 /** What contraction reads of a graph (a RoadGraph has all of it; a worker builds just this). */

@@ -2,10 +2,10 @@ import { unitVectors } from '../geo/chord.js';
 import { EARTH_RADIUS_M } from '../geo/haversine.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { Landmarks } from './Landmarks.js';
-import { MinHeap } from './MinHeap.js';
+import { MinHeap } from '../structures/MinHeap.js';
 import type { PathQuery, PathResult, PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
-import { prefault } from './prefault.js';
+import { prefault } from '../structures/prefault.js';
 
 /**
  * Shrinks the straight-line bound a hair so floating-point rounding in haversine sums can never

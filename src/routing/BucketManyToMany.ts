@@ -1,7 +1,7 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
-import { MinHeap } from './MinHeap.js';
+import { MinHeap } from '../structures/MinHeap.js';
 
 /** A search endpoint with its cost in the searched metric and in the other one. */
 export interface CostedEndpoint {

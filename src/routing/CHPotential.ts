@@ -1,7 +1,7 @@
 import { COST_STEP } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
-import { MinHeap } from './MinHeap.js';
-import { NodeRecords } from './NodeRecords.js';
+import { MinHeap } from '../structures/MinHeap.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 
 /** An entry's link word: the node's backward cost is known (BACK), or its potential (DONE). */
 const BACK = 1, DONE = 2;

@@ -1,7 +1,7 @@
 import { COST_STEP, type RoadGraph, type Metric } from '../graph/RoadGraph.js';
 import { arcTo, type ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
-import { MinHeap } from './MinHeap.js';
-import { NodeRecords } from './NodeRecords.js';
+import { MinHeap } from '../structures/MinHeap.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 import type { Endpoint, PathResult } from './PathSearch.js';
 import { shortcutPathBytes, shortcutPathsPerMetric, type ShortcutPaths } from './ShortcutPaths.js';
 

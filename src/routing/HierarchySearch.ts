@@ -2,7 +2,7 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { CHQuery } from './CHQuery.js';
-import { NodeRecords } from './NodeRecords.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
 import { drivesNone, noHierarchy, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
 import { shortcutPathBytes, shortcutPathsPerMetric } from './ShortcutPaths.js';

@@ -1,5 +1,5 @@
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import { MinHeap } from './MinHeap.js';
+import { MinHeap } from '../structures/MinHeap.js';
 
 /** A quantised cost meaning "unreachable"; larger than every finite one (see AStarSearch). */
 export const LANDMARK_UNREACHABLE = 0xffff;

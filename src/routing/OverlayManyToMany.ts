@@ -2,8 +2,8 @@ import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
 import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import type { CostedEndpoint } from './BucketManyToMany.js';
-import { MinHeap } from './MinHeap.js';
-import { NodeRecords } from './NodeRecords.js';
+import { MinHeap } from '../structures/MinHeap.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 import type { Penalty } from './PathSearch.js';
 
 /**
@@ -119,7 +119,8 @@ export class OverlayManyToMany {
    * cells of the penalty's roads are walked, and their big cells crossed small cell by small cell.
    */
   private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty?: Penalty): void {
-    const stamp = ++this.runStamp;
+    if (++this.runStamp === 0xffffffff) { this.smallClosed.fill(0); this.bigOpen.fill(0); this.penalisedBig.fill(0); this.runStamp = 1; }
+    const stamp = this.runStamp;
     const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
     const cells: number[] = [], bigs: number[] = [];
@@ -223,7 +224,8 @@ export class OverlayManyToMany {
     const step = COST_STEP[metric], otherStep = COST_STEP[otherOf(metric)];
     const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, bigSlot, smallClosed, customSlot, records, heap, big, small } = this;
     const run = this.runStamp;
-    const stamp = ++this.searchStamp;
+    if (++this.searchStamp === 0xffffffff) { ownSmall.fill(0); ownBig.fill(0); this.searchStamp = 1; }
+    const stamp = this.searchStamp;
     if (within < 0) {
       for (const e of from) {
         const f = nodeCell[e.node];

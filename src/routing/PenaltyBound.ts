@@ -1,5 +1,5 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
-import { MinHeap } from './MinHeap.js';
+import { MinHeap } from '../structures/MinHeap.js';
 import type { Endpoint, Penalty } from './PathSearch.js';
 
 /** Most nodes the backward search settles (a bound on its cost per query). */
