@@ -2,7 +2,7 @@ import { startModuleWorker } from '../workerThread.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { ContractionHierarchy, GraphHierarchy } from './ContractionHierarchy.js';
 import { contractGraph, type ContractOptions } from './contract.js';
-import { buildCellOverlay } from './CellOverlay.js';
+import { buildCellOverlay, overlayCellSizes } from './CellOverlay.js';
 
 /**
  * Contracts the graph for both metrics, builds the cell overlay, and attaches the result as
@@ -14,7 +14,7 @@ export function buildHierarchy(graph: RoadGraph, options: ContractOptions = {}):
   const progress = options.onProgress;
   const duration = contractGraph(graph, 'duration', { ...options, onProgress: progress && ((d) => progress(d, 2 * n)) });
   const distance = contractGraph(graph, 'distance', { ...options, onProgress: progress && ((d) => progress(n + d, 2 * n)) });
-  graph.hierarchy = { duration, distance, overlay: buildCellOverlay(graph) };
+  graph.hierarchy = { duration, distance, overlay: buildCellOverlay(graph, ...overlayCellSizes(graph.nodeCount)) };
   return graph.hierarchy;
 }
 
@@ -50,6 +50,6 @@ export async function buildHierarchyInWorkers(
   });
   const [duration, distance] = await Promise.all([run('duration'), run('distance')]);
   options.onOverlay?.();
-  graph.hierarchy = { duration, distance, overlay: buildCellOverlay(graph) };
+  graph.hierarchy = { duration, distance, overlay: buildCellOverlay(graph, ...overlayCellSizes(graph.nodeCount)) };
   return graph.hierarchy;
 }

@@ -1,5 +1,5 @@
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
-import { levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
+import { levelView, slotIn, smallCellRanges, UNREACHABLE, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
 import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import type { CostedEndpoint } from './BucketManyToMany.js';
 import { MinHeap } from '../structures/MinHeap.js';
@@ -38,17 +38,11 @@ export class OverlayManyToMany {
    */
   private readonly bigOpen: Uint32Array;
   private readonly bigSlot: Int32Array;
-  /** Per big cell: the run's stamp when a penalised road lies in it (never customized). */
-  private readonly penalisedBig: Uint32Array;
-  private bigCustomFirst = new Float64Array(1);
-  private bigCustomCost = new Uint32Array(0);
-  private bigCustomSecond = new Uint32Array(0);
+  private bigCustom = emptyCliques();
   /** Per small cell: the run's stamp when a closed road lies in it; then customSlot its customized clique, or -1 (walked). */
   private readonly smallClosed: Uint32Array;
   private readonly customSlot: Int32Array;
-  private customFirst = new Float64Array(1);
-  private customCost = new Uint32Array(0);
-  private customSecond = new Uint32Array(0);
+  private custom = emptyCliques();
   /** Per cell of each level: the search's stamp when an endpoint of the search lies in it (walked or opened). */
   private readonly ownSmall: Uint32Array;
   private readonly ownBig: Uint32Array;
@@ -59,8 +53,6 @@ export class OverlayManyToMany {
   private plainOf = new Float64Array(4096);
   private readonly heap = new MinHeap(1024);
   private readonly buckets: BucketIndex;
-  /** Per node, scratch of the customization's second values. */
-  private readonly scratch: Float64Array;
   /** Nodes settled by the last run, all searches together. */
   settledCount = 0;
 
@@ -76,14 +68,12 @@ export class OverlayManyToMany {
     this.smallFirst = ranges;
     this.bigOpen = new Uint32Array(bigCells);
     this.bigSlot = new Int32Array(bigCells);
-    this.penalisedBig = new Uint32Array(bigCells);
     this.ownBig = new Uint32Array(bigCells);
     this.smallClosed = new Uint32Array(smallCells);
     this.ownSmall = new Uint32Array(smallCells);
     this.customSlot = new Int32Array(smallCells);
     this.records = new NodeRecords(n);
     this.buckets = new BucketIndex(n);
-    this.scratch = new Float64Array(n);
   }
 
   /**
@@ -112,14 +102,14 @@ export class OverlayManyToMany {
   }
 
   /**
-   * Marks the run's closed cells: the small cells holding an end of a closed road, customized for
-   * the metric without those roads, up to MAX_MATRIX_CUSTOMIZED_CELLS of them (the rest walked);
-   * then their big cells, customized over their small cells' cliques (a search per entry inside
-   * the big cell), so a search crosses them whole unless one of its endpoints lies inside. The
-   * cells of the penalty's roads are walked, and their big cells crossed small cell by small cell.
+   * Marks the run's closed cells: the small cells holding an end of a closed or penalised road,
+   * customized for the metric (their cliques from searches inside each, without the closed roads
+   * and with the penalty), up to MAX_MATRIX_CUSTOMIZED_CELLS of them (the rest walked); then their
+   * big cells, customized over those cliques (a search per entry inside the big cell), so a search
+   * crosses them whole unless one of its endpoints lies inside.
    */
   private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty?: Penalty): void {
-    if (++this.runStamp === 0xffffffff) { this.smallClosed.fill(0); this.bigOpen.fill(0); this.penalisedBig.fill(0); this.runStamp = 1; }
+    if (++this.runStamp === 0xffffffff) { this.smallClosed.fill(0); this.bigOpen.fill(0); this.runStamp = 1; }
     const stamp = this.runStamp;
     const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
@@ -133,89 +123,73 @@ export class OverlayManyToMany {
       cells.push(f);
     };
     // A road's edges may end at copies of its end junctions (turn restrictions): their cells close too.
-    const markRoads = (roads: ArrayLike<number>, keep: (r: number) => boolean = () => true) => {
-      for (let k = 0; k < roads.length; k++) {
-        const r = roads[k];
-        if (!keep(r)) continue;
-        for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
-        for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
-      }
+    const markRoad = (r: number) => {
+      for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+      for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
     };
-    let walkedFrom = Infinity; // cells[walkedFrom ..] hold penalised roads: walked, their big cells not customized
+    for (let k = 0; k < closedRoads.length; k++) markRoad(closedRoads[k]);
     if (penalty) {
       const { roads: classes, costPerMetre } = penalty;
-      const priced = (r: number) => costPerMetre[classes[r]] !== 0;
-      if (penalty.roadLists) for (const list of penalty.roadLists) markRoads(list, priced);
-      else for (let r = 0; r < classes.length; r++) if (priced(r)) markRoads([r]);
-      const walked = new Set(cells);
-      markRoads(closedRoads);
-      const rest = cells.filter((f) => !walked.has(f));
-      cells.length = 0;
-      for (const f of rest) cells.push(f);
-      for (const f of walked) cells.push(f);
-      walkedFrom = rest.length;
-      for (const f of walked) this.penalisedBig[bigOf[f]] = stamp;
-    } else {
-      markRoads(closedRoads);
+      const markPriced = (r: number) => { if (costPerMetre[classes[r]] !== 0) markRoad(r); };
+      if (penalty.roadLists) for (const list of penalty.roadLists) for (let k = 0; k < list.length; k++) markPriced(list[k]);
+      else for (let r = 0; r < classes.length; r++) markPriced(r);
     }
-    const small = this.small;
-    const customized = cells.slice(0, Math.min(walkedFrom, MAX_MATRIX_CUSTOMIZED_CELLS)).sort((a, b) => a - b);
-    const first = new Float64Array(customized.length + 1);
-    for (let j = 0; j < customized.length; j++) {
-      const f = customized[j];
-      first[j + 1] = first[j] + (small.entryFirst[f + 1] - small.entryFirst[f]) * (small.exitFirst[f + 1] - small.exitFirst[f]);
-      customSlot[f] = j;
-    }
-    const cost = new Uint32Array(first[customized.length]), second = new Uint32Array(first[customized.length]);
-    const steps = this.graph.roadCost(metric), other = { steps: this.graph.roadCost(otherOf(metric)), out: second, scratch: this.scratch };
-    for (let j = 0; j < customized.length; j++) {
-      writeCellClique(this.graph, small, nodeCell, customized[j], steps, metric, cost, first[j], this.records, this.heap, blocked, other);
-    }
-    this.customFirst = first;
-    this.customCost = cost;
-    this.customSecond = second;
-    // The big cells, from the small cells' cliques just made.
-    const big = this.big;
+    const customized = cells.slice(0, MAX_MATRIX_CUSTOMIZED_CELLS).sort((a, b) => a - b);
+    this.custom = this.customize(metric, this.small, customized, blocked, penalty, (f) => ({ within: f, withinSmall: true }));
+    for (let j = 0; j < customized.length; j++) customSlot[customized[j]] = j;
     bigs.sort((a, b) => a - b);
-    const bigFirst = new Float64Array(bigs.length + 1);
-    if (penalty) bigs.splice(0, bigs.length, ...bigs.filter((b) => this.penalisedBig[b] !== stamp));
-    for (let j = 0; j < bigs.length; j++) {
-      const b = bigs[j];
-      bigFirst[j + 1] = bigFirst[j] + (big.entryFirst[b + 1] - big.entryFirst[b]) * (big.exitFirst[b + 1] - big.exitFirst[b]);
+    this.bigCustom = this.customize(metric, this.big, bigs, blocked, penalty, (b) => ({ within: b, withinSmall: false }));
+    for (let j = 0; j < bigs.length; j++) bigSlot[bigs[j]] = j;
+  }
+
+  /**
+   * The given cells of `level` with their cliques in real units (cost with the penalty, second
+   * value, plain cost): a search from each entry inside the cell, read at its exits.
+   */
+  private customize(
+    metric: Metric, level: OverlayLevel, cells: number[], blocked: Uint8Array, penalty: Penalty | undefined,
+    inside: (cell: number) => { within: number; withinSmall: boolean },
+  ): Cliques {
+    const first = new Float64Array(cells.length + 1);
+    for (let j = 0; j < cells.length; j++) {
+      const c = cells[j];
+      first[j + 1] = first[j] + (level.entryFirst[c + 1] - level.entryFirst[c]) * (level.exitFirst[c + 1] - level.exitFirst[c]);
     }
-    const bigCost = new Uint32Array(bigFirst[bigs.length]).fill(UNREACHABLE), bigSecond = new Uint32Array(bigFirst[bigs.length]).fill(UNREACHABLE);
-    const stepOf = COST_STEP[metric], otherStep = COST_STEP[otherOf(metric)];
-    for (let j = 0; j < bigs.length; j++) {
-      const b = bigs[j];
-      const e0 = big.entryFirst[b], E = big.entryFirst[b + 1] - e0, x0 = big.exitFirst[b], X = big.exitFirst[b + 1] - x0;
+    const size = first[cells.length];
+    const out: Cliques = { first, cost: new Float64Array(size).fill(Infinity), second: new Float64Array(size), plain: new Float64Array(size) };
+    const records = this.records;
+    for (let j = 0; j < cells.length; j++) {
+      const c = cells[j];
+      const { within, withinSmall } = inside(c);
+      const e0 = level.entryFirst[c], E = level.entryFirst[c + 1] - e0, x0 = level.exitFirst[c], X = level.exitFirst[c + 1] - x0;
       for (let i = 0; i < E; i++) {
-        this.search(metric, [{ node: big.entryNode[e0 + i], cost: 0, second: 0 }], true, blocked, () => {}, b);
-        const row = bigFirst[j] + i * X;
+        this.search(metric, [{ node: level.entryNode[e0 + i], cost: 0, second: 0 }], true, blocked, () => {}, within, false, penalty, withinSmall);
+        const row = first[j] + i * X;
         for (let k = 0; k < X; k++) {
-          const at = this.records.find(big.exitNode[x0 + k]);
+          const at = records.find(level.exitNode[x0 + k]);
           if (at < 0) continue;
-          bigCost[row + k] = Math.min(UNREACHABLE - 1, Math.round(this.records.values[2 * at] / stepOf));
-          bigSecond[row + k] = Math.min(UNREACHABLE - 1, Math.round(this.secondOf[at] / otherStep));
+          out.cost[row + k] = records.values[2 * at];
+          out.second[row + k] = this.secondOf[at];
+          out.plain[row + k] = this.plainOf[at];
         }
       }
-      bigSlot[b] = j;
     }
-    this.bigCustomFirst = bigFirst;
-    this.bigCustomCost = bigCost;
-    this.bigCustomSecond = bigSecond;
+    return out;
   }
 
   /**
    * One search from `from` (forward over out-edges and clique rows, or backward over in-edges and
    * clique columns), calling `settled` for every node it settles with its cost and second value.
-   * With `within`, a big cell's customization: only inside that big cell, its small cells all
-   * crossed by their cliques (or walked where closed without one), none walked for the endpoints.
-   * With `ownOnly`, only inside the big cells of the endpoints. With `penalty`, a priced road
-   * costs its penalty too, and `settled` also gets the cost without it.
+   * With `within`, a cell's customization: only inside that big cell, its small cells all crossed
+   * by their cliques (or walked where closed without one), none walked for the endpoints; with
+   * `withinSmall`, only inside that small cell, walked. With `ownOnly`, only inside the big cells of
+   * the endpoints. With `penalty`, a priced road costs its penalty too, and `settled` also gets the
+   * cost without it.
    */
   private search(
     metric: Metric, from: CostedEndpoint[], forward: boolean, blocked: Uint8Array,
     settled: (node: number, cost: number, second: number, plain: number) => void, within = -1, ownOnly = false, penalty?: Penalty,
+    withinSmall = false,
   ): void {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
@@ -226,7 +200,7 @@ export class OverlayManyToMany {
     const run = this.runStamp;
     if (++this.searchStamp === 0xffffffff) { ownSmall.fill(0); ownBig.fill(0); this.searchStamp = 1; }
     const stamp = this.searchStamp;
-    if (within < 0) {
+    if (within < 0 || withinSmall) {
       for (const e of from) {
         const f = nodeCell[e.node];
         ownSmall[f] = stamp;
@@ -268,18 +242,20 @@ export class OverlayManyToMany {
       // by links only.
       const f = nodeCell[u], b = bigOf[f];
       let level: OverlayLevel | undefined, c = 0, lo = 0, span = 0;
-      let cost: Uint32Array | undefined, second: Uint32Array | undefined, base = 0;
-      if (ownBig[b] !== stamp && b !== within && (bigOpen[b] !== run || bigSlot[b] >= 0)) {
+      // A clique: the overlay's in whole steps, or one customized for the run in real units.
+      let cost: Uint32Array | Float64Array | undefined, second: Uint32Array | Float64Array | undefined, plain: Float64Array | undefined;
+      let base = 0, scale = step, secondScale = otherStep;
+      if (ownBig[b] !== stamp && (within < 0 || withinSmall) && (bigOpen[b] !== run || bigSlot[b] >= 0)) {
         level = big; c = b; lo = smallFirst[b]; span = smallFirst[b + 1] - lo;
         if (bigOpen[b] === run) {
-          cost = this.bigCustomCost; second = this.bigCustomSecond; base = this.bigCustomFirst[bigSlot[b]];
+          ({ cost, second, plain } = this.bigCustom); base = this.bigCustom.first[bigSlot[b]]; scale = secondScale = 1;
         } else {
           cost = big.cliques[metric]; second = big.seconds[metric]; base = big.cliqueFirst[b];
         }
       } else if (ownSmall[f] !== stamp && !(smallClosed[f] === run && customSlot[f] < 0)) {
         level = small; c = lo = f; span = 1;
         if (smallClosed[f] === run) {
-          cost = this.customCost; second = this.customSecond; base = this.customFirst[customSlot[f]];
+          ({ cost, second, plain } = this.custom); base = this.custom.first[customSlot[f]]; scale = secondScale = 1;
         } else {
           cost = small.cliques[metric]; second = small.seconds[metric]; base = small.cliqueFirst[f];
         }
@@ -292,7 +268,7 @@ export class OverlayManyToMany {
         const e = forward ? k : inEdge![k];
         const v = forward ? edgeHead[e] : edgeTail![e];
         if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
-        if (within >= 0 && bigOf[nodeCell[v]] !== within) continue;
+        if (within >= 0 && (withinSmall ? nodeCell[v] !== within : bigOf[nodeCell[v]] !== within)) continue;
         if (ownOnly && ownBig[bigOf[nodeCell[v]]] !== stamp) continue;
         const road = edgeRoad[e];
         if (blocked[road] !== 0) continue;
@@ -307,14 +283,16 @@ export class OverlayManyToMany {
         const row = base + slot * X;
         for (let j = 0; j < X; j++) {
           const w = cost![row + j];
-          if (w !== UNREACHABLE) relax(lv.exitNode[x0 + j], key + w * step, su + second![row + j] * otherStep, pu + w * step, 1);
+          if (w === UNREACHABLE || w === Infinity) continue;
+          relax(lv.exitNode[x0 + j], key + w * scale, su + second![row + j] * secondScale, pu + (plain ? plain[row + j] : w * scale), 1);
         }
       } else {
         const e0 = lv.entryFirst[c], E = lv.entryFirst[c + 1] - e0;
         for (let i = 0; i < E; i++) {
           const at = base + i * X + slot;
           const w = cost![at];
-          if (w !== UNREACHABLE) relax(lv.entryNode[e0 + i], key + w * step, su + second![at] * otherStep, pu + w * step, 1);
+          if (w === UNREACHABLE || w === Infinity) continue;
+          relax(lv.entryNode[e0 + i], key + w * scale, su + second![at] * secondScale, pu + (plain ? plain[at] : w * scale), 1);
         }
       }
     }
@@ -331,4 +309,16 @@ export class OverlayManyToMany {
 
 function otherOf(metric: Metric): Metric {
   return metric === 'duration' ? 'distance' : 'duration';
+}
+
+/** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */
+interface Cliques {
+  first: Float64Array;
+  cost: Float64Array;
+  second: Float64Array;
+  plain: Float64Array;
+}
+
+function emptyCliques(): Cliques {
+  return { first: new Float64Array(1), cost: new Float64Array(0), second: new Float64Array(0), plain: new Float64Array(0) };
 }
