@@ -100,13 +100,20 @@ describe('distance matrix', () => {
     checkMatrix(city, router, origins, destinations, zones);
   });
 
-  test('cells of 1,024 nodes in small cells of 64 (both overlay levels in play), around 8 zones: equal to routes and to Dijkstra', () => {
+  test('cells of 1,024 nodes in small cells of 64 (both overlay levels in play), around 8 zones, an origin and a destination inside zones: equal to routes and to Dijkstra', () => {
     const copy = decodeGraph(encodeGraph(city));
     copy.hierarchy!.overlay = buildCellOverlay(copy, 1024, 64);
     const rand = seededRandom(14);
     const zones = Array.from({ length: 8 }, (_, i) => randomZone(copy, rand, `s${i}`, 300 + rand() * 900));
     const copyRouter = new Router(copy);
     checkMatrix(copy, copyRouter, randomPoints(copy, rand, 14), randomPoints(copy, rand, 14), zones);
+    // Every row and column must enter a zone for some element: 18 searches each way, enough that
+    // the cells of the zones' roads are customized with the penalty rather than walked.
+    const origins = randomPoints(copy, rand, 18), destinations = randomPoints(copy, rand, 18);
+    const inside = zones.filter((z) => z.roads.length > 0).slice(0, 2).map((z) => ({ latitude: copy.roadPointLat(z.roads[0], 0), longitude: copy.roadPointLon(z.roads[0], 0) }));
+    origins[0] = inside[0];
+    destinations[1] = inside[1];
+    checkMatrix(copy, copyRouter, origins, destinations, zones);
   });
 
   test('a forced uncontracted core (coreDegree 4): buckets and potentials still exact', () => {

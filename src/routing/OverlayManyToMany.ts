@@ -12,6 +12,9 @@ import type { Penalty } from './PathSearch.js';
  */
 export const MAX_MATRIX_CUSTOMIZED_CELLS = 512;
 
+/** Searches crossing the graph below which cells with penalised roads are walked, not customized (about a small cell's entries). */
+const PRICED_CELLS_WALKED_BELOW = 16;
+
 /**
  * Many-to-many costs on the cell overlay around closed roads, as the multi-level Dijkstra answers
  * OSRM's MLD table: one backward search per target leaves (target, cost, second) in a bucket at every
@@ -38,6 +41,8 @@ export class OverlayManyToMany {
    */
   private readonly bigOpen: Uint32Array;
   private readonly bigSlot: Int32Array;
+  /** Per big cell: the run's stamp when a small cell walked for its penalty lies in it (not customized). */
+  private readonly walkedBig: Uint32Array;
   private bigCustom = emptyCliques();
   /** Per small cell: the run's stamp when a closed road lies in it; then customSlot its customized clique, or -1 (walked). */
   private readonly smallClosed: Uint32Array;
@@ -68,6 +73,7 @@ export class OverlayManyToMany {
     this.smallFirst = ranges;
     this.bigOpen = new Uint32Array(bigCells);
     this.bigSlot = new Int32Array(bigCells);
+    this.walkedBig = new Uint32Array(bigCells);
     this.ownBig = new Uint32Array(bigCells);
     this.smallClosed = new Uint32Array(smallCells);
     this.ownSmall = new Uint32Array(smallCells);
@@ -89,12 +95,15 @@ export class OverlayManyToMany {
     outCost: Float64Array, outSecond: Float64Array, penalty?: Penalty, outPlain?: Float64Array,
   ): void {
     this.settledCount = 0;
-    this.close(metric, blocked, closedRoads, penalty);
+    const count = (lists: CostedEndpoint[][]) => lists.reduce((n, l) => n + (l.length > 0 ? 1 : 0), 0);
+    const wide = Math.min(count(sources), count(targets));
+    // Penalised cells are customized when more searches would walk them than a cell has entries
+    // (a customization is a search per entry): a stop inside a zone on every other row, not one.
+    this.close(metric, blocked, closedRoads, penalty, wide > PRICED_CELLS_WALKED_BELOW);
     // One side's searches stay in their endpoints' big cells: a cheapest path last enters the big
     // cell of its target at one of that cell's entries (or never leaves it), and first leaves its
     // source's at one of its exits, where the other side's searches, which cross the whole graph,
     // meet it. The side with fewer endpoints crosses the graph.
-    const count = (lists: CostedEndpoint[][]) => lists.reduce((n, l) => n + (l.length > 0 ? 1 : 0), 0);
     const forwardWide = count(sources) <= count(targets);
     const searchFrom = (from: CostedEndpoint[], forward: boolean): SettlingSearch | undefined =>
       (from.length === 0 ? undefined : (settled) => this.search(metric, from, forward, blocked, settled, -1, forward !== forwardWide, penalty));
@@ -108,8 +117,8 @@ export class OverlayManyToMany {
    * big cells, customized over those cliques (a search per entry inside the big cell), so a search
    * crosses them whole unless one of its endpoints lies inside.
    */
-  private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty?: Penalty): void {
-    if (++this.runStamp === 0xffffffff) { this.smallClosed.fill(0); this.bigOpen.fill(0); this.runStamp = 1; }
+  private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty: Penalty | undefined, customizePriced: boolean): void {
+    if (++this.runStamp === 0xffffffff) { this.smallClosed.fill(0); this.bigOpen.fill(0); this.walkedBig.fill(0); this.runStamp = 1; }
     const stamp = this.runStamp;
     const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
@@ -127,19 +136,30 @@ export class OverlayManyToMany {
       for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
       for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
     };
-    for (let k = 0; k < closedRoads.length; k++) markRoad(closedRoads[k]);
+    let walkedFrom = Infinity; // cells[walkedFrom ..] are walked, and their big cells crossed small cell by small cell
     if (penalty) {
       const { roads: classes, costPerMetre } = penalty;
       const markPriced = (r: number) => { if (costPerMetre[classes[r]] !== 0) markRoad(r); };
+      if (!customizePriced) walkedFrom = 0;
       if (penalty.roadLists) for (const list of penalty.roadLists) for (let k = 0; k < list.length; k++) markPriced(list[k]);
       else for (let r = 0; r < classes.length; r++) markPriced(r);
+      if (!customizePriced) {
+        const walked = new Set(cells);
+        for (let k = 0; k < closedRoads.length; k++) markRoad(closedRoads[k]);
+        const rest = cells.filter((f) => !walked.has(f));
+        walkedFrom = rest.length;
+        cells.length = 0;
+        for (const f of rest) cells.push(f);
+        for (const f of walked) { cells.push(f); this.walkedBig[bigOf[f]] = stamp; }
+      }
     }
-    const customized = cells.slice(0, MAX_MATRIX_CUSTOMIZED_CELLS).sort((a, b) => a - b);
+    if (walkedFrom === Infinity) for (let k = 0; k < closedRoads.length; k++) markRoad(closedRoads[k]);
+    const customized = cells.slice(0, Math.min(walkedFrom, MAX_MATRIX_CUSTOMIZED_CELLS)).sort((a, b) => a - b);
     this.custom = this.customize(metric, this.small, customized, blocked, penalty, (f) => ({ within: f, withinSmall: true }));
     for (let j = 0; j < customized.length; j++) customSlot[customized[j]] = j;
-    bigs.sort((a, b) => a - b);
-    this.bigCustom = this.customize(metric, this.big, bigs, blocked, penalty, (b) => ({ within: b, withinSmall: false }));
-    for (let j = 0; j < bigs.length; j++) bigSlot[bigs[j]] = j;
+    const customizedBigs = bigs.filter((b) => this.walkedBig[b] !== stamp).sort((a, b) => a - b);
+    this.bigCustom = this.customize(metric, this.big, customizedBigs, blocked, penalty, (b) => ({ within: b, withinSmall: false }));
+    for (let j = 0; j < customizedBigs.length; j++) bigSlot[customizedBigs[j]] = j;
   }
 
   /**
