@@ -19,7 +19,7 @@ class Side {
  * best path. Stall-on-demand prunes nodes that a higher node reaches more cheaply. Supports
  * several weighted sources and targets (the phantom endpoints of snapped stops). Search state is
  * a sparse set per side (NodeRecords: O(1) reset); not re-entrant: one object per concurrent query.
- * Ignores blocked roads and penalties: use CHPotentialSearch for those. `records` lends it the
+ * Ignores blocked roads and penalties: OverlaySearch handles those. `records` lends it the
  * forward and backward state of a search that never runs at the same time (NodeRecords), and
  * `paths` the unpacked shortcuts another user of the same hierarchies keeps (ShortcutPaths).
  */

@@ -271,7 +271,8 @@ export class OverlaySearch implements PathSearch {
   find(query: PathQuery): PathResult | null {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLengthCm } = g;
-    // Per road: metres or milliseconds, each array read at its own site (see CHPotentialSearch).
+    // Per road: centimetres or milliseconds, each array read at its own site (a site reading arrays
+    // of two element kinds goes polymorphic and slows the search).
     const millis = g.roadMillis, byTime = query.metric === 'duration';
     const coarse = this.coarse, fine = this.fine;
     const { nodeCell, bigOf, smallFirst } = this;
