@@ -7,7 +7,7 @@ import { NodeRecords } from '../structures/NodeRecords.js';
 import type { Penalty } from './PathSearch.js';
 
 /**
- * Most small cells one matrix customizes for its closed roads (a Dijkstra per entry inside each, for
+ * Most small cells one matrix customizes for its closed roads (a search per entry inside each, for
  * the request's metric); the cells past it are walked by every search that reaches them, as exact.
  */
 export const MAX_MATRIX_CUSTOMIZED_CELLS = 512;
@@ -17,17 +17,18 @@ const PRICED_CELLS_WALKED_BELOW = 16;
 
 /**
  * Many-to-many costs on the cell overlay around closed roads, as the multi-level Dijkstra answers
- * OSRM's MLD table: one backward search per target leaves (target, cost, second) in a bucket at every
- * node it settles, then one forward search per source scans the buckets of the nodes it settles.
- * Each search walks the roads of its own endpoints' small cells, crosses the other small cells of
- * its own big cell (and of every big cell holding a closed road) by their cliques, and every other
- * big cell by its own. The small cells holding closed roads are customized once per run for the
- * request's metric (their cliques without those roads, CRP's customization), so no search walks a
- * zone. Exact: a cheapest path leaves its source's cells upward and enters its target's cells
- * downward; the node where it last enters the target's big cell (or small cell, or the target
- * itself, when the source shares them) is settled by both searches at its exact costs, and every
- * clique is a real path that avoids the closed roads. Costs and the other metric's value of the
- * same path (the overlay's second cliques) in the units of the CH buckets. Not re-entrant.
+ * OSRM's MLD table: a backward search per target leaves (target, cost, second) in a bucket at every
+ * node it settles, then a forward search per source scans the buckets of the nodes it settles
+ * (meetInBuckets). Each search walks the roads of its own endpoints' small cells, crosses the other
+ * small cells of its own big cell by their cliques, and every other big cell by its own. The cells
+ * holding closed roads are customized once per run for the request's metric (cliques in real units
+ * without those roads, CRP's customization: small cells, then their big cells over those), so no
+ * search walks a zone. The side with more endpoints stays inside its endpoints' big cells; the other
+ * crosses the graph. Exact: a cheapest path last enters its target's big cell at one of its entries
+ * (or never leaves it) and first leaves its source's at an exit; both sides settle that node at its
+ * exact costs, and every clique is a real path that avoids the closed roads. Costs and the other
+ * metric's value of the same path (the overlay's second cliques) in the units of the CH buckets;
+ * with a penalty, the plain cost too. Not re-entrant.
  */
 export class OverlayManyToMany {
   private readonly big: OverlayLevel;
