@@ -5,6 +5,8 @@ import type { CostedEndpoint } from './BucketManyToMany.js';
 import { MinHeap } from '../structures/MinHeap.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
 import type { Penalty } from './PathSearch.js';
+import { junctionEnd } from './OverlaySearch.js';
+import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
 
 /**
  * Most small cells one matrix customizes for its closed roads (a search per entry inside each, for
@@ -134,8 +136,8 @@ export class OverlayManyToMany {
     };
     // A road's edges may end at copies of its end junctions (turn restrictions): their cells close too.
     const markRoad = (r: number) => {
-      for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) mark(v);
-      for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) mark(v);
+      for (let v = roadFrom[r], end = junctionEnd(this.graph, v); v < end; v++) mark(v);
+      for (let v = roadTo[r], end = junctionEnd(this.graph, v); v < end; v++) mark(v);
     };
     let walkedFrom = Infinity; // cells[walkedFrom ..] are walked, and their big cells crossed small cell by small cell
     if (penalty) {
@@ -215,8 +217,8 @@ export class OverlayManyToMany {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
     const firstIn = forward ? firstOut : g.firstIn, inEdge = forward ? undefined : g.inEdge, edgeTail = forward ? undefined : g.edgeTail;
-    const steps = g.roadCost(metric), otherSteps = g.roadCost(otherOf(metric));
-    const step = COST_STEP[metric], otherStep = COST_STEP[otherOf(metric)];
+    const steps = g.roadCost(metric), otherSteps = g.roadCost(otherMetric(metric));
+    const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
     const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, bigSlot, smallClosed, customSlot, records, heap, big, small } = this;
     const run = this.runStamp;
     if (++this.searchStamp === 0xffffffff) { ownSmall.fill(0); ownBig.fill(0); this.searchStamp = 1; }
@@ -319,18 +321,8 @@ export class OverlayManyToMany {
     }
   }
 
-  /** One past the last copy of junction v (turn restrictions' copies share its coordinates and follow it). */
-  private junctionEnd(v: number): number {
-    const { nodeLatE7: lat, nodeLonE7: lon } = this.graph, n = lat.length;
-    let end = v + 1;
-    while (end < n && lat[end] === lat[v] && lon[end] === lon[v]) end++;
-    return end;
-  }
 }
 
-function otherOf(metric: Metric): Metric {
-  return metric === 'duration' ? 'distance' : 'duration';
-}
 
 /** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */
 interface Cliques {

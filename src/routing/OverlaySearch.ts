@@ -162,8 +162,8 @@ export class OverlaySearch implements PathSearch {
       return touched.size <= maxCells && entryFirst[c + 1] - entryFirst[c] <= maxEntries;
     };
     for (let k = 0; k < roads.length; k++) {
-      for (let v = roadFrom[roads[k]], end = this.junctionEnd(v); v < end; v++) if (!touch(v)) return undefined;
-      for (let v = roadTo[roads[k]], end = this.junctionEnd(v); v < end; v++) if (!touch(v)) return undefined;
+      for (let v = roadFrom[roads[k]], end = junctionEnd(this.graph, v); v < end; v++) if (!touch(v)) return undefined;
+      for (let v = roadTo[roads[k]], end = junctionEnd(this.graph, v); v < end; v++) if (!touch(v)) return undefined;
     }
     return Uint32Array.from(touched);
   }
@@ -296,8 +296,8 @@ export class OverlaySearch implements PathSearch {
     };
     // A road's edges may end at copies of its end junctions (turn restrictions): their cells open too.
     const openRoad = (r: number) => {
-      for (let v = roadFrom[r], end = this.junctionEnd(v); v < end; v++) open(v);
-      for (let v = roadTo[r], end = this.junctionEnd(v); v < end; v++) open(v);
+      for (let v = roadFrom[r], end = junctionEnd(this.graph, v); v < end; v++) open(v);
+      for (let v = roadTo[r], end = junctionEnd(this.graph, v); v < end; v++) open(v);
     };
     // The sources' small cell, when all lie in one, none on its boundary, and nothing else opens it:
     // crossed from the sources to its exits by a Dijkstra inside it (CRP's query), not walked by the
@@ -828,18 +828,6 @@ export class OverlaySearch implements PathSearch {
     return slotIn(fine.entryFirst, fine.entryNode, f, v) >= 0 || slotIn(fine.exitFirst, fine.exitNode, f, v) >= 0;
   }
 
-  /**
-   * The end of junction v's node range: turn restrictions' copies of a junction follow it in id
-   * order at its position (junctionNodes.ts), and a road's edges may end at them, in whatever cell
-   * the partition put them.
-   */
-  private junctionEnd(v: number): number {
-    const { nodeLatE7: lat, nodeLonE7: lon } = this.graph, n = lat.length;
-    let end = v + 1;
-    while (end < n && lat[end] === lat[v] && lon[end] === lon[v]) end++;
-    return end;
-  }
-
   /** Bytes of its search state (its records' and the potential's: see NodeRecords). */
   get stateBytes(): number {
     return this.records.byteSize + this.toTargets.records.byteSize + this.pushedPi.byteLength + this.coarse.openStamp.byteLength + 16 * (this.fine?.openStamp.length ?? 0);
@@ -862,4 +850,16 @@ function cliqueArrays(level: Level, cells: Uint32Array): BlockedCellCliques {
 
 function reverseFrom(a: number[], start: number): void {
   for (let i = start, j = a.length - 1; i < j; i++, j--) { const x = a[i]; a[i] = a[j]; a[j] = x; }
+}
+
+/**
+ * The end of junction v's node range: turn restrictions' copies of a junction follow it in id
+ * order at its position (junctionNodes.ts), and a road's edges may end at them, in whatever cell
+ * the partition put them.
+ */
+export function junctionEnd(graph: RoadGraph, v: number): number {
+  const { nodeLatE7: lat, nodeLonE7: lon } = graph, n = lat.length;
+  let end = v + 1;
+  while (end < n && lat[end] === lat[v] && lon[end] === lon[v]) end++;
+  return end;
 }
