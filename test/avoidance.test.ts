@@ -17,7 +17,7 @@ import {
 } from '../src/index.js';
 import { importOsmWithSummary } from '../src/graph/importOsm.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import { close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
+import { CLI, close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, type TestService } from './support/service.js';
 import type { Store } from '../src/store/Store.js';
 
@@ -409,8 +409,7 @@ describe('avoidance through the Trip API and the CLI', () => {
   });
 
   test('detour route --avoid-types --avoidance-behavior', () => {
-    const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', cli, 'route', '--from', `${pair[0].latitude},${pair[0].longitude}`,
+    const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'route', '--from', `${pair[0].latitude},${pair[0].longitude}`,
       '--to', `${pair[1].latitude},${pair[1].longitude}`, ...args], { encoding: 'utf8', timeout: 120_000 });
     const strong = run('--avoid-types', 'bridges,tunnels', '--avoidance-behavior', 'strong');
     assert.equal(strong.status, 0, strong.stderr);

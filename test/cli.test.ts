@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadGraph } from '../src/index.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'detour-cli-'));
 const graphPath = join(dir, 'gbg.detour');
 
 function detour(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -186,7 +185,7 @@ test('file and argument errors are clear, with codes and no stack trace: a direc
   const nan = detour('route', '--from', 'NaN,1', '--to', '57.69514,11.99253');
   assert.equal(nan.code, 2);
   assert.match(nan.stderr, /--from: latitude must be a finite number in \[-90, 90\], got NaN/);
-  const port = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', 'abc'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DETOUR_WORKERS: '1' } });
+  const port = spawnSync(process.execPath, [CLI, 'serve', '--port', 'abc'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DETOUR_WORKERS: '1' } });
   assert.equal(port.status, 1);
   assert.match(port.stderr, /^detour: INVALID_INPUT: --port must be a port number \(0 to 65535\), got "abc"\n$/);
   for (const r of [folder, output, nan, port]) assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');

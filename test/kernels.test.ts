@@ -50,13 +50,14 @@ function agreeOnPoints(rings: number[][][], turfShape: ReturnType<typeof polygon
   return inside;
 }
 
-test('random star polygons of 32, 1,000 and 10,000 vertices: WASM = JS reference = turf (300,000 points)', () => {
+test('random star polygons of 32, 1,000 and 10,000 vertices: WASM = JS reference = turf (220,000 points)', () => {
   const rand = seededRandom(5);
-  for (const n of [32, 1000, 10000]) {
+  // Fewer points on the largest ring: turf and the reference test every edge for each point.
+  for (const [n, count] of [[32, 100_000], [1000, 100_000], [10000, 20_000]]) {
     const ring = starRing(n, 11.97, 57.7, 0.05, rand);
-    const pts = randomPoints(100_000, 11.90, 57.63, 12.04, 57.77, rand);
+    const pts = randomPoints(count, 11.90, 57.63, 12.04, 57.77, rand);
     const inside = agreeOnPoints([ring], polygon([ring]), pts, `${n} vertices`);
-    assert.ok(inside > 10_000 && inside < 90_000, `${n}: ${inside} inside is not a mix`);
+    assert.ok(inside > count / 10 && inside < count * 0.9, `${n}: ${inside} inside is not a mix`);
   }
 });
 
@@ -174,9 +175,9 @@ test('adversarial polygons (sawtooth, spiral, comb, star of 10,000 vertices): th
     const prepared = new PreparedPolygon([ring]);
     // The old rule listed a sawtooth's 10,000 edges in each of 5,000 rows (50 M entries).
     assert.ok(prepared.rowEdges.length <= INDEX_ENTRIES_PER_VERTEX * 10_000 + 4096, `${name}: ${prepared.rowEdges.length} index entries`);
-    const pts = randomPoints(20_000, prepared.minX - 0.001, prepared.minY - 0.001, prepared.maxX + 0.001, prepared.maxY + 0.001, rand);
+    const pts = randomPoints(5_000, prepared.minX - 0.001, prepared.minY - 0.001, prepared.maxX + 0.001, prepared.maxY + 0.001, rand);
     const inside = agreeOnPoints([ring], polygon([[...ring, ring[0]]]), pts, name);
-    assert.ok(inside > 0 && inside < 20_000, `${name}: ${inside} inside`);
+    assert.ok(inside > 0 && inside < 5_000, `${name}: ${inside} inside`);
     // Segments too: the kernel against the plain reference.
     const segs = new Float64Array(4 * 2_000);
     for (let i = 0; i < segs.length; i += 2) {
@@ -195,7 +196,7 @@ test('lengthInside (one point test a segment, parity for the rest) = the per-pie
   const { lengthInside, lengthInsideReference } = await import('../src/geo/lengthInside.js');
   const { ADVERSARIAL_RINGS } = await import('../bench/adversarialRings.js');
   const rand = seededRandom(21);
-  const shapes: Array<[string, number[][][]]> = Object.entries(ADVERSARIAL_RINGS).map(([name, make]) => [name, [make(2_000)]]);
+  const shapes: Array<[string, number[][][]]> = Object.entries(ADVERSARIAL_RINGS).map(([name, make]) => [name, [make(1_000)]]);
   // Grid polygons with a hole (steps of 2^-10 degrees, exact in binary): lines through vertices and along edges.
   const unit = 2 ** -10;
   shapes.push(['grid with hole', [[[0, 0], [8, 0], [8, 8], [4, 4], [0, 8]], [[1, 1], [3, 1], [3, 2], [1, 2]]].map((r) => r.map(([x, y]) => [x * unit, y * unit]))]);

@@ -111,16 +111,20 @@ describe('engines agree with plain Dijkstra', () => {
  * compact graph's rounding of each road up to whole centimetres and milliseconds.
  */
 describe('compact graph keeps routes identical to the raw segment graph', () => {
-  let raw: { adj: Map<string, Array<[string, number, number]>>; keys: string[] };
+  // The raw graph in flat arrays: coordinate keys numbered, edges grouped by tail.
+  let raw: { id: Map<string, number>; keys: string[]; firstOut: Int32Array; head: Int32Array; metres: Float64Array; seconds: Float64Array };
   let graph: RoadGraph;
   before(() => {
     const fc = JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8'));
     graph = importGeoJson(fc);
-    const adj = new Map<string, Array<[string, number, number]>>();
-    const add = (a: string, b: string, metres: number, seconds: number) => {
-      if (!adj.has(a)) adj.set(a, []);
-      adj.get(a)!.push([b, metres, seconds]);
+    const id = new Map<string, number>();
+    const keys: string[] = [];
+    const idOf = (k: string) => {
+      let i = id.get(k);
+      if (i === undefined) id.set(k, (i = keys.push(k) - 1));
+      return i;
     };
+    const edges: Array<[number, number, number, number]> = [];
     for (const f of fc.features) {
       if (f.geometry?.type !== 'LineString') continue;
       const attrs = carRoadAttributes(f.properties);
@@ -132,26 +136,35 @@ describe('compact graph keeps routes identical to the raw segment graph', () => 
         if (a === b) continue;
         const m = haversineMetres(c[i][1], c[i][0], c[i + 1][1], c[i + 1][0]);
         const s = m / (attrs.speedKmh / 3.6);
-        if (attrs.flags & RoadFlag.FORWARD) add(a, b, m, s);
-        if (attrs.flags & RoadFlag.BACKWARD) add(b, a, m, s);
+        if (attrs.flags & RoadFlag.FORWARD) edges.push([idOf(a), idOf(b), m, s]);
+        if (attrs.flags & RoadFlag.BACKWARD) edges.push([idOf(b), idOf(a), m, s]);
       }
     }
-    raw = { adj, keys: [...adj.keys()] };
+    edges.sort((x, y) => x[0] - y[0]);
+    const firstOut = new Int32Array(keys.length + 1);
+    for (const [a] of edges) firstOut[a + 1]++;
+    for (let i = 0; i < keys.length; i++) firstOut[i + 1] += firstOut[i];
+    raw = {
+      id, keys, firstOut,
+      head: Int32Array.from(edges, (e) => e[1]), metres: Float64Array.from(edges, (e) => e[2]), seconds: Float64Array.from(edges, (e) => e[3]),
+    };
   });
 
   function rawDijkstra(from: string, to: string, metric: Metric): number {
-    const k = metric === 'distance' ? 1 : 2;
-    const dist = new Map([[from, 0]]);
-    const q = new TinyQueue<[number, string]>([[0, from]], (a, b) => a[0] - b[0]);
+    const weight = metric === 'distance' ? raw.metres : raw.seconds;
+    const source = raw.id.get(from)!, target = raw.id.get(to)!;
+    const dist = new Float64Array(raw.keys.length).fill(Infinity);
+    dist[source] = 0;
+    const q = new TinyQueue<[number, number]>([[0, source]], (a, b) => a[0] - b[0]);
     while (q.length) {
       const [d, u] = q.pop()!;
-      if (u === to) return d;
-      if (d > dist.get(u)!) continue;
-      for (const edge of raw.adj.get(u) ?? []) {
-        const nd = d + (edge[k] as number);
-        if (nd < (dist.get(edge[0]) ?? Infinity)) {
-          dist.set(edge[0], nd);
-          q.push([nd, edge[0]]);
+      if (u === target) return d;
+      if (d > dist[u]) continue;
+      for (let e = raw.firstOut[u]; e < raw.firstOut[u + 1]; e++) {
+        const nd = d + weight[e];
+        if (nd < dist[raw.head[e]]) {
+          dist[raw.head[e]] = nd;
+          q.push([nd, raw.head[e]]);
         }
       }
     }

@@ -9,7 +9,7 @@ import { importGeoJson } from '../src/index.js';
 import { ZONE_PAGE } from '../src/service/schemas.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type Page, type Store, type StoredZone } from '../src/store/Store.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, PG_TEST_URL, postgresKind, postgresSkipReason, requestToken, sqliteKind,
   TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
@@ -444,13 +444,12 @@ test('quota configuration: defaults, DETOUR_ZONES_PER_CLIENT and DETOUR_VERTICES
 
 test('serve --zones-per-client / --vertices-per-client reach the configuration (a bad value is refused before start)', async () => {
   const { spawnSync } = await import('node:child_process');
-  const cli = join(import.meta.dirname, '..', 'src', 'cli.ts');
   // The error names what was typed: the flag, or the variable when it came from the environment.
   for (const [flag, variable] of [['--zones-per-client', 'DETOUR_ZONES_PER_CLIENT'], ['--vertices-per-client', 'DETOUR_VERTICES_PER_CLIENT']]) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0', flag, 'none'], { encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', flag, 'none'], { encoding: 'utf8', timeout: 60_000 });
     assert.notEqual(run.status, 0);
     assert.match(run.stderr + run.stdout, new RegExp(`${flag} must be a whole number from 1 to 2147483647, got "none"`));
-    const viaEnv = spawnSync(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', '0'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, [variable]: 'none' } });
+    const viaEnv = spawnSync(process.execPath, [CLI, 'serve', '--port', '0'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, [variable]: 'none' } });
     assert.notEqual(viaEnv.status, 0);
     assert.match(viaEnv.stderr + viaEnv.stdout, new RegExp(`${variable} must be a whole number from 1 to 2147483647, got "none"`));
   }

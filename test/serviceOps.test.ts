@@ -8,11 +8,10 @@ import { once } from 'node:events';
 import { importGeoJson } from '../src/index.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CITY_GRAPH, CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
 import { authorise, http, listen, newClient, requestToken, TRIP_PATH, ZONES_PATH, type TestService } from './support/service.js';
 
 const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
-const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
 const square = (lat: number, lon: number, d: number) => [
   { latitude: lat, longitude: lon }, { latitude: lat, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon },
 ];
@@ -200,7 +199,7 @@ describe('command line: clients and serve', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '' } });
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '' } });
 
   test('clients add prints the id and secret once; list never shows secrets; revoke stops the client', async () => {
     const added = cli('clients', 'add', '--name', 'fleet app', '--products', 'Trip,Restriction Zone', '--json');
@@ -231,7 +230,7 @@ describe('command line: clients and serve', () => {
 
   test('serve: demo client on first start (printed once, not logged), /health, graceful stop on SIGTERM', async () => {
     const serveDir = join(dir, 'serve');
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--graph', GOTHENBURG_GEOJSON], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--graph', CITY_GRAPH], {
       env: { ...process.env, DETOUR_DATA_DIR: serveDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -252,7 +251,7 @@ describe('command line: clients and serve', () => {
     assert.equal(token.status, 200);
     assert.equal((await http(`${url}/health`)).body.status, 'ok');
     const port = new URL(url).port;
-    const clash = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', port, '--graph', GOTHENBURG_GEOJSON], {
+    const clash = spawnSync(process.execPath, [CLI, 'serve', '--port', port, '--graph', CITY_GRAPH], {
       encoding: 'utf8', env: { ...process.env, DETOUR_DATA_DIR: serveDir, DATABASE_URL: '', LOG_LEVEL: 'error' }, timeout: 60_000,
     });
     assert.equal(clash.status, 1, 'a port in use is a clear error, not a hang');

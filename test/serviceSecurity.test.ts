@@ -15,7 +15,7 @@ import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, LimitRefusal, LoginLimits } f
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CITY_GRAPH, CLI } from './support/helpers.js';
 import {
   http, listen, newClient, postgresKind, postgresSkipReason, requestToken, TOKEN_PATH, ZONES_PATH, type HttpResult, type StoreKind, type TestService,
 } from './support/service.js';
@@ -373,7 +373,7 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
 describe('serve with the security settings from the environment', () => {
   test('DETOUR_DEMO_CLIENT=false, DETOUR_DOCS=false and DETOUR_TOKEN_LIFETIME reach the running service', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'detour-serve-security-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts'), 'serve', '--port', '0', '--graph', GOTHENBURG_GEOJSON], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--graph', CITY_GRAPH], {
       env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_DEMO_CLIENT: 'false', DETOUR_DOCS: 'false', DETOUR_TOKEN_LIFETIME: '600' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

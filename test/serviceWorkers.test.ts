@@ -12,8 +12,8 @@ import { SqliteStore } from '../src/store/SqliteStore.js';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/PostgresStore.js';
 import { newClient, PG_TEST_URL, postgresSkipReason, TOKEN_PATH, TRIP_PATH, ZONES_PATH } from './support/service.js';
+import { CLI } from './support/helpers.js';
 
-const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
 const graph = loadGraph(DEFAULT_GRAPH_PATH);
 const router = new Router(graph);
 
@@ -56,7 +56,7 @@ class Served {
   }
 
   static async start(dataDir: string, ...args: string[]): Promise<Served> {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', ...args], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
       env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -316,7 +316,7 @@ describe('serve --workers', () => {
   });
 
   test('a worker that cannot start stops the whole service with its error: a missing graph keeps its code', async () => {
-    const failed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--workers', '2', '--graph', join(dir, 'missing.detour')], {
+    const failed = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', '2', '--graph', join(dir, 'missing.detour')], {
       env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'error' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import TinyQueue from 'tinyqueue';
 import { calculateZone, zoneFromGeoJson, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
 
 /** The shared OSM extracts (../shared/data/osm beside the repository). */
@@ -15,6 +14,15 @@ export function sharedExtract(name: string): { path: string; skip: false } | { p
   console.log(`# skip: ${reason}`);
   return { path, skip: reason };
 }
+
+/**
+ * The built CLI (`npm test` builds it first: `pretest`). Tests spawn it with plain node: a tsx
+ * start costs each spawn about half a second more.
+ */
+export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+
+/** The shipped default city, hierarchy and overlay included. */
+export const CITY_GRAPH = fileURLToPath(new URL('../../data/gothenburg.detour', import.meta.url));
 
 /** The Gothenburg GeoJSON shipped in geojson-path-finder@2.1.0. */
 export const GOTHENBURG_GEOJSON = createRequire(import.meta.url).resolve('geojson-path-finder/test/large-network.json');
@@ -36,8 +44,60 @@ export interface Start {
   cost: number;
 }
 
+/** A binary min-heap of (cost, node) in growable typed arrays, with lazy deletion: the oracle's queue. */
+class CostHeap {
+  private costs = new Float64Array(1024);
+  private nodes = new Int32Array(1024);
+  length = 0;
+
+  push(cost: number, node: number): void {
+    if (this.length === this.costs.length) {
+      const costs = new Float64Array(this.length * 2), nodes = new Int32Array(this.length * 2);
+      costs.set(this.costs);
+      nodes.set(this.nodes);
+      this.costs = costs;
+      this.nodes = nodes;
+    }
+    let i = this.length++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.costs[p] <= cost) break;
+      this.costs[i] = this.costs[p];
+      this.nodes[i] = this.nodes[p];
+      i = p;
+    }
+    this.costs[i] = cost;
+    this.nodes[i] = node;
+  }
+
+  /** The cheapest entry's cost; read before pop(). */
+  topCost(): number {
+    return this.costs[0];
+  }
+
+  /** Removes the cheapest entry and returns its node. */
+  pop(): number {
+    const top = this.nodes[0];
+    const n = --this.length;
+    const cost = this.costs[n], node = this.nodes[n];
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && this.costs[c + 1] < this.costs[c]) c++;
+      if (this.costs[c] >= cost) break;
+      this.costs[i] = this.costs[c];
+      this.nodes[i] = this.nodes[c];
+      i = c;
+    }
+    this.costs[i] = cost;
+    this.nodes[i] = node;
+    return top;
+  }
+}
+
 /**
- * Plain Dijkstra over the graph's edge list (tinyqueue, no heuristic, no reuse): the oracle.
+ * Plain Dijkstra over the graph's edge list (a binary heap, no heuristic, no reuse): the oracle.
  * Returns the cheapest cost from any start to any goal (goal cost added), Infinity if none.
  * `penalty` adds a cost per metre on some roads, by the road's class in `roads` (zones, avoided types).
  * Stops once the next node settled costs at least the best goal found (goal costs are never negative).
@@ -47,32 +107,35 @@ export function dijkstra(
   penalty?: { roads: Uint8Array; costPerMetre: ArrayLike<number> },
 ): number {
   const weight = metric === 'distance' ? graph.edgeDistance : graph.edgeDuration;
+  const { firstOut, edgeHead, edgeRoad, edgeDistance } = graph;
   const dist = new Float64Array(graph.nodeCount).fill(Infinity);
   const done = new Uint8Array(graph.nodeCount);
   const goalCost = new Map<number, number>();
   for (const g of goals) goalCost.set(g.node, Math.min(goalCost.get(g.node) ?? Infinity, g.cost));
-  const queue = new TinyQueue<[number, number]>([], (a, b) => a[0] - b[0]);
+  const queue = new CostHeap();
   for (const s of starts) {
     if (s.cost < dist[s.node]) {
       dist[s.node] = s.cost;
-      queue.push([s.cost, s.node]);
+      queue.push(s.cost, s.node);
     }
   }
   let best = Infinity;
   while (queue.length) {
-    const [d, u] = queue.pop()!;
+    const d = queue.topCost();
     if (d >= best) break;
+    const u = queue.pop();
     if (done[u]) continue;
     done[u] = 1;
     const g = goalCost.get(u);
     if (g !== undefined) best = Math.min(best, d + g);
-    for (let e = graph.firstOut[u]; e < graph.firstOut[u + 1]; e++) {
-      if (blockedRoads && blockedRoads[graph.edgeRoad[e]]) continue;
-      const v = graph.edgeHead[e];
-      const nd = d + weight[e] + (penalty?.roads[graph.edgeRoad[e]] ? penalty.costPerMetre[penalty.roads[graph.edgeRoad[e]]] * graph.edgeDistance[e] : 0);
+    for (let e = firstOut[u]; e < firstOut[u + 1]; e++) {
+      const road = edgeRoad[e];
+      if (blockedRoads && blockedRoads[road]) continue;
+      const v = edgeHead[e];
+      const nd = d + weight[e] + (penalty && penalty.roads[road] ? penalty.costPerMetre[penalty.roads[road]] * edgeDistance[e] : 0);
       if (nd < dist[v]) {
         dist[v] = nd;
-        queue.push([nd, v]);
+        queue.push(nd, v);
       }
     }
   }
