@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_GRAPH_PATH, GraphBuilder, HIGHWAY_CLASSES, loadGraph, openGraph, RoadFlag, saveGraph,
-  type LatLon, type RoadAttributes, type RoadGraph,
+  type HierarchyGraph, type LatLon, type RoadAttributes, type RoadGraph,
 } from '../src/index.js';
 import { fromE7 } from '../src/geo/coordinates.js';
 import { stronglyConnectedComponents } from '../src/graph/components.js';
@@ -68,7 +68,7 @@ function attrsCache(): (flags: number, speedKmh: number, highwayClass: number) =
 
 interface TileSource {
   name: string;
-  graph: RoadGraph;
+  graph: HierarchyGraph;
   /** Weight of the source in the random choice of a tile. */
   weight: number;
   /** Centre of the source, degrees, and its metres-per-degree of longitude. */
@@ -261,7 +261,7 @@ export function buildGrid(size: ScaleSize, log: (s: string) => void = () => {}):
  * The graph of a size: loaded from bench/.cache when built before, else generated and saved there.
  * `loadMillis` is the time loadGraph took (undefined when the graph was generated in this process).
  */
-export async function scaleGraph(size: ScaleSize, log: (s: string) => void = () => {}): Promise<{ graph: RoadGraph; path: string; loadMillis?: number; fileBytes: number; hierarchyMillis?: number }> {
+export async function scaleGraph(size: ScaleSize, log: (s: string) => void = () => {}): Promise<{ graph: HierarchyGraph; path: string; loadMillis?: number; fileBytes: number; hierarchyMillis?: number }> {
   const path = cachedGraphPath(size);
   const facts = `${path}.json`;
   if (!existsSync(path)) {

@@ -1,3 +1,5 @@
+import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
+import type { HierarchyGraph } from '../src/hierarchy/ContractionHierarchy.js';
 /**
  * How soon `detour serve` answers on a big graph: starts the built CLI (dist/src/cli.js) on
  * a scale graph's file (bench/.cache, made by scaleGraphs.ts; the script compiles dist first) and polls GET /health until it says
@@ -15,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RoadGraph } from '../src/graph/RoadGraph.js';
-import { saveGraph } from '../src/graph/graphFile.js';
+import { saveGraph } from '../src/hierarchy/graphFiles.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph } from './scaleGraphs.js';
 
@@ -42,7 +44,7 @@ async function prepare() {
   const bare = `${path}.no-indexes.detour`;
   if (!existsSync(bare)) {
     log(`saving ${bare} (the same graph without its search indexes)`);
-    saveGraph(new RoadGraph(graph.arrays(), graph.meta, graph.hierarchy), bare);
+    saveGraph(withHierarchy(new RoadGraph(graph.arrays(), graph.meta), graph.hierarchy), bare);
   }
   return { path, bare, nodes, edges, stops };
 }

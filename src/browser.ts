@@ -14,7 +14,8 @@ export {
   carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, UNPAVED_SURFACES, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
 } from './graph/carProfile.js';
 export { importGeoJson } from './graph/importGeoJson.js';
-export { encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphCodec.js';
+export { GRAPH_FORMAT_VERSION } from './graph/graphCodec.js';
+export { encodeGraph, decodeGraph } from './hierarchy/hierarchySections.js';
 export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
 export {
   CALCULATION_MODES, metricOf, type CalculationMode, type Route, type RouteLeg, type RouteRequest, type ZoneEntered,

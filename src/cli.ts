@@ -6,12 +6,12 @@ import cliProgress from 'cli-progress';
 import { DetourError } from './errors.js';
 import { parseLatLon, type LatLon } from './geo/coordinates.js';
 import { DEFAULT_GRAPH_PATH } from './defaultCity.js';
-import { saveGraph } from './graph/graphFile.js';
+import { saveGraph, openGraph } from './hierarchy/graphFiles.js';
 import { attachSearchIndexes } from './searchIndexes.js';
-import { openGraph } from './graph/openGraph.js';
 import { formatImportSummary, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
 import { buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 import type { RoadGraph } from './graph/RoadGraph.js';
+import type { HierarchyGraph } from './hierarchy/ContractionHierarchy.js';
 import { Router } from './routing/Router.js';
 import type { CalculationMode } from './routing/routeRequest.js';
 import { AVOIDANCE_TYPES, type AvoidanceBehavior, type AvoidanceType } from './routing/avoidance.js';
@@ -98,7 +98,7 @@ function collect<T>(parse: (v: string) => T) {
 }
 
 /** Opens a graph input, with a progress bar on a terminal for large inputs. */
-async function openWithProgress(path: string, extra: OsmImportOptions = {}): Promise<RoadGraph> {
+async function openWithProgress(path: string, extra: OsmImportOptions = {}): Promise<HierarchyGraph> {
   let bar: cliProgress.SingleBar | undefined;
   let size = 0;
   try {

@@ -9,9 +9,12 @@ export {
 export { importOsm, importOsmWithSummary, OSM_ATTRIBUTION, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
 export { importGeoJson } from './graph/importGeoJson.js';
 export { toNgraph, fromNgraph, type FromNgraphOptions } from './graph/ngraphBridge.js';
-export { saveGraph, loadGraph, encodeGraph, decodeGraph, GRAPH_FORMAT_VERSION } from './graph/graphFile.js';
+export { GRAPH_FORMAT_VERSION } from './graph/graphFile.js';
+export { saveGraph, loadGraph, openGraph } from './hierarchy/graphFiles.js';
+export { encodeGraph, decodeGraph } from './hierarchy/hierarchySections.js';
+export type { HierarchyGraph } from './hierarchy/ContractionHierarchy.js';
 export { attachSearchIndexes } from './searchIndexes.js';
-export { openGraph, detectFormat, type InputFormat } from './graph/openGraph.js';
+export { detectFormat, type InputFormat } from './graph/openGraph.js';
 export { SnapIndex, DEFAULT_MAX_SNAP_DISTANCE_M, type Snap, type SnapOptions } from './graph/SnapIndex.js';
 export { buildHierarchy, buildHierarchyInWorkers } from './hierarchy/buildHierarchy.js';
 export type { PathSearch, PathQuery, PathResult, Penalty } from './routing/PathSearch.js';

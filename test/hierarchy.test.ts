@@ -1,3 +1,5 @@
+import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
+import type { HierarchyGraph } from '../src/hierarchy/ContractionHierarchy.js';
 import { describe, test } from 'node:test';
 import { toE7 } from '../src/geo/coordinates.js';
 import assert from 'node:assert/strict';
@@ -22,7 +24,7 @@ import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedEx
 const METRICS: Metric[] = ['duration', 'distance'];
 
 /** The path's edges chain from a source endpoint to a target endpoint and add up to the reported cost. */
-function checkPath(graph: RoadGraph, found: { cost: number; source: number; target: number; edges: number[] }, sources: Endpoint[], targets: Endpoint[], metric: Metric, extra?: (e: number) => number) {
+function checkPath(graph: HierarchyGraph, found: { cost: number; source: number; target: number; edges: number[] }, sources: Endpoint[], targets: Endpoint[], metric: Metric, extra?: (e: number) => number) {
   const weight = graph.edgeCost(metric);
   const s = sources[found.source], t = targets[found.target];
   assert.ok(s && t, 'source and target endpoints are named');
@@ -39,7 +41,7 @@ function checkPath(graph: RoadGraph, found: { cost: number; source: number; targ
 }
 
 /** Random snapped stop pairs (mid-road snaps give two weighted endpoints each). */
-function randomStops(graph: RoadGraph, router: Router, rand: () => number) {
+function randomStops(graph: HierarchyGraph, router: Router, rand: () => number) {
   const ra = Math.floor(rand() * graph.roadCount), rb = Math.floor(rand() * graph.roadCount);
   const points = [
     { latitude: graph.roadPointLat(ra, 0) + (rand() - 0.5) * 1e-3, longitude: graph.roadPointLon(ra, 0) + (rand() - 0.5) * 1e-3 },
@@ -54,7 +56,7 @@ function randomStops(graph: RoadGraph, router: Router, rand: () => number) {
  * Free routes through the CH query, routes with random blocked-road sets and with random zones
  * through the CH-potential A*, all against plain Dijkstra on snapped (phantom) endpoints.
  */
-function checkNetwork(graph: RoadGraph, pairs: number, seed: number) {
+function checkNetwork(graph: HierarchyGraph, pairs: number, seed: number) {
   const rand = seededRandom(seed);
   const router = new Router(graph);
   assert.equal(router.search.name, 'ch', 'a graph with a hierarchy routes with it by default');
@@ -114,7 +116,7 @@ function checkNetwork(graph: RoadGraph, pairs: number, seed: number) {
   assert.ok(freePathKept > 0 && detoured > 0, `both engine branches exercised (free path kept ${freePathKept}, detoured ${detoured})`);
 }
 
-const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
+const gothenburg: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
 buildHierarchy(gothenburg);
 
 describe('contraction hierarchy routes equal plain Dijkstra', () => {
@@ -132,7 +134,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
   }
 
   test('Gothenburg with a forced uncontracted core (coreDegree 4): 60 pairs, free / blocked / zones', () => {
-    const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const copy: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
     buildHierarchy(copy, { coreDegree: 4 });
     const core = copy.nodeCount - copy.hierarchy!.duration.coreRank[0];
     assert.ok(core > 100, `the core has ${core} nodes`);
@@ -140,7 +142,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
   });
 
   test('contracting on two worker threads gives the same arrays as on the main thread', async () => {
-    const copy = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const copy: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
     let last = 0;
     const h = await buildHierarchyInWorkers(copy, { onProgress: (done, total) => { assert.ok(done <= total && total === 2 * copy.nodeCount); last = done; } });
     assert.equal(last, 2 * copy.nodeCount, 'progress reaches the total');
@@ -166,7 +168,7 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
         const flags = dir < 0.2 ? RoadFlag.FORWARD : dir < 0.3 ? RoadFlag.BACKWARD : RoadFlag.FORWARD | RoadFlag.BACKWARD;
         b.addWay([a, ...via, c], { flags, speedKmh: [20, 50, 90][Math.floor(rand() * 3)], highwayClass: 5 });
       }
-      let graph: RoadGraph;
+      let graph: HierarchyGraph;
       try { graph = b.build({ source: 'random', attribution: '', profile: 'car', builtAt: '' }); } catch { continue; }
       // Every third graph stops contracting early: a large uncontracted core.
       buildHierarchy(graph, round % 3 === 0 ? { coreDegree: 1.5 } : {});
@@ -487,7 +489,7 @@ describe('graph file with the hierarchy', () => {
   });
 
   test('a graph without a hierarchy still saves and loads; the router then uses ALT', () => {
-    const plain = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const plain: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
     const path = join(dir, 'plain.detour');
     saveGraph(plain, path);
     const loaded = loadGraph(path);
@@ -502,7 +504,7 @@ describe('graph file with the hierarchy', () => {
     const low = arcLowerEnd(ch, a);
     const arcMiddle = Int32Array.from(ch.arcMiddle);
     arcMiddle[a] = low; // ranks the same as an end
-    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, duration: { ...ch, arcMiddle } });
+    const damaged = withHierarchy(new RoadGraph(gothenburg.arrays(), gothenburg.meta), { ...gothenburg.hierarchy!, duration: { ...ch, arcMiddle } });
     assert.throws(() => decodeGraph(encodeGraph(damaged)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /duration hierarchy arc \d+/.test(err.message));
   });
 
@@ -518,13 +520,13 @@ describe('graph file with the hierarchy', () => {
     const arcNode = Uint32Array.from(ch.arcNode);
     arcNode[ch.upFirst[ch.arcNode[a]]] = v;
     assert.equal(contractionOrder({ ...ch, arcNode }), undefined, 'the arcs now form a cycle');
-    const damaged = new RoadGraph(gothenburg.arrays(), gothenburg.meta, { ...gothenburg.hierarchy!, distance: { ...ch, arcNode, rank } });
+    const damaged = withHierarchy(new RoadGraph(gothenburg.arrays(), gothenburg.meta), { ...gothenburg.hierarchy!, distance: { ...ch, arcNode, rank } });
     assert.throws(() => decodeGraph(encodeGraph(damaged)), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /distance hierarchy arc \d+/.test(err.message));
   });
 
   test('a damaged hierarchy section is GRAPH_CORRUPT, not a crash', () => {
     // No search indexes, so the order is the last section.
-    const bytes = Uint8Array.from(encodeGraph(new RoadGraph(gothenburg.arrays(), gothenburg.meta, gothenburg.hierarchy)));
+    const bytes = Uint8Array.from(encodeGraph(withHierarchy(new RoadGraph(gothenburg.arrays(), gothenburg.meta), gothenburg.hierarchy)));
     bytes[bytes.length - 200 - 4 * gothenburg.nodeCount] ^= 0x10; // in the distance hierarchy, before the order
     assert.throws(() => loadGraph((writeFileSync(join(dir, 'bad.detour'), bytes), join(dir, 'bad.detour'))), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
   });

@@ -1,3 +1,5 @@
+import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
+import type { HierarchyGraph } from '../src/hierarchy/ContractionHierarchy.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,11 +15,11 @@ import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedEx
 
 const METRICS: Metric[] = ['duration', 'distance'];
 
-const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
+const gothenburg: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
 buildHierarchy(gothenburg);
 
 /** Random stops snapped as the router snaps them. */
-function randomSnaps(graph: RoadGraph, router: Router, rand: () => number) {
+function randomSnaps(graph: HierarchyGraph, router: Router, rand: () => number) {
   const ra = Math.floor(rand() * graph.roadCount), rb = Math.floor(rand() * graph.roadCount);
   return router.snapStops([
     { latitude: graph.roadPointLat(ra, 0) + (rand() - 0.5) * 1e-3, longitude: graph.roadPointLon(ra, 0) + (rand() - 0.5) * 1e-3 },
@@ -31,7 +33,7 @@ function randomSnaps(graph: RoadGraph, router: Router, rand: () => number) {
  * same cost, and a path of unblocked edges from a source to a target that adds up to it.
  */
 function checkOverlayRoutes(
-  graph: RoadGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized: false | 'each' | 'shared' | 'big' = false,
+  graph: HierarchyGraph, overlay: CellOverlay, pairs: number, seed: number, zoneCount = 2, customized: false | 'each' | 'shared' | 'big' = false,
 ): { routed: number; opened: number; settled: number; customizedCells: number; sharedCells: number; bigCells: number } {
   const rand = seededRandom(seed);
   const router = new Router(graph);

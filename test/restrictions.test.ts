@@ -1,3 +1,5 @@
+import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
+import type { HierarchyGraph } from '../src/hierarchy/ContractionHierarchy.js';
 /**
  * Turn restrictions, barriers and ferries against an independent oracle: a plain edge-based
  * Dijkstra written here over the raw OSM ways and restriction relations (parsed here, from the
@@ -309,16 +311,16 @@ function close(a: number, b: number): boolean {
 }
 
 /** The same graph with its contraction hierarchy, so both engines run over the junction copies. */
-function withHierarchy(graph: RoadGraph): RoadGraph {
-  return new RoadGraph(graph, graph.meta, buildHierarchy(graph));
+function hierarchyCopy(graph: RoadGraph): HierarchyGraph {
+  return withHierarchy(new RoadGraph(graph, graph.meta), buildHierarchy(graph));
 }
 
 /**
  * Compares detour with the oracle on node pairs, with the A* engine and with the contraction
  * hierarchy (both over the junction copies); returns the number of pairs compared.
  */
-function compareOnPairs(graph: RoadGraph, oracle: Oracle, pairs: [number, number][], label: string): number {
-  const routers = [new Router(graph, { landmarks: 0 }), new Router(withHierarchy(graph), { engine: 'ch' })];
+function compareOnPairs(graph: HierarchyGraph, oracle: Oracle, pairs: [number, number][], label: string): number {
+  const routers = [new Router(graph, { landmarks: 0 }), new Router(hierarchyCopy(graph), { engine: 'ch' })];
   let compared = 0;
   const failures: string[] = [];
   // One oracle search per source and metric, for all of that source's targets.
@@ -533,7 +535,7 @@ test('monaco.osm.pbf: with restriction zones too, random junction pairs equal th
   // Junctions no zone touches (a stop inside a zone is served through it: another rule).
   const nodes = junctions(full).filter((id) => oracle.degree.get(id) === full.degree.get(id));
   // The hierarchy's engine: its CH-potential A* honours the zones over the junction copies.
-  const router = new Router(withHierarchy(graph));
+  const router = new Router(hierarchyCopy(graph));
   assert.equal(router.search.name, 'ch');
   let compared = 0, throughZones = 0, changed = 0;
   const failures: string[] = [];

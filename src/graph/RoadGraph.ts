@@ -2,7 +2,6 @@ import { unitVectors } from '../geo/chord.js';
 import { fromE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { csrRow } from './csr.js';
-import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
 
 /** Facts about where a graph came from, stored in its file. */
 export interface GraphMeta {
@@ -148,18 +147,12 @@ export class RoadGraph implements RoadGraphArrays {
   private fastest?: number;
   /** See edgeDistance, edgeDuration: per-edge copies of the road costs, made on first use. */
   private perEdge?: Partial<Record<Metric, Float64Array>>;
-  /**
-   * Contraction hierarchies of both metrics (built by `detour import`, stored in the graph file);
-   * absent on a freshly imported graph until buildHierarchy attaches them.
-   */
-  hierarchy?: GraphHierarchy;
   /** Search indexes loaded with the graph or built for it (see GraphIndexes). */
   readonly indexes: GraphIndexes;
 
-  constructor(arrays: RoadGraphArrays, meta: GraphMeta, hierarchy?: GraphHierarchy, indexes: GraphIndexes = {}) {
+  constructor(arrays: RoadGraphArrays, meta: GraphMeta, indexes: GraphIndexes = {}) {
     Object.assign(this, arrays);
     this.meta = meta;
-    this.hierarchy = hierarchy;
     this.indexes = indexes;
   }
 

@@ -3,17 +3,17 @@ import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, write
 import { dirname } from 'node:path';
 import { DetourError, ErrorCode } from '../errors.js';
 import { crc32 } from './crc32.js';
-import { CHUNK_BYTES, corrupt, parse, pieces, type ByteSource } from './graphCodec.js';
+import { CHUNK_BYTES, corrupt, parse, pieces, type ByteSource, type FileSection, type GraphFileSections } from './graphCodec.js';
 import type { RoadGraph } from './RoadGraph.js';
 
-export { GRAPH_MAGIC, GRAPH_FORMAT_VERSION, encodeGraph, decodeGraph } from './graphCodec.js';
+export { GRAPH_MAGIC, GRAPH_FORMAT_VERSION } from './graphCodec.js';
 
 /**
  * Writes a graph file atomically (a reader never sees half a file), section by section. A path
  * that cannot be written (no such folder, a directory, no permission, a full disk) is a
  * DetourError FILE_NOT_WRITABLE naming it.
  */
-export function saveGraph(graph: RoadGraph, path: string): void {
+export function saveGraphFile(graph: RoadGraph, path: string, extra: FileSection[] = []): void {
   const tmp = `${path}.tmp-${process.pid}`;
   const unwritable = (err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
@@ -34,7 +34,7 @@ export function saveGraph(graph: RoadGraph, path: string): void {
     const write = (p: Uint8Array) => {
       for (let done = 0; done < p.length;) done += writeSync(fd, p, done, p.length - done);
     };
-    for (const p of pieces(graph)) {
+    for (const p of pieces(graph, extra)) {
       write(p);
       crc = crc32(p, crc);
     }
@@ -51,10 +51,11 @@ export function saveGraph(graph: RoadGraph, path: string): void {
 }
 
 /**
- * Loads a graph file written by saveGraph, reading it in chunks straight into shared typed arrays
- * (any size; no whole-file buffer). Missing, truncated or foreign files get a clear error.
+ * Loads a graph file written by saveGraphFile, reading it in chunks straight into shared typed
+ * arrays (any size; no whole-file buffer), and what `layer` makes of its sections. Missing,
+ * truncated or foreign files get a clear error.
  */
-export function loadGraph(path: string): RoadGraph {
+export function loadGraphFile<T>(path: string, layer?: GraphFileSections<T>): { graph: RoadGraph; layer?: T } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -88,7 +89,7 @@ export function loadGraph(path: string): RoadGraph {
         }
         return got;
       },
-    }, path);
+    }, path, layer);
   } finally {
     closeSync(fd);
   }

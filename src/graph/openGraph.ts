@@ -1,7 +1,7 @@
 import { openSync, readSync, closeSync, statSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { DetourError, ErrorCode } from '../errors.js';
-import { GRAPH_MAGIC, loadGraph } from './graphFile.js';
+import { GRAPH_MAGIC } from './graphFile.js';
 import { importGeoJson } from './importGeoJson.js';
 import { importOsm, type OsmImportOptions } from './importOsm.js';
 import type { RoadGraph } from './RoadGraph.js';
@@ -70,15 +70,12 @@ function gunzipPrefix(path: string): string {
 }
 
 /**
- * Opens any supported input as a RoadGraph: a saved detour graph loads in milliseconds; OSM and
- * GeoJSON inputs are imported with the car profile.
+ * Imports an OSM or GeoJSON input with the car profile (a detour graph file is loaded by
+ * hierarchy/graphFiles.ts openGraph, with its hierarchy).
  */
-export async function openGraph(path: string, options: OsmImportOptions = {}): Promise<RoadGraph> {
-  const format = detectFormat(path);
+export async function importInput(path: string, format: Exclude<InputFormat, 'detour'>, options: OsmImportOptions = {}): Promise<RoadGraph> {
   const totalBytes = statSync(path).size;
   switch (format) {
-    case 'detour':
-      return loadGraph(path);
     case 'pbf':
     case 'xml':
     case 'xml.gz':

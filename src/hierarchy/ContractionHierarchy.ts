@@ -1,4 +1,4 @@
-import type { Metric } from '../graph/RoadGraph.js';
+import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { csrRow } from '../graph/csr.js';
 import type { CellOverlay } from './CellOverlay.js';
 
@@ -57,6 +57,13 @@ export interface GraphHierarchy {
    */
   overlay?: CellOverlay;
 }
+
+/**
+ * A road graph with its hierarchies attached, when it has them (a loaded graph file's, or
+ * buildHierarchy's). The graph layer knows nothing of hierarchies; this layer and the ones above
+ * read them here.
+ */
+export type HierarchyGraph = RoadGraph & { hierarchy?: GraphHierarchy };
 
 /** The array members of a ContractionHierarchy, in file order. */
 export const HIERARCHY_ARRAY_KEYS = [

@@ -1,6 +1,6 @@
 import { startModuleWorker } from '../workerThread.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import type { ContractionHierarchy, GraphHierarchy } from './ContractionHierarchy.js';
+import type { ContractionHierarchy, GraphHierarchy, HierarchyGraph } from './ContractionHierarchy.js';
 import { contractGraph, type ContractOptions } from './contract.js';
 import { buildCellOverlay, overlayCellSizes } from './CellOverlay.js';
 
@@ -9,7 +9,7 @@ import { buildCellOverlay, overlayCellSizes } from './CellOverlay.js';
  * `graph.hierarchy`.
  * `onProgress` gets (nodes done, total) over both metrics together (total = 2 * nodeCount).
  */
-export function buildHierarchy(graph: RoadGraph, options: ContractOptions = {}): GraphHierarchy {
+export function buildHierarchy(graph: HierarchyGraph, options: ContractOptions = {}): GraphHierarchy {
   const n = graph.nodeCount;
   const progress = options.onProgress;
   const duration = contractGraph(graph, 'duration', { ...options, onProgress: progress && ((d) => progress(d, 2 * n)) });
@@ -26,7 +26,7 @@ export function buildHierarchy(graph: RoadGraph, options: ContractOptions = {}):
  * 2 * nodeCount); `onOverlay` is called when the contraction is done and the cell overlay's turn comes.
  */
 export async function buildHierarchyInWorkers(
-  graph: RoadGraph, options: { onProgress?: (done: number, total: number) => void; onOverlay?: () => void } = {},
+  graph: HierarchyGraph, options: { onProgress?: (done: number, total: number) => void; onOverlay?: () => void } = {},
 ): Promise<GraphHierarchy> {
   const n = graph.nodeCount;
   const done: Record<Metric, number> = { duration: 0, distance: 0 };

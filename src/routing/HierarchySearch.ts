@@ -1,4 +1,4 @@
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { CHQuery } from './CHQuery.js';
@@ -25,7 +25,7 @@ export class HierarchySearch implements PathSearch {
    * later routes (ShortcutPaths; 0 keeps none).
    */
   constructor(
-    private readonly graph: RoadGraph, overlay: CellOverlay | undefined = graph.hierarchy?.overlay,
+    private readonly graph: HierarchyGraph, overlay: CellOverlay | undefined = graph.hierarchy?.overlay,
     keptShortcutBytes = shortcutPathBytes(graph.edgeCount),
   ) {
     const h = graph.hierarchy;

@@ -2,7 +2,7 @@ import { DetourError } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
 import type { GraphIndexes, GraphMeta, RoadGraph, RoadGraphArrays } from '../graph/RoadGraph.js';
-import type { GraphHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import type { GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { SnapIndex } from '../graph/SnapIndex.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
@@ -44,7 +44,7 @@ type Reply = { id: number; result: MatrixResult } | { id: number; error: { code:
 export class MatrixRunner {
   private worker?: WorkerRequests<Reply>;
 
-  constructor(readonly graph: RoadGraph, private readonly options: { maxSnapDistance?: number } = {}) {}
+  constructor(readonly graph: HierarchyGraph, private readonly options: { maxSnapDistance?: number } = {}) {}
 
   /** The matrix of `request`, computed on the worker thread. */
   async run(request: {

@@ -1,5 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { cliqueValue, levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
@@ -107,7 +108,7 @@ export class OverlaySearch implements PathSearch {
    * the same time (NodeRecords); `paths`: the unpacked shortcuts the lender's free query keeps.
    */
   constructor(
-    private readonly graph: RoadGraph, overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords],
+    private readonly graph: HierarchyGraph, overlay: CellOverlay, records?: readonly [search: NodeRecords, potential: NodeRecords],
     paths?: Record<Metric, ShortcutPaths>,
   ) {
     if (!graph.hierarchy) throw new DetourError(ErrorCode.INVALID_INPUT, 'the overlay search needs the contraction hierarchy for its potential');

@@ -1,6 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { latLonPoints, type LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
 import { HierarchySearch } from './HierarchySearch.js';
@@ -75,7 +76,7 @@ function kindOf(key: CalculatedZone | string): 'zones' | 'sharedCells' | 'bigCel
  * each leg, and returns distances, durations and the geometry along the roads.
  */
 export class Router {
-  readonly graph: RoadGraph;
+  readonly graph: HierarchyGraph;
   readonly snapIndex: SnapIndex;
   readonly search: PathSearch;
   /** Largest snapping distance in metres (undefined: the SnapIndex default). */
@@ -109,7 +110,7 @@ export class Router {
   private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
   private readonly zoneCliqueBytes: number;
 
-  constructor(graph: RoadGraph, options: RouterOptions = {}) {
+  constructor(graph: HierarchyGraph, options: RouterOptions = {}) {
     this.graph = graph;
     this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');

@@ -4,7 +4,7 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { Snap, SnapIndex, StopRole } from '../graph/SnapIndex.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
-import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
+import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
 import { OverlayManyToMany } from './OverlayManyToMany.js';
@@ -37,7 +37,7 @@ export interface MatrixRequest {
  * snapping, its per-request road masks, and route() for the elements left to one route each.
  */
 export interface MatrixRouter {
-  readonly graph: RoadGraph;
+  readonly graph: HierarchyGraph;
   readonly snapIndex: SnapIndex;
   readonly maxSnapDistance?: number;
   masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks;

@@ -5,6 +5,7 @@
 import { parentPort, workerData, isMainThread } from 'node:worker_threads';
 import { PreparedPolygon } from '../geo/PreparedPolygon.js';
 import { RoadGraph } from '../graph/RoadGraph.js';
+import { withHierarchy } from '../hierarchy/hierarchySections.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { DetourError } from '../errors.js';
 import { Router } from './Router.js';
@@ -15,7 +16,7 @@ if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
   lowerThreadPriority();
   const { arrays, meta, hierarchy, indexes, maxSnapDistance } = workerData as MatrixWorkerData;
-  const router = new Router(new RoadGraph(arrays, meta, hierarchy, indexes), { maxSnapDistance });
+  const router = new Router(withHierarchy(new RoadGraph(arrays, meta, indexes), hierarchy), { maxSnapDistance });
   router.prepareMatrices(); // before the first message is read
   const port = parentPort;
   port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {

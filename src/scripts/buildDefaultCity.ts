@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { DEFAULT_CITY_SOURCE, DEFAULT_GRAPH_PATH } from '../defaultCity.js';
-import { saveGraph } from '../graph/graphFile.js';
+import { saveGraph } from '../hierarchy/graphFiles.js';
 import { importGeoJson } from '../graph/importGeoJson.js';
 import { OSM_ATTRIBUTION } from '../graph/importOsm.js';
 import { buildHierarchy } from '../hierarchy/buildHierarchy.js';

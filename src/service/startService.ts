@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_GRAPH_PATH } from '../defaultCity.js';
-import { openGraph } from '../graph/openGraph.js';
+import { openGraph } from '../hierarchy/graphFiles.js';
 import { openStore } from '../store/openStore.js';
 import { DEFAULT_ZONE_QUOTA, type Store, type ZoneQuota } from '../store/Store.js';
 import { createService } from './createService.js';

@@ -30,7 +30,7 @@ if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
   lowerThreadPriority();
   const { arrays, meta, indexes } = workerData as ZoneWorkerData;
-  const graph = new RoadGraph(arrays, meta, undefined, indexes);
+  const graph = new RoadGraph(arrays, meta, indexes);
   // Adopted now: a stored index of another graph fails here, not inside the first zone.
   RoadIndex.for(graph);
   const port = parentPort;
