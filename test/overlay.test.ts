@@ -417,7 +417,7 @@ describe('cell overlay', () => {
             const x = run(tight), y = run(none);
             bigKept = Math.max(bigKept, tight.preparedZones.bigCells);
             // The counts kept as entries come and go equal a walk over the kept entries.
-            const held = [...(tight as unknown as { zoneCliques: Map<unknown, unknown> }).zoneCliques].filter(([, c]) => c);
+            const held = [...(tight as unknown as { cliques: { zoneCliques: Map<unknown, unknown> } }).cliques.zoneCliques].filter(([, c]) => c);
             const walked = { zones: held.filter(([k]) => typeof k !== 'string').length, bigCells: held.filter(([k]) => typeof k === 'string' && k.startsWith('B')).length };
             assert.deepEqual({ zones: tight.preparedZones.zones, bigCells: tight.preparedZones.bigCells }, walked, `${bytes} bytes, pair ${i}: counts kept`);
             assert.equal(tight.preparedZones.sharedCells, held.length - walked.zones - walked.bigCells);

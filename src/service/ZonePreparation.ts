@@ -1,4 +1,5 @@
-import { MAX_CUSTOMIZED_ZONES, type Router } from '../routing/Router.js';
+import type { Router } from '../routing/Router.js';
+import { MAX_CUSTOMIZED_ZONES } from '../routing/ZoneCliques.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 
 /**

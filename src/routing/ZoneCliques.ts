@@ -1,0 +1,222 @@
+import type { CalculatedZone } from '../zones/calculateZone.js';
+import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import type { BlockedCellCliques, PathSearch } from './PathSearch.js';
+
+/**
+ * Zones' customized cells for one router's engine (Router.prepareZones): each zone's small cells
+ * with cliques around its roads, the cells two or more zones share customized for exactly those
+ * zones, and the big cells holding them; kept least recently used first, within a byte bound and
+ * MAX_CUSTOMIZED_ZONES zone objects. Routes cross what is kept and walk the rest, exact either way.
+ */
+
+export const DEFAULT_ZONE_CLIQUE_BYTES = 128 * 2 ** 20;
+
+/** A zone set's customized cells besides each zone's own: the small cells two or more share, and the big cells holding theirs. */
+export interface ZoneSetCliques {
+  shared: BlockedCellCliques[];
+  big: BlockedCellCliques[];
+}
+/** A route without zones: no cells of a set (prepare() fills only the object it makes). */
+export const NO_ZONE_SET: ZoneSetCliques = { shared: [], big: [] };
+
+/**
+ * Most small cells a zone's customization recomputes (Router.prepareZones): a 1-5 km zone touches
+ * 2-3 cells of 2,048 nodes (about 9 ms for both metrics on the 5M country); a zone over a whole
+ * region would cost a rebuild of the overlay, and its inner cells, all roads blocked, cost a
+ * search little when open.
+ */
+export const MAX_CUSTOMIZED_CELLS = 32;
+/**
+ * Bytes counted per kept entry besides its arrays (its key, map entry and objects), so entries of
+ * a few bytes (a big cell's clique of 4 x 4) are bounded by zoneCliqueBytes too.
+ */
+const ENTRY_OVERHEAD_BYTES = 256;
+/** Most zones Router.prepareZones keeps (it holds the zone objects: a bound on what it keeps alive besides the bytes). */
+export const MAX_CUSTOMIZED_ZONES = 4096;
+
+function cliqueBytes(c: BlockedCellCliques | null | undefined): number {
+  return ENTRY_OVERHEAD_BYTES + (c ? c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength : 0);
+}
+
+/** What a key of Router's kept cliques names: a zone, a cell zones share, or a big cell (cellKey's 'B'). */
+function kindOf(key: CalculatedZone | string): 'zones' | 'sharedCells' | 'bigCells' {
+  return typeof key !== 'string' ? 'zones' : key.startsWith('B') ? 'bigCells' : 'sharedCells';
+}
+
+/** Runs `make` with a per-road mask that has the zones' roads set (the router's scratch mask). */
+export type WithZoneRoads = <T>(zones: readonly CalculatedZone[], make: (mask: Uint8Array) => T) => T;
+
+export class ZoneCliques {
+  /**
+   * Per zone, its cells' cliques around its roads (prepareZones), null when the engine has none or
+   * the zone touches too many cells; and per cell several zones share, and per big cell holding
+   * zones' customized cells, under a string key naming the cell and those zones (cellKey), its
+   * cliques around all their roads. Least recently used
+   * first, evicted past zoneCliqueBytes or MAX_CUSTOMIZED_ZONES zone objects.
+   */
+  private readonly zoneCliques = new Map<CalculatedZone | string, BlockedCellCliques | null>();
+  /** Per zone object, an id for the keys of the cells several zones share (sharedKey), kept in the same map. */
+  private readonly zoneIds = new WeakMap<CalculatedZone, number>();
+  private nextZoneId = 0;
+  private zoneCliqueBytesHeld = 0;
+  /** Zone objects among zoneCliques' keys (the rest are shared cells' keys, which hold no zone). */
+  private zonesHeld = 0;
+  /** zoneCliques' entries with cliques, by kind (preparedZones, read by every health check). */
+  private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
+  private readonly zoneCliqueBytes: number;
+
+
+  constructor(
+    private readonly graph: HierarchyGraph, private readonly search: PathSearch, zoneCliqueBytes: number,
+    private readonly withZoneRoads: WithZoneRoads,
+  ) {
+    this.zoneCliqueBytes = zoneCliqueBytes;
+  }
+
+  /** The zone's own cliques, when kept. */
+  ofZone(zone: CalculatedZone): BlockedCellCliques | undefined {
+    return this.zoneCliques.get(zone) ?? undefined;
+  }
+
+  /** Zones, shared cells and big cells with cliques kept, and their bytes. */
+  get held(): { zones: number; sharedCells: number; bigCells: number; bytes: number } {
+    return { ...this.cliquesHeld, bytes: this.zoneCliqueBytesHeld };
+  }
+
+  /**
+   * Whether prepare may customize cells for the zone: the engine customizes, cliques may be
+   * kept, and the zone is calculated on this graph with roads to block.
+   */
+  canCustomize(zone: CalculatedZone): boolean {
+    return this.search.customize !== undefined && this.zoneCliqueBytes > 0 && zone.roadCount === this.graph.roadCount
+      && zone.roads.length > 0 && zone.status.name === 'CALCULATED';
+  }
+
+  /**
+   * prepareZones' work, customizing at most `maxCells` cells (0: only looks up what is held);
+   * returns the cliques of the zones' shared cells and big cells it holds, for the search.
+   */
+  prepare(zones: readonly CalculatedZone[], maxCells: number): ZoneSetCliques {
+    const out: ZoneSetCliques = { shared: [], big: [] };
+    const search = this.search;
+    const customize = search.customize?.bind(search);
+    if (!customize || this.zoneCliqueBytes <= 0) return out;
+    const held = this.zoneCliques;
+    // Each zone's own cliques as this call found or made them: the shared and big cells below are
+    // built on them, even where a tight byte bound drops some from `held` meanwhile.
+    const own = new Map<CalculatedZone, BlockedCellCliques>();
+    const ownOf = (z: CalculatedZone) => own.get(z);
+    let cells = 0;
+    for (const z of zones) {
+      const known = held.get(z);
+      if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
+      if (!this.canCustomize(z) || cells >= maxCells) continue;
+      const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
+      this.keep(z, cliques);
+      if (cliques) own.set(z, cliques);
+      cells += cliques?.cells.length ?? 0;
+    }
+    // Cells two or more of these zones touch: customized for those zones together, once per set.
+    const customizeCells = this.search.customizeCells?.bind(this.search);
+    if (customizeCells && zones.length >= 2) {
+      for (const [cell, members] of this.sharedCells(zones, ownOf)) {
+        const key = this.cellKey('', cell, members);
+        let cliques = held.get(key);
+        if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
+        else if (cells < maxCells) {
+          this.keep(key, (cliques = this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)) ?? null));
+          cells++;
+        }
+        if (cliques) out.shared.push(cliques);
+      }
+    }
+    // Big cells holding their customized cells: customized for exactly the zones in each, once per
+    // such set (a cell several zones share walked or crossed inside it alike: the big clique is exact).
+    const customizeBigCells = this.search.customizeBigCells?.bind(this.search);
+    if (!customizeBigCells) return out;
+    for (const [big, members] of this.bigCells(zones, ownOf)) {
+      const key = this.cellKey('B', big, members);
+      let cliques = held.get(key);
+      if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
+      else if (cells < maxCells) {
+        const lists = members.map((z) => own.get(z)!);
+        cliques = this.withZoneRoads(members, (mask) => customizeBigCells(Uint32Array.of(big), mask, lists, this.sharedCliquesOf(members, ownOf))) ?? null;
+        this.keep(key, cliques);
+        cells++;
+      }
+      if (cliques) out.big.push(cliques);
+    }
+    return out;
+  }
+
+  /** Keeps customized cliques as the most recently used, dropping the least recently used past the bounds. */
+  private keep(key: CalculatedZone | string, cliques: BlockedCellCliques | null | undefined): void {
+    const held = this.zoneCliques;
+    held.set(key, cliques ?? null);
+    this.zoneCliqueBytesHeld += cliqueBytes(cliques);
+    if (typeof key !== 'string') this.zonesHeld++;
+    if (cliques) this.cliquesHeld[kindOf(key)]++;
+    for (const [old, c] of held) {
+      if (this.zoneCliqueBytesHeld <= this.zoneCliqueBytes && this.zonesHeld <= MAX_CUSTOMIZED_ZONES) break;
+      held.delete(old);
+      this.zoneCliqueBytesHeld -= cliqueBytes(c);
+      if (typeof old !== 'string') this.zonesHeld--;
+      if (c) this.cliquesHeld[kindOf(old)]--;
+    }
+  }
+
+  /** The cells two or more of the zones' customized cells (ownOf) share, with those zones (each once). */
+  private sharedCells(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): Map<number, CalculatedZone[]> {
+    const byCell = this.zonesByCell(zones, ownOf, (cell) => cell);
+    for (const [cell, members] of byCell) if (members.length < 2) byCell.delete(cell);
+    return byCell;
+  }
+
+  /** The big cells the zones' customized cells (ownOf) lie in, with those zones (each once). */
+  private bigCells(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): Map<number, CalculatedZone[]> {
+    const bigCellOf = this.search.bigCellOf?.bind(this.search);
+    return bigCellOf ? this.zonesByCell(zones, ownOf, bigCellOf) : new Map();
+  }
+
+  /** Per cell `cellOf` gives the zones' customized small cells (ownOf; none where it gives undefined), those zones, each once. */
+  private zonesByCell(
+    zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined, cellOf: (smallCell: number) => number | undefined,
+  ): Map<number, CalculatedZone[]> {
+    const byCell = new Map<number, CalculatedZone[]>();
+    const seen = new Set<CalculatedZone>();
+    for (const z of zones) {
+      const own = ownOf(z);
+      if (!own || seen.has(z)) continue;
+      seen.add(z);
+      for (const small of own.cells) {
+        const cell = cellOf(small);
+        if (cell === undefined) continue;
+        const members = byCell.get(cell);
+        if (!members) byCell.set(cell, [z]);
+        else if (members[members.length - 1] !== z) members.push(z);
+      }
+    }
+    return byCell;
+  }
+
+  /** A shared or big cell's key: its level's prefix, the cell and its zones' ids, ascending. */
+  private cellKey(level: '' | 'B', cell: number, zones: readonly CalculatedZone[]): string {
+    const ids = zones.map((z) => {
+      let id = this.zoneIds.get(z);
+      if (id === undefined) this.zoneIds.set(z, (id = this.nextZoneId++));
+      return id;
+    });
+    return `${level}${cell}:${ids.sort((a, b) => a - b).join(',')}`;
+  }
+
+  /** The customized cliques of the cells the zones (with cliques `ownOf`) share, where prepareZones made them for exactly those zones. */
+  private sharedCliquesOf(zones: readonly CalculatedZone[], ownOf: (z: CalculatedZone) => BlockedCellCliques | undefined): BlockedCellCliques[] {
+    const out: BlockedCellCliques[] = [];
+    if (zones.length < 2) return out;
+    for (const [cell, members] of this.sharedCells(zones, ownOf)) {
+      const cliques = this.zoneCliques.get(this.cellKey('', cell, members));
+      if (cliques) out.push(cliques);
+    }
+    return out;
+  }
+}
