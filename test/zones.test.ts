@@ -316,6 +316,50 @@ describe('ZoneCache', () => {
       await cache.close();
     }
   });
+
+  test('zones not asked for within idleMillis are dropped at the next lookup; every calculation let go reaches onDropped, and the router forgets its cliques', async () => {
+    const { ZoneCache } = await import('../src/zones/ZoneCache.js');
+    const { validateZone, loadGraph, DEFAULT_GRAPH_PATH } = await import('../src/index.js');
+    const graph = loadGraph(DEFAULT_GRAPH_PATH);
+    const router = new Router(graph);
+    let clock = 0;
+    const dropped: string[] = [];
+    const cache = new ZoneCache(graph, {
+      maxZones: 3, idleMillis: 1000, now: () => clock,
+      onCalculated: (z) => router.prepareZones([z]), onDropped: (z) => { dropped.push(z.zone.name); router.forgetZone(z); },
+    });
+    try {
+      const square = (name: string, lat: number, lon: number) => ({
+        key: name, revision: 'r1', name,
+        zone: () => validateZone({ name, geometries: [{ vertices: [[0, 0], [0, 0.004], [0.004, 0.004], [0.004, 0]].map(([a, b]) => ({ latitude: lat + a, longitude: lon + b })) }] }),
+      });
+      const a = cache.current(square('a', 57.70, 11.96));
+      cache.current(square('b', 57.69, 11.95));
+      assert.equal(a.status.name, 'CALCULATED');
+      assert.ok(router.preparedZones.zones >= 1, 'the router keeps cliques for the zones');
+      const prepared = router.preparedZones.zones;
+      clock = 600;
+      cache.current(square('b', 57.69, 11.95)); // b used again; a is now 600 ms idle
+      clock = 1200; // a idle 1200 ms (> 1000), b 600 ms
+      assert.equal(cache.lookup('b', 'r1', 'b') !== undefined, true);
+      assert.deepEqual(dropped, ['a'], 'a was dropped at the lookup, b kept');
+      assert.equal(cache.size, 1);
+      assert.equal(router.preparedZones.zones, prepared - (router.canCustomize(a) ? 1 : 0), 'a\'s cliques went with it');
+      // A new revision, a forget, and the count bound each let the old calculation go.
+      cache.current({ ...square('b', 57.69, 11.95), revision: 'r2' });
+      cache.forget('b');
+      for (const [i, name] of ['c', 'd', 'e', 'f'].entries()) cache.current(square(name, 57.68 + i * 0.003, 11.94));
+      assert.deepEqual(dropped, ['a', 'b', 'b', 'c']);
+      assert.equal(cache.size, 3);
+      // Routes stay exact with the cliques let go: the same as a router that never prepared a zone.
+      const zones = ['d', 'e', 'f'].map((n, i) => cache.current(square(n, 57.683 + i * 0.003, 11.94)));
+      const points = [{ latitude: 57.675, longitude: 11.935 }, { latitude: 57.70, longitude: 11.95 }];
+      const fresh = new Router(graph).route({ points, zones });
+      assert.equal(router.route({ points, zones }).duration, fresh.duration);
+    } finally {
+      await cache.close();
+    }
+  });
 });
 
 test('a script whose zone and matrix went to worker threads exits by itself once they are answered (workers are unref\'d when idle)', async () => {

@@ -182,6 +182,11 @@ export class Router {
     return this.cliques.canCustomize(zone);
   }
 
+  /** Lets go of what prepareZones made for the zone (it was deleted or replaced). */
+  forgetZone(zone: CalculatedZone): void {
+    this.cliques.forget(zone);
+  }
+
   /** `make`'s result, given the router's zone mask with the zones' roads set (all zero again after). */
   private withZoneRoads<T>(zones: readonly CalculatedZone[], make: (mask: Uint8Array) => T): T {
     // The zone mask is all zero between requests (releaseMasks); used here before masks() fills it.

@@ -78,6 +78,19 @@ export class ZoneCliques {
     return this.zoneCliques.get(zone) ?? undefined;
   }
 
+  /**
+   * Lets a zone's own cliques go (its zone was deleted or replaced). Cells it shares with other
+   * zones, and big cells, are keyed by the zones' ids and go as least recently used.
+   */
+  forget(zone: CalculatedZone): void {
+    const cliques = this.zoneCliques.get(zone);
+    if (cliques === undefined) return;
+    this.zoneCliques.delete(zone);
+    this.zoneCliqueBytesHeld -= cliqueBytes(cliques);
+    this.zonesHeld--;
+    if (cliques) this.cliquesHeld.zones--;
+  }
+
   /** Zones, shared cells and big cells with cliques kept, and their bytes. */
   get held(): { zones: number; sharedCells: number; bigCells: number; bytes: number } {
     return { ...this.cliquesHeld, bytes: this.zoneCliqueBytesHeld };

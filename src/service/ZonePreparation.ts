@@ -29,6 +29,12 @@ export class ZonePreparation {
     this.schedule();
   }
 
+  /** Drops a zone (deleted, replaced or let go by the zone cache): from the queue, and its cliques from the router. */
+  forget(zone: CalculatedZone): void {
+    this.waiting.delete(zone);
+    this.router.forgetZone(zone);
+  }
+
   /** Zones waiting for their turn. */
   get pending(): number {
     return this.waiting.size;

@@ -183,7 +183,9 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const router = new Router(options.graph);
   // Each zone's cells are customized once it is calculated, between requests, not by its first trip.
   const preparation = new ZonePreparation(router, (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'));
-  const zones = new ZoneCache(options.graph, { ...options.zoneCalculator, onCalculated: (zone) => preparation.add(zone) });
+  const zones = new ZoneCache(options.graph, {
+    ...options.zoneCalculator, onCalculated: (zone) => preparation.add(zone), onDropped: (zone) => preparation.forget(zone),
+  });
   app.decorate('router', router);
   app.decorate('zonePreparation', preparation);
   app.decorate('zoneCache', zones);

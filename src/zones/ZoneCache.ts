@@ -21,6 +21,8 @@ export interface ZoneSource {
 
 interface Entry {
   revision: string;
+  /** When it was last asked for (the clock's milliseconds). */
+  usedAt: number;
   /** Set once calculated. */
   result?: CalculatedZone;
   /** Resolves with the result; set while a worker calculates. */
@@ -38,6 +40,16 @@ export interface ZoneCacheOptions extends ZoneCalculatorOptions {
    * when asked for again. Also bounds zones deleted elsewhere that this cache never hears of.
    */
   maxZones?: number;
+  /**
+   * Zones not asked for in this many milliseconds are dropped at the next lookup (default 10
+   * minutes): a zone deleted through another instance, or replaced there, is never asked for again
+   * here, and would otherwise stay until maxZones pushed it out.
+   */
+  idleMillis?: number;
+  /** The clock (default Date.now). */
+  now?: () => number;
+  /** Called with each calculation the cache lets go (forgotten, idle, or pushed out), so what was made for it can go too. */
+  onDropped?: (zone: CalculatedZone) => void;
   /** Called with each calculation once done, inline or on the worker (the service customizes routing cells around it: ZonePreparation). */
   onCalculated?: (zone: CalculatedZone) => void;
 }
@@ -47,11 +59,17 @@ export class ZoneCache {
   private readonly entries = new Map<string, Entry>();
   private readonly maxZones: number;
   private readonly onCalculated: (zone: CalculatedZone) => void;
+  private readonly onDropped: (zone: CalculatedZone) => void;
+  private readonly idleMillis: number;
+  private readonly now: () => number;
 
   constructor(readonly graph: RoadGraph, options: ZoneCacheOptions = {}) {
     this.calculator = new ZoneCalculator(graph, options);
     this.maxZones = Math.max(1, options.maxZones ?? 20_000);
     this.onCalculated = options.onCalculated ?? (() => {});
+    this.onDropped = options.onDropped ?? (() => {});
+    this.idleMillis = options.idleMillis ?? 10 * 60_000;
+    this.now = options.now ?? Date.now;
   }
 
   /**
@@ -73,9 +91,11 @@ export class ZoneCache {
    * else undefined: a caller that knows a zone's revision needs its body only on a miss.
    */
   lookup(key: string, revision: string, name: string): ZoneHandle | undefined {
+    this.dropIdle();
     const known = this.entries.get(key);
     if (!known || known.revision !== revision) return undefined;
     this.entries.delete(key);
+    known.usedAt = this.now();
     this.entries.set(key, known);
     return handleOf(known, name);
   }
@@ -87,7 +107,8 @@ export class ZoneCache {
 
   /** Drops a key (its zone was deleted). */
   forget(key: string): void {
-    this.entries.delete(key);
+    const known = this.entries.get(key);
+    if (known) this.drop(key, known);
   }
 
   get size(): number {
@@ -103,16 +124,39 @@ export class ZoneCache {
     return this.calculator.close();
   }
 
+  /** Drops an entry, telling onDropped of its calculation (now, or when a worker finishes it). */
+  private drop(key: string, entry: Entry): void {
+    if (this.entries.get(key) === entry) this.entries.delete(key);
+    if (entry.result) this.onDropped(entry.result);
+    else entry.pending.then((result) => this.onDropped(result), () => {});
+  }
+
+  /** Drops the least recently used entries not asked for within idleMillis (Map order is the recency order). */
+  private dropIdle(): void {
+    const before = this.now() - this.idleMillis;
+    for (const [key, entry] of this.entries) {
+      if (entry.usedAt >= before) break;
+      this.drop(key, entry);
+    }
+  }
+
   private entry({ key, revision, name, zone, json }: ZoneSource): Entry {
+    this.dropIdle();
+    const usedAt = this.now();
     const known = this.entries.get(key);
     this.entries.delete(key); // re-inserted below: Map order is the recency order
     if (known && known.revision === revision) {
+      known.usedAt = usedAt;
       this.entries.set(key, known);
       return known;
     }
-    if (this.entries.size >= this.maxZones) this.entries.delete(this.entries.keys().next().value!);
+    if (known) this.drop(key, known);
+    if (this.entries.size >= this.maxZones) {
+      const [oldKey, oldEntry] = this.entries.entries().next().value!;
+      this.drop(oldKey, oldEntry);
+    }
     if (json !== undefined && json.length > LARGE_ZONE_JSON) {
-      const entry: Entry = { revision, pending: this.calculator.calculateJson(name, json) };
+      const entry: Entry = { revision, usedAt, pending: this.calculator.calculateJson(name, json) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
@@ -125,7 +169,7 @@ export class ZoneCache {
       z = zone();
     } catch (err) {
       const result = unfinished(name, zoneStatus('CALCULATION_ERROR', `the stored zone is not valid: ${(err as Error).message}`));
-      const entry = { revision, result, pending: Promise.resolve(result) };
+      const entry = { revision, usedAt, result, pending: Promise.resolve(result) };
       this.entries.set(key, entry);
       return entry;
     }
@@ -133,10 +177,10 @@ export class ZoneCache {
     const onWorker = this.calculator.runsOnWorker(z);
     if (!onWorker) {
       const result = calculateZone(this.graph, z);
-      entry = { revision, result, pending: Promise.resolve(result) };
+      entry = { revision, usedAt, result, pending: Promise.resolve(result) };
       this.onCalculated(result);
     } else {
-      entry = { revision, pending: this.calculator.calculate(z, true) };
+      entry = { revision, usedAt, pending: this.calculator.calculate(z, true) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
