@@ -193,6 +193,34 @@ describe('avoidance rules', () => {
 
 
 describe('ZoneCalculator: large zones on a worker thread', () => {
+  test('the worker takes each owner\'s zones in turn: a client\'s zone waits for at most the piece under way, not for another client\'s queue; results equal the inline calculation', async () => {
+    const { ZoneCalculator, loadGraph, DEFAULT_GRAPH_PATH } = await import('../src/index.js');
+    const graph = loadGraph(DEFAULT_GRAPH_PATH);
+    const calculator = new ZoneCalculator(graph, { workerThreshold: 0 });
+    try {
+      const square = (name: string, i: number) => zoneFromGeoJson(name, {
+        type: 'Polygon', coordinates: [[[11.94 + i * 0.01, 57.69], [11.95 + i * 0.01, 57.69], [11.95 + i * 0.01, 57.70], [11.94 + i * 0.01, 57.70], [11.94 + i * 0.01, 57.69]]],
+      });
+      const finished: string[] = [];
+      const run = (owner: string, name: string, i: number) => {
+        const zone = square(name, i);
+        return calculator.calculate(zone, true, owner).then((done) => {
+          finished.push(name);
+          assert.deepEqual([...done.roads], [...calculateZone(graph, zone).roads], name);
+          return done;
+        });
+      };
+      const all = [run('A', 'a1', 0), run('A', 'a2', 1), run('A', 'a3', 2), run('A', 'a4', 3), run('B', 'b1', 4), run('', 'x1', 5), run('B', 'b2', 6)];
+      assert.equal(calculator.waiting, 6, 'one piece under way, six waiting');
+      await Promise.all(all);
+      // a1 was under way; then B and the anonymous owner get their turns between A's zones.
+      assert.deepEqual(finished, ['a1', 'a2', 'b1', 'x1', 'a3', 'b2', 'a4']);
+      assert.equal(calculator.waiting, 0);
+    } finally {
+      await calculator.close();
+    }
+  });
+
   test('a jagged zone meeting few roads goes to the worker by its estimated edge tests, and comes back equal to the inline calculation', async () => {
     const { ZoneCalculator } = await import('../src/index.js');
     const { ADVERSARIAL_RINGS } = await import('../bench/adversarialRings.js');

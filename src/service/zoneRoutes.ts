@@ -30,6 +30,7 @@ export const zoneKey = (clientId: string, name: string) => `${clientId}\n${name}
 export function zoneSource(stored: StoredZone): ZoneSource {
   return {
     key: zoneKey(stored.clientId, stored.name),
+    owner: stored.clientId,
     revision: stored.revision,
     name: stored.name,
     // Validated when stored: read back without the shape checks (O(vertices), not O(n log n)).
@@ -46,7 +47,7 @@ export function zoneSource(stored: StoredZone): ZoneSource {
 async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promise<{ name: string; json: string; vertexCount: number }> {
   // No body at all (no Content-Type either) reaches no parser.
   if (typeof request.body !== 'string') throw apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
-  const checked = await zones.calculator.checkJson(request.body);
+  const checked = await zones.calculator.checkJson(request.body, request.caller?.clientId);
   if (checked.ok) return checked;
   if ('notJson' in checked) throw apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${checked.notJson}`);
   throw apiError(400, new ZoneValidationError(checked.issues).code, 'invalid restriction zone', { errors: checked.issues });

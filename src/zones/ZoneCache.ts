@@ -7,6 +7,8 @@ import { LARGE_ZONE_JSON, ZoneCalculator, type ZoneCalculatorOptions } from './Z
 export interface ZoneSource {
   /** Unique among the cached zones, e.g. client id and zone name. */
   key: string;
+  /** Whose zone it is (a client id): large zones are calculated each owner in turn (ZoneCalculator). */
+  owner?: string;
   /** Changes whenever the zone changes. */
   revision: string;
   name: string;
@@ -140,7 +142,7 @@ export class ZoneCache {
     }
   }
 
-  private entry({ key, revision, name, zone, json }: ZoneSource): Entry {
+  private entry({ key, owner, revision, name, zone, json }: ZoneSource): Entry {
     this.dropIdle();
     const usedAt = this.now();
     const known = this.entries.get(key);
@@ -156,7 +158,7 @@ export class ZoneCache {
       this.drop(oldKey, oldEntry);
     }
     if (json !== undefined && json.length > LARGE_ZONE_JSON) {
-      const entry: Entry = { revision, usedAt, pending: this.calculator.calculateJson(name, json) };
+      const entry: Entry = { revision, usedAt, pending: this.calculator.calculateJson(name, json, owner) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
@@ -180,7 +182,7 @@ export class ZoneCache {
       entry = { revision, usedAt, result, pending: Promise.resolve(result) };
       this.onCalculated(result);
     } else {
-      entry = { revision, usedAt, pending: this.calculator.calculate(z, true) };
+      entry = { revision, usedAt, pending: this.calculator.calculate(z, true, owner) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);

@@ -45,12 +45,24 @@ interface WorkerReply {
   sameText?: boolean;
 }
 
+/** Work waiting for the worker thread. */
+interface QueuedWork {
+  message: Record<string, unknown>;
+  resolve: (reply: WorkerReply) => void;
+  reject: (err: Error) => void;
+}
+
 /**
  * Calculates zones for one graph, small ones synchronously and large ones on a worker thread, and
- * tells which are still in calculation (status IN_CALCULATION) meanwhile. Call close() when done.
+ * tells which are still in calculation (status IN_CALCULATION) meanwhile. The worker takes one
+ * piece of work at a time, from each owner (a client) in turn: one client's queue of large zones
+ * delays another's zone by at most the piece under way. Call close() when done.
  */
 export class ZoneCalculator {
   private worker?: WorkerRequests<WorkerReply>;
+  /** Per owner, its work in order; the Map's order is the turn order (an owner served goes to the back). */
+  private readonly queued = new Map<string, QueuedWork[]>();
+  private busy = false;
   private readonly running = new Map<string, Promise<CalculatedZone>>();
   private readonly workerThreshold: number;
   private readonly edgeTestThreshold: number;
@@ -91,9 +103,9 @@ export class ZoneCalculator {
    * Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR).
    * `onWorker` is runsOnWorker's answer, for a caller that already asked.
    */
-  calculate(zone: Zone, onWorker = this.runsOnWorker(zone)): Promise<CalculatedZone> {
+  calculate(zone: Zone, onWorker = this.runsOnWorker(zone), owner = ''): Promise<CalculatedZone> {
     if (!onWorker) return Promise.resolve(calculateZone(this.graph, zone));
-    const done = this.onWorker(zone).finally(() => {
+    const done = this.onWorker(owner, zone).finally(() => {
       if (this.running.get(zone.name) === done) this.running.delete(zone.name);
     });
     this.running.set(zone.name, done);
@@ -104,11 +116,11 @@ export class ZoneCalculator {
    * Checks a zone body sent as JSON text (checkZoneJson): on the worker thread when the text is
    * long (LARGE_ZONE_JSON), so the caller's event loop only passes strings.
    */
-  async checkJson(text: string): Promise<CheckedZoneJson> {
+  async checkJson(text: string, owner = ''): Promise<CheckedZoneJson> {
     if (text.length <= LARGE_ZONE_JSON) return checkZoneJson(text);
     let reply: WorkerReply;
     try {
-      reply = await this.startWorker().request({ checkJson: text });
+      reply = await this.inTurn(owner, { checkJson: text });
     } catch {
       return checkZoneJson(text); // no worker thread: the right answer, on this thread
     }
@@ -121,8 +133,8 @@ export class ZoneCalculator {
    * thread: the text is parsed there, and the polygons come back prepared. The result's
    * `zone.polygons` are rebuilt from them only if read.
    */
-  calculateJson(name: string, json: string): Promise<CalculatedZone> {
-    const done = this.onWorker({ name, polygons: [] }, json).finally(() => {
+  calculateJson(name: string, json: string, owner = ''): Promise<CalculatedZone> {
+    const done = this.onWorker(owner, { name, polygons: [] }, json).finally(() => {
       if (this.running.get(name) === done) this.running.delete(name);
     });
     this.running.set(name, done);
@@ -138,11 +150,54 @@ export class ZoneCalculator {
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = undefined;
+    for (const work of [...this.queued.values()].flat()) work.reject(new Error('the zone calculator was closed'));
+    this.queued.clear();
     if (w) await w.worker.terminate();
   }
 
+  /** Work waiting for the worker thread, not counting the piece under way. */
+  get waiting(): number {
+    let n = 0;
+    for (const list of this.queued.values()) n += list.length;
+    return n;
+  }
+
+  /** Posts `message` to the worker when its owner's turn comes; resolves with the reply. */
+  private inTurn(owner: string, message: Record<string, unknown>): Promise<WorkerReply> {
+    return new Promise<WorkerReply>((resolve, reject) => {
+      const list = this.queued.get(owner);
+      if (list) list.push({ message, resolve, reject });
+      else this.queued.set(owner, [{ message, resolve, reject }]);
+      this.next();
+    });
+  }
+
+  /** Sends the next owner's oldest work to the worker, once the piece under way is answered. */
+  private next(): void {
+    if (this.busy) return;
+    const turn = this.queued.entries().next();
+    if (turn.done) return;
+    const [owner, list] = turn.value;
+    const work = list.shift()!;
+    this.queued.delete(owner);
+    if (list.length > 0) this.queued.set(owner, list); // to the back of the turn order
+    let request: Promise<WorkerReply>;
+    try {
+      request = this.startWorker().request(work.message);
+    } catch (err) {
+      work.reject(new Error(`cannot start a worker thread: ${(err as Error).message}`));
+      this.next();
+      return;
+    }
+    this.busy = true;
+    request.then(work.resolve, work.reject).finally(() => {
+      this.busy = false;
+      this.next();
+    });
+  }
+
   /** Calculates `zone` on the worker, or, with `json`, the zone of that stored body text (`zone` then only names it). */
-  private onWorker(zone: Zone, json?: string): Promise<CalculatedZone> {
+  private onWorker(owner: string, zone: Zone, json?: string): Promise<CalculatedZone> {
     const started = performance.now();
     const fail = (status: ZoneStatus): CalculatedZone => ({
       zone,
@@ -155,13 +210,7 @@ export class ZoneCalculator {
       prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
       millis: performance.now() - started,
     });
-    let worker: WorkerRequests<WorkerReply>;
-    try {
-      worker = this.startWorker();
-    } catch (err) {
-      return Promise.resolve(fail(zoneStatus('CALCULATION_ERROR', `cannot start a worker thread: ${(err as Error).message}`)));
-    }
-    return worker.request(json === undefined ? { zone } : { zoneJson: json }).then(
+    return this.inTurn(owner, json === undefined ? { zone } : { zoneJson: json }).then(
       (reply) => {
         if (reply.status.name === 'CALCULATION_ERROR') return fail(reply.status);
         const prepared = reply.prepared ? reply.prepared.map(PreparedPolygon.revive) : zone.polygons.map((p) => new PreparedPolygon(p.rings));
