@@ -163,6 +163,33 @@ describe('avoidance rules', () => {
     assert.ok(entered[0].metresInside <= insideUnrestricted + 1e-6);
   });
 
+  test('metres inside each zone entered equal the per-piece reference measured over the whole leg (stops inside, zones of overlapping polygons, a stop pair on one road)', async () => {
+    const { lengthInsideReference } = await import('../src/geo/lengthInside.js');
+    const rand = seededRandom(77);
+    const square = (lat: number, lon: number, d: number) => [[lon - d, lat - d], [lon + d, lat - d], [lon + d, lat + d], [lon - d, lat + d], [lon - d, lat - d]];
+    let measured = 0;
+    for (let i = 0; i < 40; i++) {
+      const lat = 57.69 + rand() * 0.02, lon = 11.95 + rand() * 0.04;
+      // Two overlapping squares in one zone: roads in both count in each (the reference sums the polygons too).
+      const zone = calculateZone(graph, zoneFromGeoJson(`z${i}`, { type: 'MultiPolygon', coordinates: [[square(lat, lon, 0.003)], [square(lat + 0.002, lon + 0.002, 0.002)]] }));
+      const inside = { latitude: lat + (rand() - 0.5) * 0.002, longitude: lon + (rand() - 0.5) * 0.002 };
+      const out = { latitude: 57.69 + rand() * 0.02, longitude: 11.95 + rand() * 0.04 };
+      const near = { latitude: inside.latitude + 0.0002, longitude: inside.longitude };
+      for (const points of [[inside, out], [out, inside], [inside, near]]) {
+        let route;
+        try { route = router.route({ points, zones: [zone] }); } catch { continue; }
+        for (const leg of route.legs) {
+          const line = new Float64Array(leg.points.flatMap((p) => [p.longitude, p.latitude]));
+          const reference = zone.prepared.reduce((sum, poly) => sum + lengthInsideReference(poly, line), 0);
+          const got = leg.zonesEntered?.find((z) => z.name === zone.zone.name)?.metresInside ?? 0;
+          assert.ok(Math.abs(got - reference) <= 1e-3 * Math.max(1, leg.edges.length), `zone ${i}: ${got} m inside, reference ${reference} m`);
+          if (reference > 0) measured++;
+        }
+      }
+    }
+    assert.ok(measured >= 30, `${measured} legs drove inside a zone`);
+  });
+
   test('a zone whose calculation failed or is still running cannot be used silently', () => {
     const failed = { ...centre, status: { name: 'CALCULATION_ERROR' as const, description: 'Error trying to calculate restriction zone: boom' }, blockedRoads: new Uint8Array(0) };
     assert.throws(() => router.route({ points: [west, east], zones: [failed] }), (e: { code: string; message: string }) => e.code === 'ZONE_NOT_USABLE' && /centre.*boom/.test(e.message));

@@ -386,8 +386,15 @@ export class Router {
     // Only zones whose polygons' boxes meet the leg's box can have been entered.
     const near = new Set(new ZoneIndex(zones).zonesInBox(minX, minY, maxX, maxY));
     const out: ZoneEntered[] = [];
+    // The whole roads the leg drives: their metres inside, calculated with the zone; only the start
+    // and end roads' parts are measured here (a leg through a 100,000-vertex zone tests no polygon
+    // per segment).
+    const [edgesFirst, edgesLast] = leg instanceof Leg ? leg.edgePoints : [latLon.length / 2 - 1, latLon.length / 2 - 1];
+    const points = latLon.length / 2;
+    const edgeRoad = this.graph.edgeRoad;
     for (const z of zones.filter((zone) => near.has(zone))) {
-      const metres = z.prepared.reduce((s, poly) => s + lengthInside(poly, line), 0);
+      let metres = z.prepared.reduce((s, poly) => s + lengthInside(poly, line, 0, edgesFirst + 1) + lengthInside(poly, line, edgesLast, points), 0);
+      if (leg instanceof Leg) for (const e of leg.edges) metres += roadMetresInside(z, edgeRoad[e]);
       if (metres > 0) out.push({ name: z.zone.name, metresInside: metres });
     }
     return out;
@@ -416,7 +423,8 @@ export class Router {
       if (!direct.reversed) line.pushForward(from.road, from.segment + 1, to.segment);
       else line.pushBackward(from.road, from.segment, to.segment + 1);
       line.push(to.latitude, to.longitude);
-      const leg = new Leg(metres, duration, line.coordinates(), [], from, to);
+      // No edges: the whole line is the one road's part, measured as the start's.
+      const leg = new Leg(metres, duration, line.coordinates(), [], from, to, line.count - 1, line.count - 1);
       if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, [], from, to, true, 0, 0));
       return leg;
     }
@@ -441,14 +449,16 @@ export class Router {
     else line.pushForward(from.road, from.segment + 1, g.roadPointCount(from.road) - 1);
     line.metres = distance;
     line.seconds = duration;
+    const edgesFirst = line.count - 1; // the first edge's tail: the start road's end
     line.pushEdges(edges);
+    const edgesLast = line.count - 1;
     distance = line.metres;
     duration = line.seconds;
     // End: from the road's end node to the snapped point.
     if (target.reversed) line.pushBackward(to.road, g.roadPointCount(to.road) - 1, to.segment + 1);
     else line.pushForward(to.road, 0, to.segment);
     line.push(to.latitude, to.longitude);
-    return new Leg(distance, duration, line.coordinates(), edges, from, to);
+    return new Leg(distance, duration, line.coordinates(), edges, from, to, edgesFirst, edgesLast);
   }
 
 }
@@ -459,12 +469,19 @@ class Leg implements RouteLeg {
   declare zonesEntered?: ZoneEntered[];
   declare avoidedTypesDriven?: AvoidedTypeDriven[];
   #points?: LatLon[];
+  /** The points of `edges` in `coordinates`: from edgesFirst (the first edge's tail) to edgesLast; the rest are the start and end roads' parts. */
+  readonly #edgePoints: [number, number];
 
   constructor(
     readonly distance: number, readonly duration: number, readonly coordinates: Float64Array,
-    readonly edges: number[], readonly from: Snap, readonly to: Snap,
+    readonly edges: number[], readonly from: Snap, readonly to: Snap, edgesFirst: number, edgesLast: number,
   ) {
     this.averageSpeed = speedKmh(distance, duration);
+    this.#edgePoints = [edgesFirst, edgesLast];
+  }
+
+  get edgePoints(): readonly [number, number] {
+    return this.#edgePoints;
   }
 
   get points(): LatLon[] {
@@ -505,6 +522,19 @@ function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {
 }
 
 /** km/h from metres and seconds; 0 when no time passes. */
+/** A road's metres inside a zone (0 for a road it does not block): binary search of its ascending roads. */
+function roadMetresInside(zone: CalculatedZone, road: number): number {
+  const roads = zone.roads;
+  let lo = 0, hi = roads.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (roads[mid] < road) lo = mid + 1;
+    else if (roads[mid] > road) hi = mid - 1;
+    else return zone.roadMetresInside[mid];
+  }
+  return 0;
+}
+
 function speedKmh(metres: number, seconds: number): number {
   return seconds > 0 ? (metres / seconds) * 3.6 : 0;
 }

@@ -212,6 +212,7 @@ function unfinished(name: string, status: ZoneStatus): CalculatedZone {
     status,
     roadCount: 0,
     roads: new Uint32Array(0),
+    roadMetresInside: new Float32Array(0),
     edgeCount: 0,
     metresInside: 0,
     blockedLength: 0,

@@ -33,6 +33,7 @@ interface WorkerReply {
   id: number;
   status: ZoneStatus;
   roads: Uint32Array;
+  roadMetresInside: Float32Array;
   edgeCount: number;
   metresInside: number;
   blockedLength: number;
@@ -204,6 +205,7 @@ export class ZoneCalculator {
       status,
       roadCount: 0,
       roads: new Uint32Array(0),
+      roadMetresInside: new Float32Array(0),
       edgeCount: 0,
       metresInside: 0,
       blockedLength: 0,
@@ -219,6 +221,7 @@ export class ZoneCalculator {
           status: reply.status,
           roadCount: this.graph.roadCount,
           roads: reply.roads,
+          roadMetresInside: reply.roadMetresInside,
           edgeCount: reply.edgeCount,
           metresInside: reply.metresInside,
           blockedLength: reply.blockedLength,

@@ -60,6 +60,7 @@ if (!isMainThread && parentPort) {
       id,
       status: result.status,
       roads: result.roads,
+      roadMetresInside: result.roadMetresInside,
       edgeCount: result.edgeCount,
       metresInside: result.metresInside,
       blockedLength: result.blockedLength,
@@ -67,7 +68,7 @@ if (!isMainThread && parentPort) {
       // A zone from JSON text exists only here: its polygons go back prepared (typed arrays).
       ...('zoneJson' in request ? { polygonNames: zone.polygons.map((p) => p.name), prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p })) } : {}),
     };
-    const transfer = [result.roads.buffer, ...('zoneJson' in request ? result.prepared.flatMap((p) => [p.xy.buffer, p.next.buffer, p.rowStart.buffer, p.rowEdges.buffer]) : [])];
+    const transfer = [result.roads.buffer, result.roadMetresInside.buffer, ...('zoneJson' in request ? result.prepared.flatMap((p) => [p.xy.buffer, p.next.buffer, p.rowStart.buffer, p.rowEdges.buffer]) : [])];
     port.postMessage(reply, transfer as ArrayBuffer[]);
   });
 }
