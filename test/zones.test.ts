@@ -372,47 +372,71 @@ describe('ZoneCache', () => {
     }
   });
 
-  test('zones not asked for within idleMillis are dropped at the next lookup; every calculation let go reaches onDropped, and the router forgets its cliques', async () => {
+  test('idle zones whose revision the store no longer has are forgotten by the sweep, live ones stay; every calculation let go reaches onDropped, and the router forgets its cliques', async () => {
     const { ZoneCache } = await import('../src/zones/ZoneCache.js');
-    const { validateZone, loadGraph, DEFAULT_GRAPH_PATH } = await import('../src/index.js');
+    const { sweepZoneCache } = await import('../src/service/resolveZones.js');
+    const { zoneSource, zoneKey } = await import('../src/service/zoneRoutes.js');
+    const { SqliteStore } = await import('../src/store/SqliteStore.js');
+    const { storedZoneFromJson } = await import('../src/store/Store.js');
+    const { loadGraph, DEFAULT_GRAPH_PATH } = await import('../src/index.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
     const graph = loadGraph(DEFAULT_GRAPH_PATH);
     const router = new Router(graph);
+    const dir = mkdtempSync(join(tmpdir(), 'detour-sweep-'));
+    const store = new SqliteStore(join(dir, 'detour.sqlite'));
+    const { registerClient } = await import('../src/service/credentials.js');
+    const owner = (await registerClient(store, { applicationName: 'sweep' })).client.clientId;
     let clock = 0;
     const dropped: string[] = [];
     const cache = new ZoneCache(graph, {
-      maxZones: 3, idleMillis: 1000, now: () => clock,
+      maxZones: 4, now: () => clock,
       onCalculated: (z) => router.prepareZones([z]), onDropped: (z) => { dropped.push(z.zone.name); router.forgetZone(z); },
     });
     try {
-      const square = (name: string, lat: number, lon: number) => ({
-        key: name, revision: 'r1', name,
-        zone: () => validateZone({ name, geometries: [{ vertices: [[0, 0], [0, 0.004], [0.004, 0.004], [0.004, 0]].map(([a, b]) => ({ latitude: lat + a, longitude: lon + b })) }] }),
+      const body = (name: string, lat: number, lon: number) => JSON.stringify({
+        name, geometries: [{ vertices: [[0, 0], [0, 0.004], [0.004, 0.004], [0.004, 0]].map(([a, b]) => ({ latitude: lat + a, longitude: lon + b })) }],
       });
-      const a = cache.current(square('a', 57.70, 11.96));
-      cache.current(square('b', 57.69, 11.95));
-      assert.equal(a.status.name, 'CALCULATED');
+      const stored = (name: string, revision: string, lat: number) => storedZoneFromJson({ clientId: owner, name, vertexCount: 4, revision, createdAt: 0, updatedAt: 0 }, body(name, lat, 11.96));
+      const calculated = new Map<string, CalculatedZone>();
+      for (const [name, lat] of [['a', 57.70], ['b', 57.69], ['c', 57.68]] as const) {
+        assert.ok(await store.insertZone(stored(name, 'r1', lat)));
+        calculated.set(name, cache.current(zoneSource(stored(name, 'r1', lat))));
+      }
+      cache.current(zoneSource(stored('a', 'r1', 57.70)));
       assert.ok(router.preparedZones.zones >= 1, 'the router keeps cliques for the zones');
       const prepared = router.preparedZones.zones;
-      clock = 600;
-      cache.current(square('b', 57.69, 11.95)); // b used again; a is now 600 ms idle
-      clock = 1200; // a idle 1200 ms (> 1000), b 600 ms
-      assert.equal(cache.lookup('b', 'r1', 'b') !== undefined, true);
-      assert.deepEqual(dropped, ['a'], 'a was dropped at the lookup, b kept');
+      // Through "another instance": a deleted, b replaced; c untouched.
+      assert.ok(await store.deleteZone(owner, 'a'));
+      assert.ok(await store.replaceZone(stored('b', 'r2', 57.695)));
+      clock = 1000;
+      cache.current(zoneSource(stored('c', 'r1', 57.68))); // c asked for again: not idle
+      assert.deepEqual(cache.idle(500).map((e) => e.name), ['b', 'a'], 'least recently used first');
+      assert.equal(await sweepZoneCache(store, cache, 500), 2);
+      assert.deepEqual(dropped.sort(), ['a', 'b']);
       assert.equal(cache.size, 1);
-      assert.equal(router.preparedZones.zones, prepared - (router.canCustomize(a) ? 1 : 0), 'a\'s cliques went with it');
+      const droppedPrepared = ['a', 'b'].filter((n) => router.canCustomize(calculated.get(n)!)).length;
+      assert.ok(droppedPrepared > 0);
+      assert.equal(router.preparedZones.zones, prepared - droppedPrepared, 'their cliques went with them');
+      // A live zone stays however long it rests.
+      clock = 10_000;
+      assert.equal(await sweepZoneCache(store, cache, 500), 0);
+      assert.ok(cache.lookup(zoneKey(owner, 'c'), 'r1', 'c'));
       // A new revision, a forget, and the count bound each let the old calculation go.
-      cache.current({ ...square('b', 57.69, 11.95), revision: 'r2' });
-      cache.forget('b');
-      for (const [i, name] of ['c', 'd', 'e', 'f'].entries()) cache.current(square(name, 57.68 + i * 0.003, 11.94));
-      assert.deepEqual(dropped, ['a', 'b', 'b', 'c']);
-      assert.equal(cache.size, 3);
+      cache.current(zoneSource(stored('c', 'r3', 57.68)));
+      cache.forget(zoneKey(owner, 'c'));
+      for (const [i, name] of ['d', 'e', 'f', 'g', 'h'].entries()) cache.current(zoneSource(stored(name, 'r1', 57.66 + i * 0.005)));
+      assert.deepEqual(dropped.slice(2), ['c', 'c', 'd']);
+      assert.equal(cache.size, 4);
       // Routes stay exact with the cliques let go: the same as a router that never prepared a zone.
-      const zones = ['d', 'e', 'f'].map((n, i) => cache.current(square(n, 57.683 + i * 0.003, 11.94)));
-      const points = [{ latitude: 57.675, longitude: 11.935 }, { latitude: 57.70, longitude: 11.95 }];
-      const fresh = new Router(graph).route({ points, zones });
-      assert.equal(router.route({ points, zones }).duration, fresh.duration);
+      const zones = ['e', 'f', 'g'].map((n, i) => cache.current(zoneSource(stored(n, 'r1', 57.665 + i * 0.005))));
+      const points = [{ latitude: 57.655, longitude: 11.935 }, { latitude: 57.70, longitude: 11.95 }];
+      assert.equal(router.route({ points, zones }).duration, new Router(graph).route({ points, zones }).duration);
     } finally {
       await cache.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

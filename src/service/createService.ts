@@ -12,6 +12,7 @@ import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type JobKind, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
 import { ZonePreparation } from './ZonePreparation.js';
+import { sweepZoneCache } from './resolveZones.js';
 import { fromDetourError, HttpError, apiError, notUtf8, oauthError, schemaIssues } from './httpErrors.js';
 import { utf8Body } from './jsonText.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, TRIP_RETENTION_DAYS, zoneResponseSchema } from './schemas.js';
@@ -68,6 +69,11 @@ export interface ServiceOptions {
   zoneCalculator?: ZoneCacheOptions;
   /** How long a trip waits for a zone still in calculation (default 30 s). */
   zoneWaitMillis?: number;
+  /**
+   * Every this many milliseconds (default 10 minutes), calculated zones not asked for meanwhile are
+   * checked against the store, and those deleted or replaced through another instance let go.
+   */
+  zoneSweepMillis?: number;
   /** Serve the OpenAPI document and the reference at /docs (default true). */
   docs?: boolean;
   /** Serve the map page at / with the road tiles (default true). */
@@ -191,7 +197,12 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   app.decorate('zoneCache', zones);
   app.decorate('zoneWarmUp', { running: false, done: 0, total: 0 });
   app.decorate('store', options.store);
+  const sweepMillis = options.zoneSweepMillis ?? 10 * 60_000;
+  const sweep = setInterval(() => {
+    sweepZoneCache(options.store, zones, sweepMillis).catch((err: unknown) => app.log.warn({ err }, 'could not check the cached zones against the store'));
+  }, sweepMillis).unref();
   app.addHook('onClose', () => {
+    clearInterval(sweep);
     preparation.close();
     return zones.close();
   });

@@ -66,3 +66,26 @@ export async function resolveZones(store: Store, zones: ZoneCache, clientId: str
     }),
   );
 }
+
+/**
+ * Forgets the cached zones not asked for in `idleMillis` whose revision the store no longer has
+ * (deleted or replaced through another instance), with what was made for them (ZoneCache
+ * onDropped): live zones stay calculated however long they rest.
+ */
+export async function sweepZoneCache(store: Store, zones: ZoneCache, idleMillis: number): Promise<number> {
+  const byOwner = new Map<string, Array<{ key: string; name: string; revision: string }>>();
+  for (const entry of zones.idle(idleMillis)) {
+    if (entry.owner === undefined) continue;
+    byOwner.set(entry.owner, [...(byOwner.get(entry.owner) ?? []), entry]);
+  }
+  let forgotten = 0;
+  for (const [owner, entries] of byOwner) {
+    const current = new Map((await store.zoneRevisions(owner, entries.map((e) => e.name))).map((z) => [z.name, z.revision]));
+    for (const e of entries) {
+      if (current.get(e.name) === e.revision) continue;
+      zones.forget(e.key);
+      forgotten++;
+    }
+  }
+  return forgotten;
+}

@@ -23,6 +23,8 @@ export interface ZoneSource {
 
 interface Entry {
   revision: string;
+  name: string;
+  owner?: string;
   /** When it was last asked for (the clock's milliseconds). */
   usedAt: number;
   /** Set once calculated. */
@@ -42,13 +44,7 @@ export interface ZoneCacheOptions extends ZoneCalculatorOptions {
    * when asked for again. Also bounds zones deleted elsewhere that this cache never hears of.
    */
   maxZones?: number;
-  /**
-   * Zones not asked for in this many milliseconds are dropped at the next lookup (default 10
-   * minutes): a zone deleted through another instance, or replaced there, is never asked for again
-   * here, and would otherwise stay until maxZones pushed it out.
-   */
-  idleMillis?: number;
-  /** The clock (default Date.now). */
+  /** The clock (default Date.now), for `idle`. */
   now?: () => number;
   /** Called with each calculation the cache lets go (forgotten, idle, or pushed out), so what was made for it can go too. */
   onDropped?: (zone: CalculatedZone) => void;
@@ -62,7 +58,6 @@ export class ZoneCache {
   private readonly maxZones: number;
   private readonly onCalculated: (zone: CalculatedZone) => void;
   private readonly onDropped: (zone: CalculatedZone) => void;
-  private readonly idleMillis: number;
   private readonly now: () => number;
 
   constructor(readonly graph: RoadGraph, options: ZoneCacheOptions = {}) {
@@ -70,7 +65,6 @@ export class ZoneCache {
     this.maxZones = Math.max(1, options.maxZones ?? 20_000);
     this.onCalculated = options.onCalculated ?? (() => {});
     this.onDropped = options.onDropped ?? (() => {});
-    this.idleMillis = options.idleMillis ?? 10 * 60_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -93,7 +87,6 @@ export class ZoneCache {
    * else undefined: a caller that knows a zone's revision needs its body only on a miss.
    */
   lookup(key: string, revision: string, name: string): ZoneHandle | undefined {
-    this.dropIdle();
     const known = this.entries.get(key);
     if (!known || known.revision !== revision) return undefined;
     this.entries.delete(key);
@@ -105,6 +98,21 @@ export class ZoneCache {
   /** The calculation of a zone (starting it when this revision is new), to wait for or read now. */
   track(source: ZoneSource): ZoneHandle {
     return handleOf(this.entry(source), source.name);
+  }
+
+  /**
+   * The zones not asked for in the last `millis`, least recently used first: a zone deleted or
+   * replaced through another instance is never asked for again here, so the service checks these
+   * against the store and forgets the stale ones (sweepZoneCache).
+   */
+  idle(millis: number): Array<{ key: string; owner?: string; name: string; revision: string }> {
+    const before = this.now() - millis;
+    const out: Array<{ key: string; owner?: string; name: string; revision: string }> = [];
+    for (const [key, entry] of this.entries) {
+      if (entry.usedAt >= before) break;
+      out.push({ key, owner: entry.owner, name: entry.name, revision: entry.revision });
+    }
+    return out;
   }
 
   /** Drops a key (its zone was deleted). */
@@ -133,17 +141,7 @@ export class ZoneCache {
     else entry.pending.then((result) => this.onDropped(result), () => {});
   }
 
-  /** Drops the least recently used entries not asked for within idleMillis (Map order is the recency order). */
-  private dropIdle(): void {
-    const before = this.now() - this.idleMillis;
-    for (const [key, entry] of this.entries) {
-      if (entry.usedAt >= before) break;
-      this.drop(key, entry);
-    }
-  }
-
   private entry({ key, owner, revision, name, zone, json }: ZoneSource): Entry {
-    this.dropIdle();
     const usedAt = this.now();
     const known = this.entries.get(key);
     this.entries.delete(key); // re-inserted below: Map order is the recency order
@@ -158,7 +156,7 @@ export class ZoneCache {
       this.drop(oldKey, oldEntry);
     }
     if (json !== undefined && json.length > LARGE_ZONE_JSON) {
-      const entry: Entry = { revision, usedAt, pending: this.calculator.calculateJson(name, json, owner) };
+      const entry: Entry = { revision, name, owner, usedAt, pending: this.calculator.calculateJson(name, json, owner) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
@@ -171,7 +169,7 @@ export class ZoneCache {
       z = zone();
     } catch (err) {
       const result = unfinished(name, zoneStatus('CALCULATION_ERROR', `the stored zone is not valid: ${(err as Error).message}`));
-      const entry = { revision, usedAt, result, pending: Promise.resolve(result) };
+      const entry = { revision, name, owner, usedAt, result, pending: Promise.resolve(result) };
       this.entries.set(key, entry);
       return entry;
     }
@@ -179,10 +177,10 @@ export class ZoneCache {
     const onWorker = this.calculator.runsOnWorker(z);
     if (!onWorker) {
       const result = calculateZone(this.graph, z);
-      entry = { revision, usedAt, result, pending: Promise.resolve(result) };
+      entry = { revision, name, owner, usedAt, result, pending: Promise.resolve(result) };
       this.onCalculated(result);
     } else {
-      entry = { revision, usedAt, pending: this.calculator.calculate(z, true, owner) };
+      entry = { revision, name, owner, usedAt, pending: this.calculator.calculate(z, true, owner) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
