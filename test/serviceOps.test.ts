@@ -5,10 +5,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { importGeoJson } from '../src/index.js';
+import { DEFAULT_GRAPH_PATH, importGeoJson } from '../src/index.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { CITY_GRAPH, CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
 import { authorise, http, listen, newClient, requestToken, TRIP_PATH, ZONES_PATH, type TestService } from './support/service.js';
 
 const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
@@ -230,7 +230,7 @@ describe('command line: clients and serve', () => {
 
   test('serve: demo client on first start (printed once, not logged), /health, graceful stop on SIGTERM', async () => {
     const serveDir = join(dir, 'serve');
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--graph', CITY_GRAPH], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--graph', DEFAULT_GRAPH_PATH], {
       env: { ...process.env, DETOUR_DATA_DIR: serveDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -251,7 +251,7 @@ describe('command line: clients and serve', () => {
     assert.equal(token.status, 200);
     assert.equal((await http(`${url}/health`)).body.status, 'ok');
     const port = new URL(url).port;
-    const clash = spawnSync(process.execPath, [CLI, 'serve', '--port', port, '--graph', CITY_GRAPH], {
+    const clash = spawnSync(process.execPath, [CLI, 'serve', '--port', port, '--graph', DEFAULT_GRAPH_PATH], {
       encoding: 'utf8', env: { ...process.env, DETOUR_DATA_DIR: serveDir, DATABASE_URL: '', LOG_LEVEL: 'error' }, timeout: 60_000,
     });
     assert.equal(clash.status, 1, 'a port in use is a clear error, not a hang');

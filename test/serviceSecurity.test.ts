@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Writable } from 'node:stream';
-import { importGeoJson } from '../src/index.js';
+import { DEFAULT_GRAPH_PATH, importGeoJson } from '../src/index.js';
 import { createService, type ServiceOptions } from '../src/service/createService.js';
 import { DEMO_CLIENT_NAME, ensureDemoClient, isLoopback } from '../src/service/demoClient.js';
 import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, LimitRefusal, LoginLimits } from '../src/service/loginLimits.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { CITY_GRAPH, CLI } from './support/helpers.js';
+import { CLI } from './support/helpers.js';
 import {
   http, listen, newClient, postgresKind, postgresSkipReason, requestToken, TOKEN_PATH, ZONES_PATH, type HttpResult, type StoreKind, type TestService,
 } from './support/service.js';
@@ -373,7 +373,7 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
 describe('serve with the security settings from the environment', () => {
   test('DETOUR_DEMO_CLIENT=false, DETOUR_DOCS=false and DETOUR_TOKEN_LIFETIME reach the running service', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'detour-serve-security-'));
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--graph', CITY_GRAPH], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--graph', DEFAULT_GRAPH_PATH], {
       env: { ...process.env, DETOUR_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_DEMO_CLIENT: 'false', DETOUR_DOCS: 'false', DETOUR_TOKEN_LIFETIME: '600' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

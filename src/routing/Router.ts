@@ -337,7 +337,7 @@ export class Router {
     const flagged = this.flaggedRoads!;
     const typeLists = m.avoidance.types.map((t) => flagged.roads(AVOIDANCE_FLAGS[t]));
     const classLists = [...zones.map((z) => z.roads), ...typeLists];
-    let leg: RouteLeg | null = null;
+    let leg: Leg | null = null;
     const firstRan = !stopInZone && !(behavior === 'STRONG' && stopOnAvoided);
     if (firstRan) {
       const penalty = behavior === 'RELAXED' ? { roads: m.classes, costPerMetre: Float64Array.of(0, 0, relaxed, relaxed), roadLists: typeLists } : undefined;
@@ -372,7 +372,7 @@ export class Router {
     throw noRoute(index, labels);
   }
 
-  private zonesEntered(leg: RouteLeg, zones: CalculatedZone[]): ZoneEntered[] {
+  private zonesEntered(leg: Leg, zones: CalculatedZone[]): ZoneEntered[] {
     const latLon = leg.coordinates;
     const line = new Float64Array(latLon.length); // longitude first, as lengthInside reads it
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
@@ -389,12 +389,12 @@ export class Router {
     // The whole roads the leg drives: their metres inside, calculated with the zone; only the start
     // and end roads' parts are measured here (a leg through a 100,000-vertex zone tests no polygon
     // per segment).
-    const [edgesFirst, edgesLast] = leg instanceof Leg ? leg.edgePoints : [latLon.length / 2 - 1, latLon.length / 2 - 1];
+    const [edgesFirst, edgesLast] = leg.edgePoints;
     const points = latLon.length / 2;
     const edgeRoad = this.graph.edgeRoad;
     for (const z of zones.filter((zone) => near.has(zone))) {
       let metres = z.prepared.reduce((s, poly) => s + lengthInside(poly, line, 0, edgesFirst + 1) + lengthInside(poly, line, edgesLast, points), 0);
-      if (leg instanceof Leg) for (const e of leg.edges) metres += roadMetresInside(z, edgeRoad[e]);
+      for (const e of leg.edges) metres += roadMetresInside(z, edgeRoad[e]);
       if (metres > 0) out.push({ name: z.zone.name, metresInside: metres });
     }
     return out;
@@ -405,7 +405,7 @@ export class Router {
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
     blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
     cellCliques?: ZoneSetCliques,
-  ): RouteLeg | null {
+  ): Leg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
@@ -438,7 +438,7 @@ export class Router {
     return leg;
   }
 
-  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[], startMetres: number, endMetres: number): RouteLeg {
+  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[], startMetres: number, endMetres: number): Leg {
     const g = this.graph;
     let distance = startMetres + endMetres;
     let duration = partialCost(g, from.road, startMetres, 'duration') + partialCost(g, to.road, endMetres, 'duration');

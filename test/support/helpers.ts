@@ -21,9 +21,6 @@ export function sharedExtract(name: string): { path: string; skip: false } | { p
  */
 export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
-/** The shipped default city, hierarchy and overlay included. */
-export const CITY_GRAPH = fileURLToPath(new URL('../../data/gothenburg.detour', import.meta.url));
-
 /** The Gothenburg GeoJSON shipped in geojson-path-finder@2.1.0. */
 export const GOTHENBURG_GEOJSON = createRequire(import.meta.url).resolve('geojson-path-finder/test/large-network.json');
 
@@ -44,7 +41,10 @@ export interface Start {
   cost: number;
 }
 
-/** A binary min-heap of (cost, node) in growable typed arrays, with lazy deletion: the oracle's queue. */
+/**
+ * A binary min-heap of (cost, node) in growable typed arrays, with lazy deletion: the oracle's queue
+ * (its own, not src/structures/MinHeap: the oracle shares no code with the searches it checks).
+ */
 class CostHeap {
   private costs = new Float64Array(1024);
   private nodes = new Int32Array(1024);
