@@ -45,12 +45,13 @@ export function startModuleWorker(from: string, name: string, workerData: unknow
 export class WorkerRequests<Reply extends { id: number }> {
   private readonly waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
   private nextId = 1;
+  private closing = false;
 
   constructor(readonly worker: Worker, gone: () => void) {
     worker.on('message', (reply: Reply) => {
       const waiter = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) worker.unref();
+      if (this.waiting.size === 0 && !this.closing) worker.unref();
       waiter?.resolve(reply);
     });
     const failAll = (reason: string) => {
@@ -77,5 +78,12 @@ export class WorkerRequests<Reply extends { id: number }> {
   /** Requests posted and not answered yet. */
   get pending(): number {
     return this.waiting.size;
+  }
+
+  /** Stops the thread; waiting requests reject. Held while it stops: an unreferenced thread's exit would not keep the process waiting for it. */
+  async close(): Promise<void> {
+    this.closing = true; // a reply arriving meanwhile must not unreference it again
+    this.worker.ref();
+    await this.worker.terminate();
   }
 }

@@ -45,7 +45,7 @@ export class ScryptThreads {
   async close(): Promise<void> {
     const running = this.threads.filter((t): t is WorkerRequests<Reply> => t !== undefined);
     this.threads.fill(undefined);
-    await Promise.all(running.map((t) => t.worker.terminate()));
+    await Promise.all(running.map((t) => t.close()));
   }
 
   /** A started thread with nothing to do, else a new one while there is room, else the least loaded. */

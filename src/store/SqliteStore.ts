@@ -105,7 +105,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     const writer = this.zoneWriter;
     this.zoneWriter = undefined;
-    if (writer) await writer.worker.terminate();
+    if (writer) await writer.close();
     if (this.db.open) this.db.close();
   }
 

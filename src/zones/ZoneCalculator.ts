@@ -153,7 +153,7 @@ export class ZoneCalculator {
     this.worker = undefined;
     for (const work of [...this.queued.values()].flat()) work.reject(new Error('the zone calculator was closed'));
     this.queued.clear();
-    if (w) await w.worker.terminate();
+    if (w) await w.close();
   }
 
   /** Work waiting for the worker thread, not counting the piece under way. */
