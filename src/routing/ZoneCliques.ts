@@ -43,6 +43,11 @@ function kindOf(key: CalculatedZone | string): 'zones' | 'sharedCells' | 'bigCel
   return typeof key !== 'string' ? 'zones' : key.startsWith('B') ? 'bigCells' : 'sharedCells';
 }
 
+/** The zone ids a shared or big cell's key names (cellKey). */
+function idsOf(key: string): number[] {
+  return key.slice(key.indexOf(':') + 1).split(',').map(Number);
+}
+
 /** Runs `make` with a per-road mask that has the zones' roads set (the router's scratch mask). */
 export type WithZoneRoads = <T>(zones: readonly CalculatedZone[], make: (mask: Uint8Array) => T) => T;
 
@@ -58,6 +63,8 @@ export class ZoneCliques {
   /** Per zone object, an id for the keys of the cells several zones share (sharedKey), kept in the same map. */
   private readonly zoneIds = new WeakMap<CalculatedZone, number>();
   private nextZoneId = 0;
+  /** Per zone id, the keys of the shared and big cells kept for sets naming it (forget lets them go with it). */
+  private readonly keysByZoneId = new Map<number, Set<string>>();
   private zoneCliqueBytesHeld = 0;
   /** Zone objects among zoneCliques' keys (the rest are shared cells' keys, which hold no zone). */
   private zonesHeld = 0;
@@ -78,17 +85,12 @@ export class ZoneCliques {
     return this.zoneCliques.get(zone) ?? undefined;
   }
 
-  /**
-   * Lets a zone's own cliques go (its zone was deleted or replaced). Cells it shares with other
-   * zones, and big cells, are keyed by the zones' ids and go as least recently used.
-   */
+  /** Lets a zone's cliques go (its zone was deleted or replaced), with those of the shared and big cells made for sets naming it. */
   forget(zone: CalculatedZone): void {
-    const cliques = this.zoneCliques.get(zone);
-    if (cliques === undefined) return;
-    this.zoneCliques.delete(zone);
-    this.zoneCliqueBytesHeld -= cliqueBytes(cliques);
-    this.zonesHeld--;
-    if (cliques) this.cliquesHeld.zones--;
+    if (this.zoneCliques.has(zone)) this.remove(zone);
+    const id = this.zoneIds.get(zone);
+    const keys = id === undefined ? undefined : this.keysByZoneId.get(id);
+    if (keys) for (const key of keys) this.remove(key);
   }
 
   /** Zones, shared cells and big cells with cliques kept, and their bytes. */
@@ -168,13 +170,28 @@ export class ZoneCliques {
     held.set(key, cliques ?? null);
     this.zoneCliqueBytesHeld += cliqueBytes(cliques);
     if (typeof key !== 'string') this.zonesHeld++;
+    else for (const id of idsOf(key)) this.keysByZoneId.set(id, (this.keysByZoneId.get(id) ?? new Set()).add(key));
     if (cliques) this.cliquesHeld[kindOf(key)]++;
-    for (const [old, c] of held) {
+    for (const old of held.keys()) {
       if (this.zoneCliqueBytesHeld <= this.zoneCliqueBytes && this.zonesHeld <= MAX_CUSTOMIZED_ZONES) break;
-      held.delete(old);
-      this.zoneCliqueBytesHeld -= cliqueBytes(c);
-      if (typeof old !== 'string') this.zonesHeld--;
-      if (c) this.cliquesHeld[kindOf(old)]--;
+      this.remove(old);
+    }
+  }
+
+  /** Drops a kept entry, with its bytes and counts. */
+  private remove(key: CalculatedZone | string): void {
+    const c = this.zoneCliques.get(key);
+    this.zoneCliques.delete(key);
+    this.zoneCliqueBytesHeld -= cliqueBytes(c);
+    if (c) this.cliquesHeld[kindOf(key)]--;
+    if (typeof key !== 'string') {
+      this.zonesHeld--;
+      return;
+    }
+    for (const id of idsOf(key)) {
+      const keys = this.keysByZoneId.get(id);
+      keys?.delete(key);
+      if (keys?.size === 0) this.keysByZoneId.delete(id);
     }
   }
 
