@@ -1,39 +1,22 @@
-import { DetourError } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
-import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
-import type { GraphIndexes, GraphMeta, RoadGraph, RoadGraphArrays } from '../graph/RoadGraph.js';
-import type { GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
-import { SnapIndex } from '../graph/SnapIndex.js';
-import { sharedGraphArrays } from '../graph/sharedGraph.js';
+import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { MatrixResult } from './matrix.js';
 import type { CalculationMode } from './routeRequest.js';
 import type { AvoidanceType } from './avoidance.js';
+import { fromThreadError, sharedRouterData, zoneFields, type ThreadError, type ZoneFields } from './routerThread.js';
 
-/** What MatrixRunner posts to a new matrix worker. */
-export interface MatrixWorkerData {
-  arrays: RoadGraphArrays;
-  meta: GraphMeta;
-  hierarchy?: GraphHierarchy;
-  /** The graph's search indexes (the snap index: shared, not built again here). */
-  indexes: GraphIndexes;
-  maxSnapDistance?: number;
-}
-
-/**
- * A matrix for the worker: zones with their prepared polygons' fields (typed arrays, copied
- * whole by the structured clone; revived there) and not their polygons, which routing never reads.
- */
+/** A matrix for the worker: its zones as ZoneFields. */
 export interface MatrixJobRequest {
   origins: LatLon[];
   destinations: LatLon[];
   calculationMode?: CalculationMode;
-  zones: Array<Omit<CalculatedZone, 'prepared'> & { prepared: PreparedPolygonFields[] }>;
+  zones: ZoneFields[];
   avoidanceTypes?: AvoidanceType[];
 }
 
-type Reply = { id: number; result: MatrixResult } | { id: number; error: { code: string; message: string; details?: Record<string, unknown> } };
+type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadError };
 
 /**
  * Runs Router.matrix on one worker thread, so a matrix never holds the calling thread's event
@@ -50,15 +33,11 @@ export class MatrixRunner {
   async run(request: {
     origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[];
   }): Promise<MatrixResult> {
-    const zones = (request.zones ?? []).map((z): MatrixJobRequest['zones'][number] => ({
-      ...z,
-      zone: { name: z.zone.name, polygons: [] },
-      prepared: z.prepared.map((p) => ({ ...p })),
-    }));
+    const zones = (request.zones ?? []).map(zoneFields);
     const reply = await this.startWorker().request({
       request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes },
     });
-    if ('error' in reply) throw new DetourError(reply.error.code, reply.error.message, reply.error.details);
+    if ('error' in reply) throw fromThreadError(reply.error);
     return reply.result;
   }
 
@@ -76,20 +55,12 @@ export class MatrixRunner {
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = undefined;
-    if (w) await w.worker.terminate();
+    if (w) await w.close();
   }
 
   private startWorker(): WorkerRequests<Reply> {
     if (this.worker) return this.worker;
-    // The snap index is made here first (on SharedArrayBuffers), so the worker adopts it.
-    SnapIndex.for(this.graph);
-    const workerData: MatrixWorkerData = {
-      arrays: sharedGraphArrays(this.graph),
-      meta: this.graph.meta,
-      hierarchy: this.graph.hierarchy,
-      indexes: this.graph.indexes,
-      maxSnapDistance: this.options.maxSnapDistance,
-    };
+    const workerData = sharedRouterData(this.graph, this.options.maxSnapDistance);
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'matrixWorker', workerData), () => {
       if (this.worker === requests) this.worker = undefined;
     });

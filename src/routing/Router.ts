@@ -159,7 +159,7 @@ export class Router {
   /**
    * Customizes the cells each zone touches (PathSearch.customize: cliques without the zone's
    * roads), once per zone object, so routes around it cross them instead of walking their roads.
-   * A service calls it once a zone is calculated (ZonePreparation); route() only uses what it
+   * A service calls it once a zone is calculated (on its trip threads: TripThreads); route() only uses what it
    * made, and walks the cells of zones it did not prepare (exact either way). Zones that cannot be used
    * (masks() says why), block no road, touch over MAX_CUSTOMIZED_CELLS cells or a cell with many
    * entries (a uniform grid's: OverlaySearch.MAX_CUSTOMIZED_ENTRIES) are left alone: routes walk

@@ -11,7 +11,6 @@ import { Router } from '../routing/Router.js';
 import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type JobKind, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
-import { ZonePreparation } from './ZonePreparation.js';
 import { sweepZoneCache } from './resolveZones.js';
 import { fromDetourError, HttpError, apiError, notUtf8, oauthError, schemaIssues } from './httpErrors.js';
 import { utf8Body } from './jsonText.js';
@@ -27,6 +26,7 @@ import { matrixRoutes } from './matrixRoutes.js';
 import { mapRoutes, type Basemap } from './mapRoutes.js';
 import { Jobs, type JobSolver, type JobsOptions } from './Jobs.js';
 import { MatrixRunner } from '../routing/MatrixRunner.js';
+import { TripThreads } from '../trip/TripThreads.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
 import { zoneRoutes } from './zoneRoutes.js';
 
@@ -96,8 +96,13 @@ export interface ServiceOptions {
      */
     prepare?: boolean;
   };
-  /** Trips: how long a solution is kept by default and at most (default 7 days). */
-  trips?: { retentionMillis?: number };
+  /**
+   * Trips: how long a solution is kept by default and at most (default 7 days); the most threads
+   * they run on (default the cores less one, at least 1: TripThreads); `prepare` starts those
+   * threads when the service is ready rather than as trips arrive (`detour serve` does; default
+   * false, as tests start many services).
+   */
+  trips?: { retentionMillis?: number; threads?: number; prepare?: boolean };
 }
 
 declare module 'fastify' {
@@ -107,10 +112,10 @@ declare module 'fastify' {
     store: Store;
     /** Start-up calculation of the stored zones (recalculateStoredZones). */
     zoneWarmUp: { running: boolean; done: number; total: number };
-    /** The router trips use. */
+    /** The router of this thread: snapping stops to check a request before it is queued. */
     router: Router;
-    /** Customization of the routing cells around calculated zones, between requests. */
-    zonePreparation: ZonePreparation;
+    /** The threads trips run on, with the calculated zones registered there. */
+    tripThreads: TripThreads;
   }
 }
 
@@ -187,13 +192,17 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     },
   });
   const router = new Router(options.graph);
-  // Each zone's cells are customized once it is calculated, between requests, not by its first trip.
-  const preparation = new ZonePreparation(router, (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'));
+  // Trips run on threads; each calculated zone is sent there once, and its cells customized there
+  // between trips, not by its first trip.
+  const tripThreads = new TripThreads(options.graph, {
+    threads: options.trips?.threads,
+    onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
+  });
   const zones = new ZoneCache(options.graph, {
-    ...options.zoneCalculator, onCalculated: (zone) => preparation.add(zone), onDropped: (zone) => preparation.forget(zone),
+    ...options.zoneCalculator, onCalculated: (zone) => tripThreads.addZone(zone), onDropped: (zone) => tripThreads.forgetZone(zone),
   });
   app.decorate('router', router);
-  app.decorate('zonePreparation', preparation);
+  app.decorate('tripThreads', tripThreads);
   app.decorate('zoneCache', zones);
   app.decorate('zoneWarmUp', { running: false, done: 0, total: 0 });
   app.decorate('store', options.store);
@@ -201,10 +210,9 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const sweep = setInterval(() => {
     sweepZoneCache(options.store, zones, sweepMillis).catch((err: unknown) => app.log.warn({ err }, 'could not check the cached zones against the store'));
   }, sweepMillis).unref();
-  app.addHook('onClose', () => {
+  app.addHook('onClose', async () => {
     clearInterval(sweep);
-    preparation.close();
-    return zones.close();
+    await zones.close();
   });
 
   for (const schema of [apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, zoneResponseSchema]) app.addSchema(schema);
@@ -299,16 +307,18 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const jobs = new Jobs({ store: options.store, solvers, now, log: app.log, ...options.matrix });
   app.addHook('onReady', async () => {
     if (options.matrix?.prepare) matrixRunner.start();
+    if (options.trips?.prepare) tripThreads.start();
     jobs.start();
   });
   app.addHook('onClose', async () => {
     await jobs.stop();
     await matrixRunner.close();
+    await tripThreads.close();
   });
   const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
   const zoneWaitMillis = options.zoneWaitMillis ?? 30_000;
   await app.register(tripRoutes, {
-    prefix: '/trip', store: options.store, zones, router, jobs, now, zoneWaitMillis, callbackHosts,
+    prefix: '/trip', store: options.store, zones, router, threads: tripThreads, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.trips?.retentionMillis ?? TRIP_RETENTION_DAYS.default * 24 * 3600_000,
     setSolver: (solver) => { solvers.trip = solver; },
   });
@@ -328,7 +338,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       return reply.code(503).send({ status: 'unavailable', store: options.store.kind, graph });
     }
     const warmUp = app.zoneWarmUp;
-    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: router.preparedZones.zones, zonesToPrepare: preparation.pending };
+    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: tripThreads.zonesPrepared, zonesToPrepare: tripThreads.zonesToPrepare };
   });
   return app;
 }

@@ -214,7 +214,8 @@ export async function startService(config: ServeConfig, options: StartOptions = 
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
       matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
-      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000 },
+      // Cluster workers share the cores: each gets its share of trip threads.
+      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, ...(config.workers > 1 && { threads: Math.max(1, Math.floor(availableParallelism() / config.workers)) }) },
     });
   } catch (err) {
     await store.close();

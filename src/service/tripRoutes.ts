@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { decodePoints, encodePoints, POINTS_MODES, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
 import type { Router } from '../routing/Router.js';
 import type { Job, Store } from '../store/Store.js';
-import { calculateTrip, checkTripFeatures, pointLabel, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
+import { checkTripFeatures, pointLabel, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
+import type { TripThreads } from '../trip/TripThreads.js';
 import { decimalCoordinate, maplinkDate, startDateIssues, type MemberIssue } from '../trip/maplinkVocabulary.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate, type Caller } from './authenticate.js';
@@ -18,7 +19,10 @@ import { authHeadersSchema, POINTS_MODE_DESCRIPTION, tripBodySchema, tripProblem
 export interface TripRoutesOptions {
   store: Store;
   zones: ZoneCache;
+  /** Checks stops and features before a trip is queued (v1 problems). */
   router: Router;
+  /** Where trips are calculated. */
+  threads: TripThreads;
   jobs: Jobs;
   now: () => number;
   /** How long a trip waits for a zone still in calculation before answering ZONE_NOT_READY (ms). */
@@ -99,10 +103,10 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     return { trip, expiresAt };
   }
 
-  /** Routes a read trip around the client's zones, as Maplink answers it. */
-  async function solve(trip: TripRequest, clientId: string, id: string, expiresAt: number, pointsMode: PointsMode): Promise<TripResponse> {
+  /** Routes a read trip around the client's zones on a trip thread: the solution's JSON, as Maplink answers it. */
+  async function solve(trip: TripRequest, clientId: string, id: string, expiresAt: number, pointsMode: PointsMode): Promise<string> {
     const zoneList = await resolveZones(store, zones, clientId, trip.restrictionZones ?? [], options.zoneWaitMillis);
-    return calculateTrip(trip, { router, clientId, zones: zoneList, pointsMode, now: new Date(now()), id, expiresAt });
+    return options.threads.calculate(trip, zoneList, { clientId, pointsMode, now: now(), id, expiresAt });
   }
 
   app.post<{ Body: TripRequest; Querystring: { pointsMode?: PointsMode } }>(
@@ -121,14 +125,14 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       const caller = request.caller!;
       const { trip, expiresAt } = readTrip(request.body, caller, false);
       const pointsMode = request.query.pointsMode ?? 'polyline';
-      const solution = await solve(trip, caller.clientId, randomUUID(), expiresAt, pointsMode);
-      const json = JSON.stringify(solution);
+      const id = randomUUID();
+      const json = await solve(trip, caller.clientId, id, expiresAt, pointsMode);
       const at = now();
       // Kept before it is answered: the id the client is given can be read back at once, from any instance.
       if (expiresAt > at) {
         const stored: StoredTripRequest = { body: trip, pointsMode };
         await solutions.write({
-          id: solution.id, clientId: caller.clientId, kind: 'trip', status: 'SOLVED', request: stored, solutionJson: json,
+          id, clientId: caller.clientId, kind: 'trip', status: 'SOLVED', request: stored, solutionJson: json,
           attempts: 0, createdAt: at, updatedAt: at, expiresAt,
         });
       }
@@ -170,7 +174,7 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
   // synchronous one's in the pointsMode it was answered in; ?pointsMode= rewrites it.
   options.setSolver(async (job: Job) => {
     const { body, pointsMode } = job.request as StoredTripRequest;
-    return JSON.stringify(await solve(body, job.clientId, job.id, job.expiresAt, pointsMode));
+    return solve(body, job.clientId, job.id, job.expiresAt, pointsMode);
   });
 
   jobReadRoutes(app, {

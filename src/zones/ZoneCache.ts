@@ -48,7 +48,7 @@ export interface ZoneCacheOptions extends ZoneCalculatorOptions {
   now?: () => number;
   /** Called with each calculation the cache lets go (forgotten, idle, or pushed out), so what was made for it can go too. */
   onDropped?: (zone: CalculatedZone) => void;
-  /** Called with each calculation once done, inline or on the worker (the service customizes routing cells around it: ZonePreparation). */
+  /** Called with each calculation once done, inline or on the worker (the service sends it to its trip threads, which customize routing cells around it: TripThreads). */
   onCalculated?: (zone: CalculatedZone) => void;
 }
 

@@ -1,0 +1,65 @@
+import { DetourError } from '../errors.js';
+import { PreparedPolygon, type PreparedPolygonFields } from '../geo/PreparedPolygon.js';
+import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
+import { SnapIndex } from '../graph/SnapIndex.js';
+import { sharedGraphArrays } from '../graph/sharedGraph.js';
+import type { GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import { withHierarchy } from '../hierarchy/hierarchySections.js';
+import type { CalculatedZone } from '../zones/calculateZone.js';
+import { Router, type RouterOptions } from './Router.js';
+
+/**
+ * What a worker thread needs for a Router over the caller's graph: its arrays, hierarchy, overlay
+ * and snap index on SharedArrayBuffers (posted, they are shared, not copied).
+ */
+export interface SharedRouterData {
+  arrays: RoadGraphArrays;
+  meta: GraphMeta;
+  hierarchy?: GraphHierarchy;
+  indexes: GraphIndexes;
+  maxSnapDistance?: number;
+}
+
+/** The graph as a worker thread receives it; the snap index is made here first (on shared memory) so the thread adopts it. */
+export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number): SharedRouterData {
+  SnapIndex.for(graph);
+  return { arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, maxSnapDistance };
+}
+
+/** A worker thread's Router over the graph sharedRouterData posted: nothing is copied or rebuilt. */
+export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterOptions, 'maxSnapDistance'> = {}): Router {
+  const graph = withHierarchy(new RoadGraph(data.arrays, data.meta, data.indexes), data.hierarchy);
+  return new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
+}
+
+/**
+ * A calculated zone as posted to a thread: its prepared polygons' fields (typed arrays, copied by
+ * the structured clone) without the polygons themselves, which routing never reads.
+ */
+export type ZoneFields = Omit<CalculatedZone, 'prepared'> & { prepared: PreparedPolygonFields[] };
+
+export function zoneFields(zone: CalculatedZone): ZoneFields {
+  return { ...zone, zone: { name: zone.zone.name, polygons: [] }, prepared: zone.prepared.map((p) => ({ ...p })) };
+}
+
+/** The zone a thread received: prepared polygons revived (a clone keeps no class), nothing rebuilt. */
+export function reviveZone(fields: ZoneFields): CalculatedZone {
+  return { ...fields, prepared: fields.prepared.map(PreparedPolygon.revive) };
+}
+
+/** A DetourError as posted back by a thread (any other failure: code INTERNAL). */
+export interface ThreadError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** What a thread posts back for a failure: a DetourError's code, message and details; anything else as INTERNAL. */
+export function threadError(err: unknown): ThreadError {
+  return err instanceof DetourError ? { code: err.code, message: err.message, details: err.details } : { code: 'INTERNAL', message: (err as Error)?.message ?? String(err) };
+}
+
+/** The DetourError a thread's failure stands for, thrown again on the calling side. */
+export function fromThreadError(e: ThreadError): DetourError {
+  return new DetourError(e.code, e.message, e.details);
+}

@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
+import { zoneFields } from '../src/routing/routerThread.js';
+import { TripThreadState } from '../src/trip/tripWorker.js';
+import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, ZONES_PATH } from './support/service.js';
+
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
+
+const block = (name: string, south: number, west: number, north: number, east: number) => ({
+  name,
+  geometries: [{ name: 'block', vertices: [[south, west], [south, east], [north, east], [north, west]].map(([latitude, longitude]) => ({ latitude, longitude })) }],
+});
+const centrum = block('Centrum', 57.7, 11.96, 57.71, 11.975);
+const hisingen = block('Hisingen', 57.72, 11.93, 57.73, 11.95);
+const west = { latitude: 57.7055, longitude: 11.95 }, east = { latitude: 57.7055, longitude: 11.985 };
+const north = { latitude: 57.735, longitude: 11.94 };
+const unprepared = (points: object[], zone: object) => new Router(graph, { zoneCliqueBytes: 0 }).route({ points: points as never, zones: [calculateZone(graph, validateZone(zone))] });
+
+test('a trip thread customizes a registered zone\'s cells when it is sent, before any trip: trips naming it by key cross them by their cliques, customize nothing and route as an unprepared router does', () => {
+  const router = new Router(graph);
+  const state = new TripThreadState(router);
+  const zone = calculateZone(graph, validateZone(centrum));
+  const kept = state.handle({ op: 'zone', id: 1, key: 7, fields: zoneFields(zone) });
+  assert.ok('prepared' in kept && kept.prepared.zones === 1 && kept.prepared.bytes > 0, JSON.stringify(kept));
+
+  // Every customization the router's engine does from here on is counted, and every search's customized cells seen.
+  const search = router.search;
+  const customize = search.customize!.bind(search), find = search.find.bind(search);
+  let customized = 0, crossedByCliques = 0;
+  search.customize = (...args) => { customized++; return customize(...args); };
+  search.find = (query) => { crossedByCliques += query.blockedCellCliques?.filter((c) => c !== undefined).length ?? 0; return find(query); };
+  const context = { clientId: 'c', id: 'trip', now: 0 };
+  const reply = state.handle({ op: 'trip', id: 2, request: { points: [west, east], restrictionZones: ['Centrum'] }, context, zones: [{ key: 7 }] });
+  assert.ok('json' in reply, JSON.stringify(reply));
+  assert.equal(customized, 0, 'the trip customized nothing');
+  assert.ok(crossedByCliques > 0, 'the trip found the zone\'s cells customized');
+  assert.equal(JSON.parse(reply.json).totalDistance, Math.round(unprepared([west, east], centrum).distance));
+
+  // A zone sent with the trip (not kept) is routed around as well, and kept by no one.
+  const other = state.handle({ op: 'trip', id: 3, request: { points: [north, east] }, context, zones: [{ fields: zoneFields(calculateZone(graph, validateZone(hisingen))) }] });
+  assert.ok('json' in other, JSON.stringify(other));
+  assert.equal(JSON.parse(other.json).totalDistance, Math.round(unprepared([north, east], hisingen).distance));
+  const forgotten = state.handle({ op: 'forget', id: 4, key: 7 });
+  assert.ok('prepared' in forgotten && forgotten.prepared.zones === 0 && forgotten.prepared.bytes === 0, JSON.stringify(forgotten));
+
+  // Failures come back as the router's codes.
+  const inside = state.handle({ op: 'trip', id: 5, request: { points: [west, { latitude: 0, longitude: 0 }] }, context, zones: [] });
+  assert.ok('error' in inside && inside.error?.code === 'POINT_NOT_ROUTABLE', JSON.stringify(inside));
+});
+
+test('the service runs trips on threads: zones are customized there once calculated (/health counts them), trips answer as an unprepared router does, a deleted zone is let go, and the event loop answers while a trip is calculated', async () => {
+  const kind = sqliteKind();
+  const store = await kind.open();
+  const svc = await listen(graph, store, { trips: { prepare: true, threads: 2 } });
+  try {
+    const auth = await authorise(svc.url, await newClient(store));
+    const health = async (want: number) => {
+      let h = await http(`${svc.url}/health`);
+      for (let i = 0; i < 400 && !(h.body.zonesPrepared === want && h.body.zonesToPrepare === 0); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        h = await http(`${svc.url}/health`);
+      }
+      assert.deepEqual([h.body.zonesPrepared, h.body.zonesToPrepare], [want, 0], JSON.stringify(h.body));
+    };
+    for (const zone of [centrum, hisingen]) {
+      const created = await http(`${svc.url}${ZONES_PATH}`, { json: zone, headers: auth.headers });
+      assert.equal(created.status, 201, created.text);
+    }
+    await health(2);
+    const trip = (points: object[], restrictionZones: string[]) => http(`${svc.url}${TRIP_PATH}`, { json: { points, restrictionZones }, headers: auth.headers });
+    // Trips at once spread over both threads; each answers as a router without customized cells.
+    const answers = await Promise.all([trip([west, east], ['Centrum']), trip([north, east], ['Hisingen']), trip([west, east], ['Centrum', 'Hisingen']), trip([north, east], ['Hisingen'])]);
+    for (const a of answers) assert.equal(a.status, 201, a.text);
+    assert.equal(answers[0].body.totalDistance, Math.round(unprepared([west, east], centrum).distance));
+    assert.equal(answers[1].body.totalDistance, Math.round(unprepared([north, east], hisingen).distance));
+    assert.equal(answers[3].body.totalDistance, answers[1].body.totalDistance);
+    const both = new Router(graph, { zoneCliqueBytes: 0 }).route({ points: [west, east], zones: [centrum, hisingen].map((z) => calculateZone(graph, validateZone(z))) });
+    assert.equal(answers[2].body.totalDistance, Math.round(both.distance));
+    // The solution kept is the one answered.
+    const stored = await http(`${svc.url}/trip/v1/solutions/${answers[0].body.id}`, { headers: auth.headers });
+    assert.equal(stored.status, 200, stored.text);
+    assert.deepEqual(stored.body, answers[0].body);
+
+    // A long trip holds its thread, not the event loop: /health is answered while it is calculated.
+    const long = Array.from({ length: 100 }, (_, i) => [west, east, north][i % 3]);
+    let longDone = false;
+    const longTrip = trip(long, ['Centrum', 'Hisingen']).then((r) => { longDone = true; return r; });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await http(`${svc.url}/health`)).status, 200);
+    assert.equal(longDone, false, 'the event loop answered /health while the long trip was calculated');
+    assert.equal((await longTrip).status, 201);
+
+    assert.equal((await http(`${svc.url}${ZONES_PATH}/Hisingen`, { method: 'DELETE', headers: auth.headers })).status, 200);
+    await health(1);
+    // Errors of the router keep their HTTP answer.
+    const off = await trip([west, { latitude: 0, longitude: 0 }], []);
+    assert.equal(off.status, 422, off.text);
+    assert.equal(off.body.code, 'POINT_NOT_ROUTABLE');
+  } finally {
+    await svc.close();
+    await store.close();
+    await kind.dispose();
+  }
+});
