@@ -25,8 +25,8 @@ import type { Store } from './store/Store.js';
 
 /** The packages `serve` and `clients` need beyond the library (optional peer dependencies). */
 export const SERVICE_PACKAGES = [
-  'fastify', '@fastify/cors', '@fastify/formbody', '@fastify/helmet', '@fastify/static', '@fastify/swagger', '@fastify/swagger-ui',
-  '@maplibre/vt-pbf', 'better-sqlite3', 'geojson-vt', 'pg', 'pino', 'rate-limiter-flexible',
+  'fastify', '@fastify/cors', '@fastify/formbody', '@fastify/static', '@fastify/swagger', '@fastify/swagger-ui',
+  '@maplibre/vt-pbf', 'better-sqlite3', 'geojson-vt', 'helmet', 'pg', 'pino', 'rate-limiter-flexible',
 ] as const;
 
 /**

@@ -103,3 +103,24 @@ test('the service runs trips on threads: zones are customized there once calcula
     await kind.dispose();
   }
 });
+
+test('trips past the queue bound are refused with 503 TRIPS_BUSY and Retry-After, not queued without end; they are answered again once the queue drains', async () => {
+  const kind = sqliteKind();
+  const store = await kind.open();
+  const svc = await listen(graph, store, { trips: { threads: 1, maxQueued: 1 } });
+  try {
+    const auth = await authorise(svc.url, await newClient(store));
+    const trip = (points: object[]) => http(`${svc.url}${TRIP_PATH}`, { json: { points }, headers: auth.headers });
+    // Sent together: whichever arrives second finds the first still on the thread.
+    const both = await Promise.all([trip(Array.from({ length: 100 }, (_, i) => [west, east, north][i % 3])), trip([west, east])]);
+    assert.deepEqual(both.map((r) => r.status).sort(), [201, 503], both.map((r) => r.text).join('\n'));
+    const refused = both.find((r) => r.status === 503)!;
+    assert.equal(refused.body.code, 'TRIPS_BUSY');
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal((await trip([west, east])).status, 201);
+  } finally {
+    await svc.close();
+    await store.close();
+    await kind.dispose();
+  }
+});

@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import helmet from 'helmet';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
@@ -100,9 +100,10 @@ export interface ServiceOptions {
    * Trips: how long a solution is kept by default and at most (default 7 days); the most threads
    * they run on (default the cores less one, at least 1: TripThreads); `prepare` starts those
    * threads when the service is ready rather than as trips arrive (`detour serve` does; default
-   * false, as tests start many services).
+   * false, as tests start many services); how many synchronous trips may be queued or under way
+   * (default 64 per thread; more: 503 TRIPS_BUSY with Retry-After).
    */
-  trips?: { retentionMillis?: number; threads?: number; prepare?: boolean };
+  trips?: { retentionMillis?: number; threads?: number; prepare?: boolean; maxQueued?: number };
 }
 
 declare module 'fastify' {
@@ -243,7 +244,9 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     done(JSON_ONLY(), undefined);
   });
 
-  await app.register(helmet, {
+  // helmet's middleware is made once: @fastify/helmet made it again on every request (its CSP
+  // directives parsed each time).
+  const securityHeaders = helmet({
     // Swagger UI at /docs loads only its own scripts and styles (no inline scripts), so the
     // default policy fits it; API answers are JSON, which the policy does not affect.
     // Answers may be read cross-origin when CORS is configured.
@@ -263,6 +266,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       },
     },
   });
+  app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (err?: unknown) => done(err as Error | undefined)));
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'], exposedHeaders: ['X-Total-Count', 'Link'] });
   }
@@ -318,7 +322,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
   const zoneWaitMillis = options.zoneWaitMillis ?? 30_000;
   await app.register(tripRoutes, {
-    prefix: '/trip', store: options.store, zones, router, threads: tripThreads, jobs, now, zoneWaitMillis, callbackHosts,
+    prefix: '/trip', store: options.store, zones, router, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 64 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.trips?.retentionMillis ?? TRIP_RETENTION_DAYS.default * 24 * 3600_000,
     setSolver: (solver) => { solvers.trip = solver; },
   });

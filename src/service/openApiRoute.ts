@@ -57,6 +57,7 @@ export function documentRoute(route: RouteOptions): void {
   if (url === '/matrix/v1/problems') errors[429] = apiError('The client has 10 unfinished matrix jobs (MATRIX_JOBS_LIMIT); Retry-After says when to try again');
   if (url === '/trip/v1/problems') errors[429] = apiError('The client has 10 unfinished trip jobs (TRIP_JOBS_LIMIT); Retry-After says when to try again');
   if (url === '/matrix/v1/calculations') errors[503] = apiError('The instance\'s matrix thread is busy (MATRIX_BUSY); Retry-After says when to try again');
+  if (url === '/trip/v2/calculations') errors[503] = apiError('The instance\'s trip threads have too many trips queued (TRIPS_BUSY); Retry-After says when to try again');
   const response = (schema.response ??= {}) as Record<string, Record<string, unknown>>;
   for (const [status, body] of Object.entries(errors) as Array<[string, Record<string, unknown>]>) {
     const declared = response[status];

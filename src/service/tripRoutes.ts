@@ -23,6 +23,8 @@ export interface TripRoutesOptions {
   router: Router;
   /** Where trips are calculated. */
   threads: TripThreads;
+  /** Synchronous trips queued or under way at most (more: 503 TRIPS_BUSY). */
+  maxQueuedTrips: number;
   jobs: Jobs;
   now: () => number;
   /** How long a trip waits for a zone still in calculation before answering ZONE_NOT_READY (ms). */
@@ -124,6 +126,9 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
     async (request, reply) => {
       const caller = request.caller!;
       const { trip, expiresAt } = readTrip(request.body, caller, false);
+      if (options.threads.trips >= options.maxQueuedTrips) {
+        throw new HttpError(503, { code: 'TRIPS_BUSY', message: `${options.threads.trips} trips are queued on this instance's threads; try again shortly, or post the trip to /trip/v1/problems` }, { 'retry-after': '1' });
+      }
       const pointsMode = request.query.pointsMode ?? 'polyline';
       const id = randomUUID();
       const json = await solve(trip, caller.clientId, id, expiresAt, pointsMode);

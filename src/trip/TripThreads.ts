@@ -74,6 +74,7 @@ export class TripThreads {
   /** Registered zones by key: what a new (or restarted) thread is sent first. */
   private readonly registered = new Map<number, CalculatedZone>();
   private nextKey = 1;
+  private tripsUnderWay = 0;
   private shared?: SharedRouterData;
 
   constructor(readonly graph: HierarchyGraph, private readonly options: TripThreadsOptions = {}) {
@@ -92,9 +93,24 @@ export class TripThreads {
       const key = this.keys.get(zone);
       return key !== undefined && thread.known.has(key) ? { key } : { fields: zoneFields(zone) };
     });
-    const reply = await thread.requests.request({ op: 'trip', request, context, zones: refs });
-    if ('error' in reply && reply.error) throw fromThreadError(reply.error);
-    return (reply as { json: string }).json;
+    this.tripsUnderWay++;
+    try {
+      const reply = await thread.requests.request({ op: 'trip', request, context, zones: refs });
+      if ('error' in reply && reply.error) throw fromThreadError(reply.error);
+      return (reply as { json: string }).json;
+    } finally {
+      this.tripsUnderWay--;
+    }
+  }
+
+  /** Trips posted and not answered yet (queued or being calculated). */
+  get trips(): number {
+    return this.tripsUnderWay;
+  }
+
+  /** The most threads. */
+  get threads(): number {
+    return this.slots.length;
   }
 
   /** Registers a calculated zone: every thread keeps it and customizes the cells around it, between trips. */
