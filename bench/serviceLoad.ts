@@ -22,7 +22,8 @@ import { seededRandom } from './seededRandom.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+// BENCH_CLI: another build's cli.js (an older commit's, for a before-and-after on one machine).
+const CLI = process.env.BENCH_CLI || fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 const TOKEN_PATH = '/oauth/client_credential/accesstoken?grant_type=client_credentials';
 const SECTION = '## Service under load';
 
@@ -261,9 +262,11 @@ const lines = [
   '',
   `Rounds at 20 connections, req/s (service cores): --workers 1 ${one.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}; --workers 2 ${two.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}.`,
   '',
-  'Reading the figures: a trip costs the service about the same CPU with one worker or two (the column "service CPU /',
-  'request"), so throughput follows the cores the machine gives it ("service (cores)"): the 1.6x target needs the second',
-  'core to be free for the second worker. The token flood costs what one token request costs (scrypt N=2^15, about',
+  'Reading the figures: each process calculates trips on its trip thread (one per process here, the default on two',
+  'cores) while its event loop reads, authenticates, stores and answers, so one process keeps more than a core busy',
+  '("service (cores)"); two processes run four busy threads on two cores, and a trip costs more CPU there ("service CPU /',
+  'request"): on this machine the 1.6x target of two workers is not what to aim for, and `serve` starts one process per',
+  'two cores. The token flood costs what one token request costs (scrypt N=2^15, about',
   '50 ms of CPU) times its rate; scrypt runs on threads of its own at nice 10 (src/service/scryptThreads.ts), so on a',
   'busy machine it takes the CPU the trips leave. The status codes of the flood row show how many were verified',
   '(200, 401) and how many were turned away cheaply (429, 503).',

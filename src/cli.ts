@@ -304,7 +304,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the HTTP service (token, Restriction Zone, Trip and Matrix APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT, DETOUR_MATRIX_CALLBACK_HOSTS, DETOUR_BASEMAP_URL, DETOUR_BASEMAP_ATTRIBUTION')
+    .description('run the HTTP service (token, Restriction Zone, Trip and Matrix APIs); flags override PORT, HOST, DETOUR_GRAPH, DETOUR_DATA_DIR, DATABASE_URL, LOG_LEVEL, DETOUR_CORS_ORIGINS, DETOUR_TRUST_PROXY, DETOUR_ZONES_PER_CLIENT, DETOUR_VERTICES_PER_CLIENT, DETOUR_WORKERS, DETOUR_TRIP_THREADS, DETOUR_TOKEN_LIFETIME, DETOUR_DOCS, DETOUR_DEMO_CLIENT, DETOUR_MATRIX_CALLBACK_HOSTS, DETOUR_BASEMAP_URL, DETOUR_BASEMAP_ATTRIBUTION')
     .option('-p, --port <port>', 'port (0: any free port)')
     .option('--host <host>', 'address to listen on')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input')
@@ -315,13 +315,14 @@ export function buildProgram(): Command {
     .option('--trust-proxy <proxies>', 'true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed')
     .option('--zones-per-client <n>', 'most zones one client may store (default 1000)')
     .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
-    .option('--workers <n>', "processes serving requests (default: the machine's cores; 1: a single process)")
+    .option('--workers <n>', "processes serving requests (default: half the machine's cores; 1: a single process)")
+    .option('--trip-threads <n>', 'threads trips run on, per process (default: the cores each process\'s share leaves beside its event loop, at least 1)')
     .option('--basemap-url <template>', 'raster tiles under the map page\'s roads, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (default none: offline)')
     .option('--basemap-attribution <text>', 'the attribution the basemap\'s licence asks for')
     .action(async (opts: Record<string, string | undefined>) => {
       const { configFromEnv, startService, startCluster } = await serviceModules();
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', tripThreads: 'DETOUR_TRIP_THREADS', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {
@@ -367,7 +368,7 @@ export function buildProgram(): Command {
     c.option('--data-dir <dir>', 'folder of the SQLite database (default DETOUR_DATA_DIR or ./.detour)').option('--database-url <url>', 'PostgreSQL connection string (default DATABASE_URL)');
   const withStore = async <T>(opts: { dataDir?: string; databaseUrl?: string }, use: (store: Store) => Promise<T>): Promise<T> => {
     const { configFromEnv, openStore } = await serviceModules();
-    const env = configFromEnv({ ...process.env, ...(opts.dataDir && { DETOUR_DATA_DIR: opts.dataDir }), ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }), PORT: '', DETOUR_WORKERS: '' });
+    const env = configFromEnv({ ...process.env, ...(opts.dataDir && { DETOUR_DATA_DIR: opts.dataDir }), ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }), PORT: '', DETOUR_WORKERS: '', DETOUR_TRIP_THREADS: '' });
     const store = await openStore(env);
     try {
       return await use(store);

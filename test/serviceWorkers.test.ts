@@ -166,8 +166,14 @@ async function zoneChangesReachEveryWorker(served: Served, client: { clientId: s
 }
 
 describe('serve --workers', () => {
-  test('DETOUR_WORKERS: default the machine\'s cores, whole numbers from 1 to 64, clear errors', () => {
-    assert.equal(configFromEnv({}).workers, Math.min(availableParallelism(), 64));
+  test('DETOUR_WORKERS and DETOUR_TRIP_THREADS: by default half the cores, each with the cores its share leaves; whole numbers from 1 to 64, clear errors', () => {
+    const cores = availableParallelism();
+    const workers = Math.min(Math.max(1, Math.floor(cores / 2)), 64);
+    assert.equal(configFromEnv({}).workers, workers);
+    assert.equal(configFromEnv({}).tripThreads, Math.max(1, Math.floor(cores / workers) - 1));
+    assert.equal(configFromEnv({ DETOUR_WORKERS: '1' }).tripThreads, Math.max(1, cores - 1));
+    assert.equal(configFromEnv({ DETOUR_TRIP_THREADS: '6' }).tripThreads, 6);
+    for (const bad of ['0', '2.5', '65']) assert.throws(() => configFromEnv({ DETOUR_TRIP_THREADS: bad }), /DETOUR_TRIP_THREADS must be a whole number of threads from 1 to 64/);
     assert.equal(configFromEnv({ DETOUR_WORKERS: '1' }).workers, 1);
     assert.equal(configFromEnv({ DETOUR_WORKERS: '3' }).workers, 3);
     for (const bad of ['0', '-2', '1.5', 'many', '65', ' ']) assert.throws(() => configFromEnv({ DETOUR_WORKERS: bad }), /DETOUR_WORKERS must be a whole number of processes from 1 to 64/);

@@ -21,8 +21,11 @@ test('a trip thread customizes a registered zone\'s cells when it is sent, befor
   const router = new Router(graph);
   const state = new TripThreadState(router);
   const zone = calculateZone(graph, validateZone(centrum));
-  const kept = state.handle({ op: 'zone', id: 1, key: 7, fields: zoneFields(zone) });
-  assert.ok('prepared' in kept && kept.prepared.zones === 1 && kept.prepared.bytes > 0, JSON.stringify(kept));
+  assert.equal(state.handle({ op: 'zone', id: 1, key: 7, fields: zoneFields(zone) }), undefined, 'customized later, not on arrival');
+  assert.equal(state.waiting, 1);
+  const kept = state.prepareNext();
+  assert.ok(kept && 'prepared' in kept && kept.id === 1 && kept.prepared.zones === 1 && kept.prepared.bytes > 0, JSON.stringify(kept));
+  assert.equal(state.prepareNext(), undefined);
 
   // Every customization the router's engine does from here on is counted, and every search's customized cells seen.
   const search = router.search;
@@ -32,21 +35,26 @@ test('a trip thread customizes a registered zone\'s cells when it is sent, befor
   search.find = (query) => { crossedByCliques += query.blockedCellCliques?.filter((c) => c !== undefined).length ?? 0; return find(query); };
   const context = { clientId: 'c', id: 'trip', now: 0 };
   const reply = state.handle({ op: 'trip', id: 2, request: { points: [west, east], restrictionZones: ['Centrum'] }, context, zones: [{ key: 7 }] });
-  assert.ok('json' in reply, JSON.stringify(reply));
+  assert.ok(reply && 'json' in reply, JSON.stringify(reply));
   assert.equal(customized, 0, 'the trip customized nothing');
   assert.ok(crossedByCliques > 0, 'the trip found the zone\'s cells customized');
   assert.equal(JSON.parse(reply.json).totalDistance, Math.round(unprepared([west, east], centrum).distance));
 
   // A zone sent with the trip (not kept) is routed around as well, and kept by no one.
   const other = state.handle({ op: 'trip', id: 3, request: { points: [north, east] }, context, zones: [{ fields: zoneFields(calculateZone(graph, validateZone(hisingen))) }] });
-  assert.ok('json' in other, JSON.stringify(other));
+  assert.ok(other && 'json' in other, JSON.stringify(other));
   assert.equal(JSON.parse(other.json).totalDistance, Math.round(unprepared([north, east], hisingen).distance));
   const forgotten = state.handle({ op: 'forget', id: 4, key: 7 });
-  assert.ok('prepared' in forgotten && forgotten.prepared.zones === 0 && forgotten.prepared.bytes === 0, JSON.stringify(forgotten));
+  assert.ok(forgotten && 'prepared' in forgotten && forgotten.prepared.zones === 0 && forgotten.prepared.bytes === 0, JSON.stringify(forgotten));
+  // A zone let go before its turn is answered without being customized.
+  state.handle({ op: 'zone', id: 6, key: 8, fields: zoneFields(zone) });
+  state.handle({ op: 'forget', id: 7, key: 8 });
+  const skipped = state.prepareNext();
+  assert.ok(skipped && 'prepared' in skipped && skipped.id === 6 && skipped.prepared.zones === 0, JSON.stringify(skipped));
 
   // Failures come back as the router's codes.
   const inside = state.handle({ op: 'trip', id: 5, request: { points: [west, { latitude: 0, longitude: 0 }] }, context, zones: [] });
-  assert.ok('error' in inside && inside.error?.code === 'POINT_NOT_ROUTABLE', JSON.stringify(inside));
+  assert.ok(inside && 'error' in inside && inside.error?.code === 'POINT_NOT_ROUTABLE', JSON.stringify(inside));
 });
 
 test('the service runs trips on threads: zones are customized there once calculated (/health counts them), trips answer as an unprepared router does, a deleted zone is let go, and the event loop answers while a trip is calculated', async () => {

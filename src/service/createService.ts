@@ -101,7 +101,7 @@ export interface ServiceOptions {
    * they run on (default the cores less one, at least 1: TripThreads); `prepare` starts those
    * threads when the service is ready rather than as trips arrive (`detour serve` does; default
    * false, as tests start many services); how many synchronous trips may be queued or under way
-   * (default 64 per thread; more: 503 TRIPS_BUSY with Retry-After).
+   * (default 256 per thread; more: 503 TRIPS_BUSY with Retry-After).
    */
   trips?: { retentionMillis?: number; threads?: number; prepare?: boolean; maxQueued?: number };
 }
@@ -322,7 +322,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
   const zoneWaitMillis = options.zoneWaitMillis ?? 30_000;
   await app.register(tripRoutes, {
-    prefix: '/trip', store: options.store, zones, router, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 64 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
+    prefix: '/trip', store: options.store, zones, router, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 256 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.trips?.retentionMillis ?? TRIP_RETENTION_DAYS.default * 24 * 3600_000,
     setSolver: (solver) => { solvers.trip = solver; },
   });

@@ -38,8 +38,13 @@ export interface ServeConfig {
   docs: boolean;
   /** DETOUR_DEMO_CLIENT: true or false; unset: a demo client only when listening on loopback. */
   demoClient?: boolean;
-  /** DETOUR_WORKERS, default the machine's cores (os.availableParallelism()): processes serving requests; 1: one process, no cluster. */
+  /**
+   * DETOUR_WORKERS, default half the machine's cores (os.availableParallelism(), at least 1):
+   * processes serving requests, each with its trip threads; 1: one process, no cluster.
+   */
   workers: number;
+  /** DETOUR_TRIP_THREADS, default the cores each worker's share leaves beside its event loop (at least 1): threads trips run on, per worker. */
+  tripThreads: number;
   /** DETOUR_TRIP_RETENTION_DAYS, whole days from 1 to 30, default 7: how long trips' solutions are kept, by default and at most. */
   tripRetentionDays: number;
   /** DETOUR_MATRIX_CALLBACK_HOSTS, comma-separated host names (or host:port) matrix callbacks may go to; unset: any. */
@@ -51,13 +56,15 @@ export interface ServeConfig {
   basemap?: { url: string; attribution: string };
 }
 
-/** The most worker processes `serve` starts: each holds a whole graph, so more than cores only costs memory. */
+/** The most worker processes (and trip threads per worker) `serve` starts: each process holds a whole graph, so more than cores only costs memory. */
 export const MAX_WORKERS = 64;
 
 /** The configuration from environment variables (see ServeConfig for the names). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (0 to 65535), got ${JSON.stringify(env.PORT)}`);
+  // A process's event loop (HTTP, JSON, the store) and its trip thread each keep about a core busy under load.
+  const workers = parseCount('DETOUR_WORKERS', env.DETOUR_WORKERS, 'processes', Math.max(1, Math.floor(availableParallelism() / 2)));
   return {
     port,
     host: env.HOST || '127.0.0.1',
@@ -74,7 +81,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     tokenLifetimeSeconds: parseTokenLifetime(env.DETOUR_TOKEN_LIFETIME),
     docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
-    workers: parseWorkers(env.DETOUR_WORKERS),
+    workers,
+    tripThreads: parseCount('DETOUR_TRIP_THREADS', env.DETOUR_TRIP_THREADS, 'threads', Math.max(1, Math.floor(availableParallelism() / workers) - 1)),
     tripRetentionDays: tripRetentionDays(env.DETOUR_TRIP_RETENTION_DAYS),
     matrixCallbackHosts: env.DETOUR_MATRIX_CALLBACK_HOSTS ? env.DETOUR_MATRIX_CALLBACK_HOSTS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     basemap: parseBasemap(env.DETOUR_BASEMAP_URL, env.DETOUR_BASEMAP_ATTRIBUTION),
@@ -129,13 +137,14 @@ function parseBoolean(name: string, value: string | undefined): boolean | undefi
   throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
-function parseWorkers(value: string | undefined): number {
-  if (value === undefined || value === '') return Math.min(availableParallelism(), MAX_WORKERS);
-  const workers = Number(value);
-  if (!/^\d+$/.test(value.trim()) || workers < 1 || workers > MAX_WORKERS) {
-    throw new Error(`DETOUR_WORKERS must be a whole number of processes from 1 to ${MAX_WORKERS}, got ${JSON.stringify(value)}`);
+/** A whole number of `what` from 1 to MAX_WORKERS in `value`, or the default when unset or empty. */
+function parseCount(name: string, value: string | undefined, what: string, fallback: number): number {
+  if (value === undefined || value === '') return Math.min(fallback, MAX_WORKERS);
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > MAX_WORKERS) {
+    throw new Error(`${name} must be a whole number of ${what} from 1 to ${MAX_WORKERS}, got ${JSON.stringify(value)}`);
   }
-  return workers;
+  return n;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {
@@ -214,8 +223,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
       matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
-      // Cluster workers share the cores: each gets its share of trip threads.
-      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, ...(config.workers > 1 && { threads: Math.max(1, Math.floor(availableParallelism() / config.workers)) }) },
+      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads },
     });
   } catch (err) {
     await store.close();

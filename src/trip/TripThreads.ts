@@ -54,6 +54,8 @@ interface Thread {
   requests: WorkerRequests<Reply>;
   /** Keys of the zones this thread keeps. */
   known: Set<number>;
+  /** Trips posted and not answered yet. */
+  trips: number;
   /** Zones posted and not customized yet. */
   preparing: number;
   /** Zones whose cells the thread's router keeps customized, as it last said. */
@@ -64,9 +66,10 @@ interface Thread {
  * Trips on worker threads that share the graph (its, the hierarchy's, the overlay's and the snap
  * index's SharedArrayBuffers), so a trip never holds the event loop: it only reads requests,
  * queues trips and writes answers. Calculated zones are registered once (addZone): posted to
- * every thread, kept there under a numeric key and their cells customized there between trips;
+ * every thread, kept there under a numeric key and their cells customized there between trips
+ * (one zone at a time, trips first: tripWorker.ts);
  * a trip then names them by key. forgetZone lets a zone go in every thread. A trip goes to the
- * thread with the fewest requests waiting; threads start as trips queue, up to `threads`.
+ * thread with the fewest trips waiting; threads start as trips queue, up to `threads`.
  */
 export class TripThreads {
   private readonly slots: Array<Thread | undefined>;
@@ -94,12 +97,14 @@ export class TripThreads {
       return key !== undefined && thread.known.has(key) ? { key } : { fields: zoneFields(zone) };
     });
     this.tripsUnderWay++;
+    thread.trips++;
     try {
       const reply = await thread.requests.request({ op: 'trip', request, context, zones: refs });
       if ('error' in reply && reply.error) throw fromThreadError(reply.error);
       return (reply as { json: string }).json;
     } finally {
       this.tripsUnderWay--;
+      thread.trips--;
     }
   }
 
@@ -157,7 +162,7 @@ export class TripThreads {
     await Promise.all(threads.map((t) => t.requests.close()));
   }
 
-  /** The thread with the fewest requests waiting; an idle one, or a new one when all started are busy. */
+  /** The thread with the fewest trips waiting; one without any, or a new one when every started thread has some. */
   private pick(): Thread {
     let best: Thread | undefined;
     let free = -1;
@@ -165,9 +170,9 @@ export class TripThreads {
       const t = this.slots[i];
       if (!t) {
         if (free < 0) free = i;
-      } else if (!best || t.requests.pending < best.requests.pending) best = t;
+      } else if (!best || t.trips < best.trips) best = t;
     }
-    if (best && (best.requests.pending === 0 || free < 0)) return best;
+    if (best && (best.trips === 0 || free < 0)) return best;
     return this.thread(free);
   }
 
@@ -179,7 +184,7 @@ export class TripThreads {
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'tripWorker', data), () => {
       if (this.slots[i] === thread) this.slots[i] = undefined;
     });
-    const thread: Thread = { requests, known: new Set(), preparing: 0, prepared: 0 };
+    const thread: Thread = { requests, known: new Set(), trips: 0, preparing: 0, prepared: 0 };
     this.slots[i] = thread;
     for (const [key, zone] of this.registered) this.post(thread, key, zone);
     return thread;

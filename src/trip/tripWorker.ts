@@ -10,26 +10,25 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import { calculateTrip } from './calculateTrip.js';
 import type { TripThreadMessage, TripThreadReply, TripWorkerData } from './TripThreads.js';
 
-/** What a trip thread does with each message, apart from the thread (tests drive it on theirs). */
+/**
+ * What a trip thread does with each message, apart from the thread (tests drive it on theirs).
+ * A zone is kept at once and its cells customized later (prepareNext), one zone at a time between
+ * trips, so trips posted after a burst of zones do not wait for all of them.
+ */
 export class TripThreadState {
   private readonly zones = new Map<number, CalculatedZone>();
+  private readonly toPrepare: Array<{ id: number; key: number }> = [];
 
   constructor(readonly router: Router) {}
 
-  handle(message: TripThreadMessage): TripThreadReply {
+  /** The reply to a message; none for a zone, whose reply prepareNext gives once its cells are customized. */
+  handle(message: TripThreadMessage): TripThreadReply | undefined {
     const router = this.router;
     switch (message.op) {
-      case 'zone': {
-        const zone = reviveZone(message.fields);
-        this.zones.set(message.key, zone);
-        try {
-          if (router.canCustomize(zone)) router.prepareZones([zone]);
-        } catch (err) {
-          // The zone stays usable: routes walk its cells.
-          return { id: message.id, prepared: router.preparedZones, error: threadError(err) };
-        }
-        return { id: message.id, prepared: router.preparedZones };
-      }
+      case 'zone':
+        this.zones.set(message.key, reviveZone(message.fields));
+        this.toPrepare.push({ id: message.id, key: message.key });
+        return undefined;
       case 'forget': {
         const zone = this.zones.get(message.key);
         this.zones.delete(message.key);
@@ -47,11 +46,47 @@ export class TripThreadState {
         }
     }
   }
+
+  /** Zones kept and not customized yet. */
+  get waiting(): number {
+    return this.toPrepare.length;
+  }
+
+  /** Customizes the cells of the zone waiting longest (none if let go meanwhile); its reply, or undefined when none waits. */
+  prepareNext(): TripThreadReply | undefined {
+    const next = this.toPrepare.shift();
+    if (!next) return undefined;
+    const router = this.router;
+    const zone = this.zones.get(next.key);
+    try {
+      if (zone && router.canCustomize(zone)) router.prepareZones([zone]);
+    } catch (err) {
+      // The zone stays usable: routes walk its cells.
+      return { id: next.id, prepared: router.preparedZones, error: threadError(err) };
+    }
+    return { id: next.id, prepared: router.preparedZones };
+  }
 }
 
 if (!isMainThread && parentPort) {
   const { router, zoneCliqueBytes } = workerData as TripWorkerData;
   const state = new TripThreadState(routerOnSharedData(router, { zoneCliqueBytes }));
   const port = parentPort;
-  port.on('message', (message: TripThreadMessage) => port.postMessage(state.handle(message)));
+  let scheduled = false;
+  // One zone per turn of the thread's loop: trips already posted are answered first.
+  const schedule = () => {
+    if (scheduled || state.waiting === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      const reply = state.prepareNext();
+      if (reply) port.postMessage(reply);
+      schedule();
+    });
+  };
+  port.on('message', (message: TripThreadMessage) => {
+    const reply = state.handle(message);
+    if (reply) port.postMessage(reply);
+    schedule();
+  });
 }
