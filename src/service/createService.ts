@@ -244,8 +244,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     done(JSON_ONLY(), undefined);
   });
 
-  // helmet's middleware is made once: @fastify/helmet made it again on every request (its CSP
-  // directives parsed each time).
+  // One middleware for the process: made per request, helmet would parse the CSP directives each time.
   const securityHeaders = helmet({
     // Swagger UI at /docs loads only its own scripts and styles (no inline scripts), so the
     // default policy fits it; API answers are JSON, which the policy does not affect.
