@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { ClientRecord, Store } from '../store/Store.js';
 import { decoySecretHash, randomToken, tokenHash, verifySecret } from './credentials.js';
 import { apigeeFault, HttpError, oauthError } from './httpErrors.js';
-import { addressUnit, IssuanceLimit, LimitRefusal, LoginLimits, type Admission } from './loginLimits.js';
+import { IssuanceLimit, LimitRefusal, LoginLimits, type Admission } from './loginLimits.js';
 import { oauthErrorSchema, tokenQuerySchema, tokenResponseSchema } from './schemas.js';
 import { unstorableTextProblem } from '../zones/validateZone.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
@@ -44,36 +44,6 @@ const refused = (refusal: LimitRefusal) => {
 
 const FORM = 'application/x-www-form-urlencoded';
 
-/** Addresses remembered as refused by the per-address rule (RefusedAddresses); the oldest go first past it. */
-const MAX_REFUSED_ADDRESSES = 10_000;
-
-/**
- * Addresses the login limits refused as a whole (rule 'address', whatever the client id), until
- * their wait ends: a flood from one of them is answered 429 before its body is read or the
- * limits' backend (the cluster's primary, PostgreSQL) is asked again. Only this process's own
- * refusals are remembered, so nothing is refused here that the limits would not refuse.
- */
-class RefusedAddresses {
-  private readonly until = new Map<string, number>();
-
-  add(address: string, until: number): void {
-    const unit = addressUnit(address);
-    this.until.delete(unit);
-    if (this.until.size >= MAX_REFUSED_ADDRESSES) this.until.delete(this.until.keys().next().value!);
-    this.until.set(unit, until);
-  }
-
-  /** Milliseconds the address still waits (0: not refused here). */
-  waiting(address: string, now: number): number {
-    const unit = addressUnit(address);
-    const until = this.until.get(unit);
-    if (until === undefined) return 0;
-    if (until > now) return until - now;
-    this.until.delete(unit);
-    return 0;
-  }
-}
-
 /**
  * POST /oauth/client_credential/accesstoken: Apigee's client-credentials token endpoint, with its
  * response members and its error shapes, so Maplink clients work unchanged.
@@ -81,13 +51,6 @@ class RefusedAddresses {
 export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOptions): Promise<void> {
   const { store, now, tokenLifetimeSeconds, loginLimits, issuance, verified } = options;
   let verifying = 0;
-  const refusedAddresses = new RefusedAddresses();
-  app.addHook('onRequest', async (request, reply) => {
-    const wait = refusedAddresses.waiting(request.ip ?? 'unknown', now());
-    if (wait === 0) return;
-    noStore(reply);
-    throw refused(new LimitRefusal('address', wait));
-  });
   /**
    * Verifies with scrypt on a free slot, or refuses at once: waiting would queue CPU work ahead
    * of trips. Returns undefined when every slot is busy.
@@ -119,7 +82,6 @@ export async function tokenRoutes(app: FastifyInstance, options: TokenRoutesOpti
       try {
         admission = await loginLimits.admit(clientId, address);
       } catch (err) {
-        if (err instanceof LimitRefusal && err.rule === 'address') refusedAddresses.add(address, now + err.retryMillis);
         throw err instanceof LimitRefusal ? refused(err) : unavailable(err, log);
       }
       // Read after admission, so refused attempts cost no store read.
