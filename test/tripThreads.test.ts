@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
 import { zoneFields } from '../src/routing/routerThread.js';
+import { TripThreads } from '../src/trip/TripThreads.js';
 import { TripThreadState } from '../src/trip/tripWorker.js';
 import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, ZONES_PATH } from './support/service.js';
 
@@ -130,5 +131,27 @@ test('trips past the queue bound are refused with 503 TRIPS_BUSY and Retry-After
     await svc.close();
     await store.close();
     await kind.dispose();
+  }
+});
+
+test('clients take turns on the trip threads: one client\'s burst of long trips delays another\'s trip by about one of them, not the whole burst; every trip is answered as the router answers it', async () => {
+  const threads = new TripThreads(graph, { threads: 1 });
+  try {
+    const long = Array.from({ length: 40 }, (_, i) => [west, east, north][i % 3]);
+    const done: string[] = [];
+    const trip = (client: string, points: object[], label: string) =>
+      threads.calculate({ points: points as never }, [], { clientId: client, id: label, now: 0 }).then((json) => { done.push(label); return JSON.parse(json); });
+    const burst = Array.from({ length: 6 }, (_, i) => trip('A', long, `A${i}`));
+    const other = trip('B', [west, east], 'B0');
+    assert.equal(threads.trips, 7);
+    const answers = await Promise.all([...burst, other]);
+    assert.equal(threads.trips, 0);
+    // Two trips go to the thread at once (A0, A1); then A and B alternate: B0 comes right after A2.
+    assert.deepEqual(done, ['A0', 'A1', 'A2', 'B0', 'A3', 'A4', 'A5']);
+    const router = new Router(graph);
+    assert.equal(answers[0].totalDistance, Math.round(router.route({ points: long }).distance));
+    assert.equal(answers[6].totalDistance, Math.round(router.route({ points: [west, east] }).distance));
+  } finally {
+    await threads.close();
   }
 });

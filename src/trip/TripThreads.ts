@@ -41,13 +41,27 @@ export type TripThreadReply =
 type Reply = TripThreadReply;
 
 export interface TripThreadsOptions {
-  /** Threads at most (default the cores less one, from 1 to 4); each starts when trips queue on the others. */
+  /** Threads at most (default the cores less one, at least 1); each starts when trips queue on the others. */
   threads?: number;
   maxSnapDistance?: number;
   /** Each thread's budget for zones' customized cells (Router's zoneCliqueBytes). */
   zoneCliqueBytes?: number;
   /** Told when a thread could not customize a zone's cells (its routes then walk them: still exact). */
   onZoneError?: (error: Error) => void;
+}
+
+/**
+ * Trips on a thread at once: the one it calculates and the next, so it never waits for a message
+ * between trips; the rest wait in TripThreads, where clients take turns.
+ */
+const TRIPS_PER_THREAD = 2;
+
+interface WaitingTrip {
+  request: TripRequest;
+  zones: CalculatedZone[];
+  context: TripThreadContext;
+  resolve: (json: string) => void;
+  reject: (err: Error) => void;
 }
 
 interface Thread {
@@ -68,8 +82,9 @@ interface Thread {
  * queues trips and writes answers. Calculated zones are registered once (addZone): posted to
  * every thread, kept there under a numeric key and their cells customized there between trips
  * (one zone at a time, trips first: tripWorker.ts);
- * a trip then names them by key. forgetZone lets a zone go in every thread. A trip goes to the
- * thread with the fewest trips waiting; threads start as trips queue, up to `threads`.
+ * a trip then names them by key. forgetZone lets a zone go in every thread. Trips wait here per
+ * client and go out clients in turn, to the thread with the fewest; threads start as trips queue,
+ * up to `threads`.
  */
 export class TripThreads {
   private readonly slots: Array<Thread | undefined>;
@@ -77,11 +92,13 @@ export class TripThreads {
   /** Registered zones by key: what a new (or restarted) thread is sent first. */
   private readonly registered = new Map<number, CalculatedZone>();
   private nextKey = 1;
-  private tripsUnderWay = 0;
+  /** Trips not posted yet, per client, clients in their turn's order. */
+  private readonly waiting = new Map<string, WaitingTrip[]>();
+  private waitingCount = 0;
   private shared?: SharedRouterData;
 
   constructor(readonly graph: HierarchyGraph, private readonly options: TripThreadsOptions = {}) {
-    this.slots = new Array(Math.max(1, Math.floor(options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1))))).fill(undefined);
+    this.slots = new Array(Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1))).fill(undefined);
   }
 
   /** Starts every thread now (a service does at start, so no trip waits for one). */
@@ -89,28 +106,59 @@ export class TripThreads {
     for (let i = 0; i < this.slots.length; i++) this.thread(i);
   }
 
-  /** The solution of a trip (calculateTrip) as JSON text, calculated on a thread; DetourErrors reject with their code. */
-  async calculate(request: TripRequest, zones: CalculatedZone[], context: TripThreadContext): Promise<string> {
-    const thread = this.pick();
-    const refs = zones.map((zone) => {
-      const key = this.keys.get(zone);
-      return key !== undefined && thread.known.has(key) ? { key } : { fields: zoneFields(zone) };
+  /**
+   * The solution of a trip (calculateTrip) as JSON text, calculated on a thread; DetourErrors
+   * reject with their code. Trips wait here, per client (context.clientId), and go to the threads
+   * clients in turn, at most TRIPS_PER_THREAD on a thread at once: a client's burst of long trips
+   * delays another client's trip by about one of them per thread, not by the whole burst.
+   */
+  calculate(request: TripRequest, zones: CalculatedZone[], context: TripThreadContext): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const queue = this.waiting.get(context.clientId);
+      const trip: WaitingTrip = { request, zones, context, resolve, reject };
+      if (queue) queue.push(trip);
+      else this.waiting.set(context.clientId, [trip]);
+      this.waitingCount++;
+      this.dispatch();
     });
-    this.tripsUnderWay++;
-    thread.trips++;
-    try {
-      const reply = await thread.requests.request({ op: 'trip', request, context, zones: refs });
-      if ('error' in reply && reply.error) throw fromThreadError(reply.error);
-      return (reply as { json: string }).json;
-    } finally {
-      this.tripsUnderWay--;
-      thread.trips--;
+  }
+
+  /** Trips not answered yet (waiting here or on a thread). */
+  get trips(): number {
+    return this.waitingCount + this.slots.reduce((n, t) => n + (t?.trips ?? 0), 0);
+  }
+
+  /** Posts waiting trips, clients in turn, while a thread has room. */
+  private dispatch(): void {
+    while (this.waitingCount > 0) {
+      const thread = this.pick();
+      if (!thread) return;
+      // The client first in line gives one trip and goes to the back (Map order is the turn order).
+      const [owner, queue] = this.waiting.entries().next().value!;
+      const trip = queue.shift()!;
+      this.waiting.delete(owner);
+      if (queue.length > 0) this.waiting.set(owner, queue);
+      this.waitingCount--;
+      this.send(thread, trip);
     }
   }
 
-  /** Trips posted and not answered yet (queued or being calculated). */
-  get trips(): number {
-    return this.tripsUnderWay;
+  private send(thread: Thread, trip: WaitingTrip): void {
+    const zones = trip.zones.map((zone) => {
+      const key = this.keys.get(zone);
+      return key !== undefined && thread.known.has(key) ? { key } : { fields: zoneFields(zone) };
+    });
+    thread.trips++;
+    thread.requests.request({ op: 'trip', request: trip.request, context: trip.context, zones }).then(
+      (reply) => {
+        if ('error' in reply && reply.error) trip.reject(fromThreadError(reply.error));
+        else trip.resolve((reply as { json: string }).json);
+      },
+      trip.reject,
+    ).finally(() => {
+      thread.trips--;
+      this.dispatch();
+    });
   }
 
   /** The most threads. */
@@ -150,20 +198,22 @@ export class TripThreads {
     return Math.max(0, ...this.slots.map((t) => t?.preparing ?? 0));
   }
 
-  /** Trips and zones posted and not answered yet. */
-  get pending(): number {
-    return this.slots.reduce((n, t) => n + (t?.requests.pending ?? 0), 0);
-  }
 
   /** Stops every thread; trips still waiting reject. */
   async close(): Promise<void> {
     const threads = this.slots.filter((t) => t !== undefined);
     this.slots.fill(undefined);
+    for (const queue of this.waiting.values()) for (const trip of queue) trip.reject(new Error('the trip threads were closed'));
+    this.waiting.clear();
+    this.waitingCount = 0;
     await Promise.all(threads.map((t) => t.requests.close()));
   }
 
-  /** The thread with the fewest trips waiting; one without any, or a new one when every started thread has some. */
-  private pick(): Thread {
+  /**
+   * The thread with the fewest trips, if it has room: one without any, else a new one while there
+   * are slots, else the least busy under TRIPS_PER_THREAD; undefined when all are full.
+   */
+  private pick(): Thread | undefined {
     let best: Thread | undefined;
     let free = -1;
     for (let i = 0; i < this.slots.length; i++) {
@@ -172,8 +222,9 @@ export class TripThreads {
         if (free < 0) free = i;
       } else if (!best || t.trips < best.trips) best = t;
     }
-    if (best && (best.trips === 0 || free < 0)) return best;
-    return this.thread(free);
+    if (best && best.trips === 0) return best;
+    if (free >= 0) return this.thread(free);
+    return best && best.trips < TRIPS_PER_THREAD ? best : undefined;
   }
 
   private thread(i: number): Thread {
