@@ -135,7 +135,7 @@ test('trips past the queue bound are refused with 503 TRIPS_BUSY and Retry-After
 });
 
 test('clients take turns on the trip threads: one client\'s burst of long trips delays another\'s trip by about one of them, not the whole burst; every trip is answered as the router answers it', async () => {
-  const threads = new TripThreads(graph, { threads: 1 });
+  const threads = new TripThreads(graph, { threads: 1, tripsPerThread: 2 });
   try {
     const long = Array.from({ length: 40 }, (_, i) => [west, east, north][i % 3]);
     const done: string[] = [];
