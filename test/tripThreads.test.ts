@@ -77,6 +77,8 @@ test('the service runs trips on threads: zones are customized there once calcula
       assert.equal(created.status, 201, created.text);
     }
     await health(2);
+    const started = await http(`${svc.url}/health`);
+    assert.deepEqual([started.body.tripThreads, started.body.tripsUnderWay], ['2/2', 0], 'serve-like start: both threads up, nothing under way');
     const trip = (points: object[], restrictionZones: string[]) => http(`${svc.url}${TRIP_PATH}`, { json: { points, restrictionZones }, headers: auth.headers });
     // Trips at once spread over both threads; each answers as a router without customized cells.
     const answers = await Promise.all([trip([west, east], ['Centrum']), trip([north, east], ['Hisingen']), trip([west, east], ['Centrum', 'Hisingen']), trip([north, east], ['Hisingen'])]);

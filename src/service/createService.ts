@@ -341,7 +341,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       return reply.code(503).send({ status: 'unavailable', store: options.store.kind, graph });
     }
     const warmUp = app.zoneWarmUp;
-    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: tripThreads.zonesPrepared, zonesToPrepare: tripThreads.zonesToPrepare };
+    return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: tripThreads.zonesPrepared, zonesToPrepare: tripThreads.zonesToPrepare,
+      tripThreads: `${tripThreads.started}/${tripThreads.threads}`, tripsUnderWay: tripThreads.trips };
   });
   return app;
 }

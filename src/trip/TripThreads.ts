@@ -169,6 +169,11 @@ export class TripThreads {
     return this.slots.length;
   }
 
+  /** Threads started. */
+  get started(): number {
+    return this.slots.filter((t) => t !== undefined).length;
+  }
+
   /** Registers a calculated zone: every thread keeps it and customizes the cells around it, between trips. */
   addZone(zone: CalculatedZone): void {
     if (this.keys.has(zone)) return;
