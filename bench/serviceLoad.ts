@@ -207,8 +207,8 @@ try {
   for (const [i, s] of subjects.entries()) {
     results[i].inserts = summarise(await load(s.running.url, { path: '/restriction/v1/restrictionZones', method: 'POST', headers: s.headers, bodies: insertBody, connections: 10, seconds: Math.max(3, SECONDS / 2) }));
   }
-  // The token flood on --workers 2: trips alone, then trips with the flood and /health sampled.
-  const s = subjects[1];
+  // The token flood on --workers 1 (serve's default on two cores): trips alone, then trips with the flood and /health sampled.
+  const s = subjects[0];
   let attempt = 0;
   const tokenBody = () => new URLSearchParams({ client_id: s.clientId, client_secret: attempt++ % 2 === 0 ? s.clientSecret : `wrong-${attempt}` }).toString();
   const healthLoad = () => load(s.running.url, { path: '/health', connections: 1, seconds: SECONDS, rate: 20 });
@@ -254,9 +254,9 @@ const lines = [
   row('trips, 100 connections, --workers 2', two.trips100!),
   row('zone inserts (500 m squares), 10 connections, --workers 1', one.inserts!),
   row('zone inserts (500 m squares), 10 connections, --workers 2', two.inserts!),
-  row('trips, 20 connections, --workers 2, just before the token flood', flood!.before),
+  row('trips, 20 connections, --workers 1, just before the token flood', flood!.before),
   row('GET /health at 20/s beside those trips, no token flood', flood!.healthBefore),
-  row('trips, 20 connections, --workers 2, during the token flood', flood!.trips),
+  row('trips, 20 connections, --workers 1, during the token flood', flood!.trips),
   row('GET /health at 20/s during the token flood', flood!.health),
   row('token flood: 20 requests/s, right and wrong secrets in turn', flood!.tokens),
   '',
