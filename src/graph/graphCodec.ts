@@ -39,7 +39,6 @@ export const GRAPH_FORMAT_VERSION = 9;
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 /** A section's array. */
 export type SectionArray = Float64Array | Float32Array | Uint32Array | Uint8Array | Int32Array | Uint16Array;
-type AnyTyped = SectionArray;
 
 /** One named section of a graph file. */
 export interface FileSection {
@@ -74,7 +73,7 @@ const MAX_NAME_BYTES = 64;
 
 /** Every section of a graph, in file order: its arrays, a higher layer's, its indexes. */
 function sections(graph: RoadGraph, extra: FileSection[]): FileSection[] {
-  const arrays = graph.arrays() as unknown as Record<string, AnyTyped>;
+  const arrays = graph.arrays() as unknown as Record<string, SectionArray>;
   const out: FileSection[] = ARRAY_KEYS.map((key) => ({ name: key, array: arrays[key] }));
   out.push(...extra);
   for (const [key, name] of Object.entries(INDEX_SECTIONS)) {
@@ -183,7 +182,7 @@ export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSecti
   const metaBytes = new Uint8Array(pad8(metaLength));
   readExactly(metaBytes, 'metadata');
   const known = new Set<string>([...ARRAY_KEYS, ...Object.values(INDEX_SECTIONS), ...(layer?.names ?? [])]);
-  const arrays: Record<string, AnyTyped> = {};
+  const arrays: Record<string, SectionArray> = {};
   const sectionHead = new Uint8Array(16);
   const sectionView = new DataView(sectionHead.buffer);
   const padding = new Uint8Array(8);
@@ -228,7 +227,7 @@ export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSecti
     throw corrupt(source, 'metadata is not JSON');
   }
   for (const key of ARRAY_KEYS) if (!arrays[key]) throw corrupt(source, `section ${key} is missing`);
-  const graphArrays = {} as Record<string, AnyTyped>;
+  const graphArrays = {} as Record<string, SectionArray>;
   for (const key of ARRAY_KEYS) graphArrays[key] = arrays[key];
   const g = graphArrays as unknown as RoadGraphArrays;
   checkShape(g, source);
@@ -240,7 +239,7 @@ export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSecti
  * The index sections: per-road arrays of the right type and length, trees as bytes (SnapIndex
  * and RoadIndex check a tree's own header and item count when they adopt it).
  */
-function checkIndexes(arrays: Record<string, AnyTyped>, g: RoadGraphArrays, source: string): GraphIndexes {
+function checkIndexes(arrays: Record<string, SectionArray>, g: RoadGraphArrays, source: string): GraphIndexes {
   const indexes: GraphIndexes = {};
   const roads = g.roadFrom.length;
   const { snapTinyRoads, snapTinyComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
