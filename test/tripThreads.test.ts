@@ -156,4 +156,6 @@ test('clients take turns on the trip threads: one client\'s burst of long trips 
   } finally {
     await threads.close();
   }
+  await assert.rejects(threads.calculate({ points: [west, east] }, [], { clientId: 'A', id: 'late', now: 0 }), /closed/);
+  assert.equal(threads.started, 0, 'a closed pool starts no thread');
 });

@@ -99,6 +99,7 @@ export class TripThreads {
   private readonly waiting = new Map<string, WaitingTrip[]>();
   private waitingCount = 0;
   private shared?: SharedRouterData;
+  private closed = false;
 
   constructor(readonly graph: HierarchyGraph, private readonly options: TripThreadsOptions = {}) {
     this.slots = new Array(Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1))).fill(undefined);
@@ -117,6 +118,7 @@ export class TripThreads {
    */
   calculate(request: TripRequest, zones: CalculatedZone[], context: TripThreadContext): Promise<string> {
     return new Promise<string>((resolve, reject) => {
+      if (this.closed) return reject(new Error('the trip threads were closed'));
       const queue = this.waiting.get(context.clientId);
       const trip: WaitingTrip = { request, zones, context, resolve, reject };
       if (queue) queue.push(trip);
@@ -176,7 +178,7 @@ export class TripThreads {
 
   /** Registers a calculated zone: every thread keeps it and customizes the cells around it, between trips. */
   addZone(zone: CalculatedZone): void {
-    if (this.keys.has(zone)) return;
+    if (this.closed || this.keys.has(zone)) return;
     const key = this.nextKey++;
     this.keys.set(zone, key);
     this.registered.set(key, zone);
@@ -206,9 +208,9 @@ export class TripThreads {
     return Math.max(0, ...this.slots.map((t) => t?.preparing ?? 0));
   }
 
-
-  /** Stops every thread; trips still waiting reject. */
+  /** Stops every thread and starts none again; trips still waiting, and any calculated after, reject. */
   async close(): Promise<void> {
+    this.closed = true;
     const threads = this.slots.filter((t) => t !== undefined);
     this.slots.fill(undefined);
     for (const queue of this.waiting.values()) for (const trip of queue) trip.reject(new Error('the trip threads were closed'));
