@@ -45,11 +45,9 @@ export async function mapRoutes(app: FastifyInstance, options: MapRoutesOptions)
       reply.code(404).send({ code: 'NOT_FOUND', message: 'the map page is not built; run npm run build' }));
   }
 
-  let bounds: [number, number, number, number] | undefined;
   app.get('/map/config', { schema: { tags: ['Map'], summary: 'What the map page needs: graph bounds, tile zooms, attribution, basemap' } }, async () => {
-    bounds ??= tiles.bounds();
     return {
-      bounds,
+      bounds: tiles.bounds,
       tiles: { url: '/tiles/{z}/{x}/{y}.pbf', minzoom: MIN_TILE_ZOOM, maxzoom: MAX_TILE_ZOOM, layer: 'roads' },
       attribution: options.graph.meta.attribution,
       source: options.graph.meta.source,

@@ -35,24 +35,29 @@ const FULL_INDEX_ZOOM = 13;
  * encoded by geojson-vt and @maplibre/vt-pbf. Recent tiles are cached.
  */
 export class RoadTiles {
-  /** Per zoom below FULL_INDEX_ZOOM, an index of the roads shown there, built on first use. */
+  /** Per zoom below FULL_INDEX_ZOOM, an index of the roads shown there; from it on, the graph's own. */
   private readonly byZoom = new Map<number, RoadIndex>();
   private readonly cache = new Map<string, Uint8Array>();
   private readonly minClassZoom: Uint8Array;
+  /** The graph's bounds, [west, south, east, north] in degrees. */
+  readonly bounds: [number, number, number, number];
 
+  /** Makes every index tiles query, and the bounds, here: no tile request builds one. */
   constructor(readonly graph: RoadGraph) {
     this.minClassZoom = Uint8Array.from(HIGHWAY_CLASSES, (c) => CLASS_FROM_ZOOM[c] ?? 13);
-  }
-
-  /** The graph's bounds, [west, south, east, north] in degrees. */
-  bounds(): [number, number, number, number] {
-    const g = this.graph;
-    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-    for (let v = 0; v < g.nodeCount; v++) {
-      w = Math.min(w, g.nodeLongitude(v)); e = Math.max(e, g.nodeLongitude(v));
-      s = Math.min(s, g.nodeLatitude(v)); n = Math.max(n, g.nodeLatitude(v));
+    const shown = new Map<number, number[]>();
+    for (let z = MIN_TILE_ZOOM; z < FULL_INDEX_ZOOM; z++) shown.set(z, []);
+    for (let r = 0; r < graph.roadCount; r++) {
+      for (let z = Math.max(MIN_TILE_ZOOM, this.minClassZoom[graph.roadClass[r]]); z < FULL_INDEX_ZOOM; z++) shown.get(z)!.push(r);
     }
-    return [w, s, e, n];
+    for (const [z, roads] of shown) this.byZoom.set(z, RoadIndex.ofRoads(graph, Uint32Array.from(roads)));
+    RoadIndex.for(graph);
+    let w = Infinity, south = Infinity, e = -Infinity, n = -Infinity;
+    for (let v = 0; v < graph.nodeCount; v++) {
+      w = Math.min(w, graph.nodeLongitude(v)); e = Math.max(e, graph.nodeLongitude(v));
+      south = Math.min(south, graph.nodeLatitude(v)); n = Math.max(n, graph.nodeLatitude(v));
+    }
+    this.bounds = [w, south, e, n];
   }
 
   /**
@@ -84,14 +89,7 @@ export class RoadTiles {
 
   /** The index a tile at zoom z queries: only the classes shown there, so a low zoom's cost is the major roads'. */
   private indexFor(z: number): RoadIndex {
-    if (z >= FULL_INDEX_ZOOM) return RoadIndex.for(this.graph);
-    let index = this.byZoom.get(z);
-    if (!index) {
-      const shown: number[] = [];
-      for (let r = 0; r < this.graph.roadCount; r++) if (this.minClassZoom[this.graph.roadClass[r]] <= z) shown.push(r);
-      this.byZoom.set(z, (index = RoadIndex.ofRoads(this.graph, Uint32Array.from(shown))));
-    }
-    return index;
+    return this.byZoom.get(z) ?? RoadIndex.for(this.graph);
   }
 
   private cut(z: number, x: number, y: number): Uint8Array {
