@@ -1,7 +1,8 @@
-import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import { DetourError, ErrorCode } from '../errors.js';
+import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { arcHead, arcTail, hierarchyNodeCount, shortcutHalves, type ContractionHierarchy } from './ContractionHierarchy.js';
 
-const cache = new WeakMap<ContractionHierarchy, Float64Array>();
+const cache = new WeakMap<ContractionHierarchy, Uint32Array>();
 
 /** The metric a hierarchy does not minimise: distance for duration, duration for distance. */
 export function otherMetric(metric: Metric): Metric {
@@ -9,18 +10,20 @@ export function otherMetric(metric: Metric): Metric {
 }
 
 /**
- * Per arc of `ch`, its cost in the other metric (seconds for a distance hierarchy, metres for a
- * duration one): an original edge's own, a shortcut's the sum of its two children. Searches that
- * minimise one metric carry this beside it, so a matrix gets both values of each optimal path
- * without unpacking it. Computed once per hierarchy, O(arcs), and cached.
+ * Per arc of `ch`, its cost in the other metric in that metric's road cost units (whole
+ * milliseconds for a distance hierarchy, whole centimetres for a duration one: ROAD_COST_UNIT):
+ * an original edge's own, a shortcut's the sum of its two children, exact in 32 bits (half the
+ * bytes of a float64 per arc). Searches that minimise one metric carry this beside it, so a matrix
+ * gets both values of each optimal path without unpacking it. Computed once per hierarchy,
+ * O(arcs), and cached.
  */
-export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy): Float64Array {
+export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy): Uint32Array {
   const known = cache.get(ch);
   if (known) return known;
   const { arcMiddle, upFirst, downFirst } = ch;
-  const roadCost = graph.roadCost(otherMetric(ch.metric)), unit = ROAD_COST_UNIT[otherMetric(ch.metric)], edgeRoad = graph.edgeRoad;
+  const roadCost = graph.roadCost(otherMetric(ch.metric)), edgeRoad = graph.edgeRoad;
   const arcs = arcMiddle.length;
-  const out = new Float64Array(arcs);
+  const out = new Uint32Array(arcs);
   const done = new Uint8Array(arcs);
   const stack: number[] = [];
   const halves = new Int32Array(2);
@@ -34,7 +37,7 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
           const x = stack[stack.length - 2], lowEnd = stack[stack.length - 1];
           const m = arcMiddle[x];
           if (m < 0) {
-            out[x] = roadCost[edgeRoad[~m]] * unit;
+            out[x] = roadCost[edgeRoad[~m]];
             done[x] = 1;
             stack.length -= 2;
             continue;
@@ -43,7 +46,11 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
           const h0 = halves[0], h1 = halves[1];
           if (!done[h0]) { stack.push(h0, m); continue; }
           if (!done[h1]) { stack.push(h1, m); continue; }
-          out[x] = out[h0] + out[h1];
+          const sum = out[h0] + out[h1];
+          if (sum > 0xffffffff) {
+            throw new DetourError(ErrorCode.INVALID_INPUT, `a shortcut of the ${ch.metric} hierarchy is longer in ${otherMetric(ch.metric)} than 32 bits of road cost units hold`);
+          }
+          out[x] = sum;
           done[x] = 1;
           stack.length -= 2;
         }

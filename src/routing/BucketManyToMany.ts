@@ -1,4 +1,5 @@
-import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, ROAD_COST_UNIT, type RoadGraph } from '../graph/RoadGraph.js';
+import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import { MinHeap } from '../structures/MinHeap.js';
@@ -47,7 +48,7 @@ export class BucketManyToMany {
    * none connects. Empty endpoint lists leave their row or column at Infinity.
    */
   run(
-    ch: ContractionHierarchy, secondArc: Float64Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
+    ch: ContractionHierarchy, secondArc: Uint32Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
     outCost: Float64Array, outSecond: Float64Array,
   ): void {
     this.settledCount = 0;
@@ -60,7 +61,7 @@ export class BucketManyToMany {
    * demand, calling `settled` for every node it settles. One closure per search, not per edge.
    */
   private search(
-    ch: ContractionHierarchy, secondArc: Float64Array, from: CostedEndpoint[], forward: boolean,
+    ch: ContractionHierarchy, secondArc: Uint32Array, from: CostedEndpoint[], forward: boolean,
     settled: (node: number, cost: number, second: number, plain: number) => void,
   ): void {
     if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
@@ -68,6 +69,7 @@ export class BucketManyToMany {
     const { cost, second, seen, heap } = this;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
     const step = COST_STEP[ch.metric];
+    const secondStep = ROAD_COST_UNIT[otherMetric(ch.metric)];
     const relaxFirst = forward ? upFirst : downFirst;
     const stallFirst = forward ? downFirst : upFirst;
     heap.clear();
@@ -97,7 +99,7 @@ export class BucketManyToMany {
         if (seen[x] !== stamp || c < cost[x]) {
           seen[x] = stamp;
           cost[x] = c;
-          second[x] = s2 + secondArc[a];
+          second[x] = s2 + secondArc[a] * secondStep;
           heap.push(c, x);
         }
       }
