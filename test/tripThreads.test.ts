@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
-import { zoneFields } from '../src/routing/routerThread.js';
+import { routerOnSharedData, sharedRouterData, zoneFields } from '../src/routing/routerThread.js';
 import { TripThreads } from '../src/trip/TripThreads.js';
 import { TripThreadState } from '../src/trip/tripWorker.js';
 import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, ZONES_PATH } from './support/service.js';
@@ -158,4 +158,15 @@ test('clients take turns on the trip threads: one client\'s burst of long trips 
   }
   await assert.rejects(threads.calculate({ points: [west, east] }, [], { clientId: 'A', id: 'late', now: 0 }), /closed/);
   assert.equal(threads.started, 0, 'a closed pool starts no thread');
+});
+
+test('a routing thread\'s Router reads the caller\'s graph: arrays, indexes and the derived per-road milliseconds on shared memory, adopted rather than made again', () => {
+  const data = sharedRouterData(graph);
+  const router = routerOnSharedData(data);
+  assert.ok(router.graph.roadMillis === graph.roadMillis && graph.roadMillis.buffer instanceof SharedArrayBuffer, 'roadMillis adopted from the caller, on a SharedArrayBuffer');
+  assert.ok(router.graph.edgeHead.buffer instanceof SharedArrayBuffer);
+  assert.equal(router.graph.indexes, graph.indexes);
+  assert.throws(() => router.graph.adoptRoadMillis(new Uint32Array(3)), /roadMillis of 3 roads for a graph of/);
+  const points = [west, east];
+  assert.deepEqual(router.route({ points }).legs[0].coordinates, new Router(graph).route({ points }).legs[0].coordinates);
 });

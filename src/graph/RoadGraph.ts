@@ -258,11 +258,16 @@ export class RoadGraph implements RoadGraphArrays {
     return fromE7(i < this.roadShapeStart[r + 1] ? this.shapeLonE7[i] : this.nodeLonE7[this.roadTo[r]]);
   }
 
-  /** Per road, travel time at its speed in whole milliseconds (made on first use: routes read it, zone workers do not). */
+  /**
+   * Per road, travel time at its speed in whole milliseconds (made on first use: routes read it,
+   * zone workers do not), on a SharedArrayBuffer where there is one, so routing threads adopt it
+   * (adoptRoadMillis) instead of each making its own (4 B per road).
+   */
   get roadMillis(): Uint32Array {
     if (!this.millis) {
       const { roadLengthCm, roadSpeedKmh } = this;
-      const millis = new Uint32Array(roadLengthCm.length);
+      const bytes = 4 * roadLengthCm.length;
+      const millis = new Uint32Array(typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
       for (let r = 0; r < roadLengthCm.length; r++) {
         const t = roadMillis(roadLengthCm[r] * COST_STEP.distance, roadSpeedKmh[r]);
         if (!(t <= 0xffffffff)) {
@@ -273,6 +278,14 @@ export class RoadGraph implements RoadGraphArrays {
       this.millis = millis;
     }
     return this.millis;
+  }
+
+  /** Takes another RoadGraph's roadMillis over the same roads (a routing thread's graph: the caller's, shared). */
+  adoptRoadMillis(millis: Uint32Array): void {
+    if (millis.length !== this.roadCount) {
+      throw new DetourError(ErrorCode.INVALID_INPUT, `roadMillis of ${millis.length} roads for a graph of ${this.roadCount}`);
+    }
+    this.millis = millis;
   }
 
   /** The fastest speed on any edge, metres per second (bounds the time heuristic). */

@@ -17,18 +17,21 @@ export interface SharedRouterData {
   meta: GraphMeta;
   hierarchy?: GraphHierarchy;
   indexes: GraphIndexes;
+  /** Derived per road by the caller's graph once, shared rather than derived again per thread. */
+  roadMillis: Uint32Array;
   maxSnapDistance?: number;
 }
 
 /** The graph as a worker thread receives it; the snap index is made here first (on shared memory) so the thread adopts it. */
 export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number): SharedRouterData {
   SnapIndex.for(graph);
-  return { arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, maxSnapDistance };
+  return { arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, roadMillis: graph.roadMillis, maxSnapDistance };
 }
 
 /** A worker thread's Router over the graph sharedRouterData posted: nothing is copied or rebuilt. */
 export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterOptions, 'maxSnapDistance'> = {}): Router {
   const graph = withHierarchy(new RoadGraph(data.arrays, data.meta, data.indexes), data.hierarchy);
+  graph.adoptRoadMillis(data.roadMillis);
   return new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
 }
 
