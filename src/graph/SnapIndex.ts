@@ -132,6 +132,22 @@ export class SnapIndex {
   }
 
   /**
+   * Snaps the stops of a route: each to its nearest road, unless a stop there cannot leave
+   * towards (the first), be reached from (the last) or both (a via) the main network; then to the
+   * nearest road in range that can (snapChoice). Stops all on one tiny strongly connected
+   * component stay there (they can route inside it). `labels` name the stops in errors.
+   */
+  snapStops(points: ReadonlyArray<{ latitude: number; longitude: number }>, labels: readonly string[], maxDistance?: number): Snap[] {
+    const last = points.length - 1;
+    const choices = points.map((p, i) => this.snapChoice(p?.latitude, p?.longitude, {
+      maxDistance, label: labels[i], role: i === 0 ? 'first' : i === last ? 'last' : 'via',
+    }));
+    const first = choices[0].component;
+    const allInOneTiny = first >= 0 && choices.every((c) => c.component === first && !this.inBigComponent(c.nearest.road));
+    return choices.map((c) => (allInOneTiny || !c.big ? c.nearest : c.big));
+  }
+
+  /**
    * The nearest road and, when a stop there cannot do what its role needs on the main network
    * (OSRM's rule for tiny components, made direction-aware: a first stop on a one-way road that
    * leaves an extract is fine, a last stop there is not), also the nearest road within

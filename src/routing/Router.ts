@@ -97,13 +97,7 @@ export class Router {
    * route inside it).
    */
   snapStops(points: LatLon[], labels: string[] = points.map((_, i) => `points[${i}]`)): Snap[] {
-    const last = points.length - 1;
-    const choices = points.map((p, i) => this.snapIndex.snapChoice(p?.latitude, p?.longitude, {
-      maxDistance: this.maxSnapDistance, label: labels[i], role: i === 0 ? 'first' : i === last ? 'last' : 'via',
-    }));
-    const first = choices[0].component;
-    const allInOneTiny = first >= 0 && choices.every((c) => c.component === first && !this.snapIndex.inBigComponent(c.nearest.road));
-    return choices.map((c) => (allInOneTiny || !c.big ? c.nearest : c.big));
+    return this.snapIndex.snapStops(points, labels, this.maxSnapDistance);
   }
 
   route(request: RouteRequest): Route {

@@ -7,7 +7,7 @@ import helmet from 'helmet';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
-import { Router } from '../routing/Router.js';
+import { SnapIndex } from '../graph/SnapIndex.js';
 import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type JobKind, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
@@ -113,8 +113,6 @@ declare module 'fastify' {
     store: Store;
     /** Start-up calculation of the stored zones (recalculateStoredZones). */
     zoneWarmUp: { running: boolean; done: number; total: number };
-    /** The router of this thread: snapping stops to check a request before it is queued. */
-    router: Router;
     /** The threads trips run on, with the calculated zones registered there. */
     tripThreads: TripThreads;
   }
@@ -192,7 +190,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       void (reply as FastifyReply).code(http.statusCode).type('application/json; charset=utf-8').serializer(JSON.stringify).send(http.body);
     },
   });
-  const router = new Router(options.graph);
+  // The event loop routes nothing: it snaps stops only, to check an asynchronous trip before queueing it.
+  const snapIndex = SnapIndex.for(options.graph);
   // Trips run on threads; each calculated zone is sent there once, and its cells customized there
   // between trips, not by its first trip.
   const tripThreads = new TripThreads(options.graph, {
@@ -202,7 +201,6 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const zones = new ZoneCache(options.graph, {
     ...options.zoneCalculator, onCalculated: (zone) => tripThreads.addZone(zone), onDropped: (zone) => tripThreads.forgetZone(zone),
   });
-  app.decorate('router', router);
   app.decorate('tripThreads', tripThreads);
   app.decorate('zoneCache', zones);
   app.decorate('zoneWarmUp', { running: false, done: 0, total: 0 });
@@ -321,7 +319,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
   const zoneWaitMillis = options.zoneWaitMillis ?? 30_000;
   await app.register(tripRoutes, {
-    prefix: '/trip', store: options.store, zones, router, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 256 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
+    prefix: '/trip', store: options.store, zones, stops: { snapStops: (points, labels) => snapIndex.snapStops(points, labels) }, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 256 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.trips?.retentionMillis ?? TRIP_RETENTION_DAYS.default * 24 * 3600_000,
     setSolver: (solver) => { solvers.trip = solver; },
   });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodePoints, encodePoints, POINTS_MODES, type EncodedPoints, type PointsMode } from '../geo/pointEncodings.js';
-import type { Router } from '../routing/Router.js';
 import type { Job, Store } from '../store/Store.js';
-import { checkTripFeatures, pointLabel, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
+import { checkTripFeatures, pointLabel, type StopSnapper, type TripRequest, type TripResponse } from '../trip/calculateTrip.js';
 import type { TripThreads } from '../trip/TripThreads.js';
 import { decimalCoordinate, maplinkDate, startDateIssues, type MemberIssue } from '../trip/maplinkVocabulary.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
@@ -19,8 +18,8 @@ import { authHeadersSchema, POINTS_MODE_DESCRIPTION, tripBodySchema, tripProblem
 export interface TripRoutesOptions {
   store: Store;
   zones: ZoneCache;
-  /** Checks stops and features before a trip is queued (v1 problems). */
-  router: Router;
+  /** Snaps stops to check a trip before it is queued (v1 problems): no routing on the event loop. */
+  stops: StopSnapper;
   /** Where trips are calculated. */
   threads: TripThreads;
   /** Synchronous trips queued or under way at most (more: 503 TRIPS_BUSY). */
@@ -68,7 +67,7 @@ interface StoredTripRequest {
  * (Maplink's clients send none); when sent it must be the token's.
  */
 export async function tripRoutes(app: FastifyInstance, options: TripRoutesOptions): Promise<void> {
-  const { store, zones, router, now } = options;
+  const { store, zones, stops, now } = options;
   app.addHook('onRequest', async (request) => {
     await authenticate(request, store, 'Trip', now(), 'optional');
   });
@@ -160,8 +159,8 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
       const caller = request.caller!;
       const { trip, expiresAt } = readTrip(request.body, caller, true);
       // What can be known now is answered now, not as a failed job later: features, stops, zones.
-      checkTripFeatures(trip, router);
-      router.snapStops(trip.points, trip.points.map(pointLabel));
+      checkTripFeatures(trip, stops);
+      stops.snapStops(trip.points, trip.points.map(pointLabel));
       await checkZonesExist(store, caller.clientId, trip.restrictionZones ?? []);
       if ((await store.openJobs(caller.clientId, 'trip')) >= OPEN_TRIP_JOBS_PER_CLIENT) {
         throw new HttpError(429, { code: 'TRIP_JOBS_LIMIT', message: `at most ${OPEN_TRIP_JOBS_PER_CLIENT} unfinished trip jobs per client; post again when one has finished` }, { 'retry-after': '5' });

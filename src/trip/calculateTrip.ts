@@ -6,6 +6,11 @@ import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';
 
+/** What snaps a trip's stops (a Router, or a snap index alone where nothing is routed: SnapIndex.snapStops). */
+export interface StopSnapper {
+  snapStops(points: TripPoint[], labels: string[]): unknown;
+}
+
 /** A stop as the Trip API takes it. */
 export interface TripPoint {
   latitude: number;
@@ -143,9 +148,9 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
  * not do yet (unsupportedTripMembers), after the stops are snapped: a stop off this graph's roads
  * (422 POINT_NOT_ROUTABLE) is the more basic answer, and snapping costs only such requests.
  */
-export function checkTripFeatures(request: TripRequest, router: Router, pointLabels = request.points.map(pointLabel)): void {
+export function checkTripFeatures(request: TripRequest, stops: StopSnapper, pointLabels = request.points.map(pointLabel)): void {
   const unsupported = unsupportedTripMembers(request);
   if (unsupported.length === 0) return;
-  router.snapStops(request.points, pointLabels);
+  stops.snapStops(request.points, pointLabels);
   throw unsupportedFeature(unsupported);
 }
