@@ -106,6 +106,9 @@ test('low zooms show only the major roads; empty tiles are 204; bad addresses ar
   assert.equal(config.status, 200);
   const [w, s, e, n] = config.body.bounds;
   assert.ok(w < 11.968 && e > 11.968 && s < 57.705 && n > 57.705);
+  // Exactly the nodes' extremes, as a scan of every node's degrees gives them.
+  const lons = Array.from({ length: city.nodeCount }, (_, v) => city.nodeLongitude(v)), lats = Array.from({ length: city.nodeCount }, (_, v) => city.nodeLatitude(v));
+  assert.deepEqual([w, s, e, n], [Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)]);
   assert.equal(config.body.basemap, null);
 });
 

@@ -5,6 +5,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { RoadIndex } from '../zones/RoadIndex.js';
 import { HIGHWAY_CLASSES, RoadFlag } from '../graph/carProfile.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
+import { fromE7 } from '../geo/coordinates.js';
 
 /** Tiles are cut from this zoom on (a lower zoom's tile would hold too much of a big graph). */
 export const MIN_TILE_ZOOM = 8;
@@ -45,19 +46,32 @@ export class RoadTiles {
   /** Makes every index tiles query, and the bounds, here: no tile request builds one. */
   constructor(readonly graph: RoadGraph) {
     this.minClassZoom = Uint8Array.from(HIGHWAY_CLASSES, (c) => CLASS_FROM_ZOOM[c] ?? 13);
-    const shown = new Map<number, number[]>();
-    for (let z = MIN_TILE_ZOOM; z < FULL_INDEX_ZOOM; z++) shown.set(z, []);
+    // Per zoom below FULL_INDEX_ZOOM, the roads whose class it shows, ascending: counted, then filled.
+    const fromZoom = new Uint8Array(graph.roadCount);
+    const counts = new Uint32Array(FULL_INDEX_ZOOM);
     for (let r = 0; r < graph.roadCount; r++) {
-      for (let z = Math.max(MIN_TILE_ZOOM, this.minClassZoom[graph.roadClass[r]]); z < FULL_INDEX_ZOOM; z++) shown.get(z)!.push(r);
+      const z = (fromZoom[r] = Math.max(MIN_TILE_ZOOM, this.minClassZoom[graph.roadClass[r]]));
+      if (z < FULL_INDEX_ZOOM) counts[z]++;
     }
-    for (const [z, roads] of shown) this.byZoom.set(z, RoadIndex.ofRoads(graph, Uint32Array.from(roads)));
+    const shown: Uint32Array[] = [];
+    for (let z = MIN_TILE_ZOOM, total = 0; z < FULL_INDEX_ZOOM; z++) shown[z] = new Uint32Array((total += counts[z]));
+    const filled = new Uint32Array(FULL_INDEX_ZOOM);
+    for (let r = 0; r < graph.roadCount; r++) {
+      for (let z = fromZoom[r]; z < FULL_INDEX_ZOOM; z++) shown[z][filled[z]++] = r;
+    }
+    for (let z = MIN_TILE_ZOOM; z < FULL_INDEX_ZOOM; z++) this.byZoom.set(z, RoadIndex.ofRoads(graph, shown[z]));
     RoadIndex.for(graph);
+    // In 1e-7 degree, as stored: one conversion per side.
+    const { nodeLatE7, nodeLonE7 } = graph;
     let w = Infinity, south = Infinity, e = -Infinity, n = -Infinity;
-    for (let v = 0; v < graph.nodeCount; v++) {
-      w = Math.min(w, graph.nodeLongitude(v)); e = Math.max(e, graph.nodeLongitude(v));
-      south = Math.min(south, graph.nodeLatitude(v)); n = Math.max(n, graph.nodeLatitude(v));
+    for (let v = 0; v < nodeLatE7.length; v++) {
+      const lon = nodeLonE7[v], lat = nodeLatE7[v];
+      if (lon < w) w = lon;
+      if (lon > e) e = lon;
+      if (lat < south) south = lat;
+      if (lat > n) n = lat;
     }
-    this.bounds = [w, south, e, n];
+    this.bounds = [fromE7(w), fromE7(south), fromE7(e), fromE7(n)];
   }
 
   /**
