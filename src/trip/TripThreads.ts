@@ -144,11 +144,11 @@ export class TripThreads {
       this.waiting.delete(owner);
       if (queue.length > 0) this.waiting.set(owner, queue);
       this.waitingCount--;
-      this.send(thread, trip);
+      this.sendTrip(thread, trip);
     }
   }
 
-  private send(thread: Thread, trip: WaitingTrip): void {
+  private sendTrip(thread: Thread, trip: WaitingTrip): void {
     const zones = trip.zones.map((zone) => {
       const key = this.keys.get(zone);
       return key !== undefined && thread.known.has(key) ? { key } : { fields: zoneFields(zone) };
@@ -182,7 +182,7 @@ export class TripThreads {
     const key = this.nextKey++;
     this.keys.set(zone, key);
     this.registered.set(key, zone);
-    for (const thread of this.slots) if (thread) this.post(thread, key, zone);
+    for (const thread of this.slots) if (thread) this.sendZone(thread, key, zone);
   }
 
   /** Lets a zone go in every thread (deleted, replaced, or let go by the zone cache). */
@@ -247,12 +247,12 @@ export class TripThreads {
     });
     const thread: Thread = { requests, known: new Set(), trips: 0, preparing: 0, prepared: 0 };
     this.slots[i] = thread;
-    for (const [key, zone] of this.registered) this.post(thread, key, zone);
+    for (const [key, zone] of this.registered) this.sendZone(thread, key, zone);
     return thread;
   }
 
   /** Posts a registered zone to a thread, which keeps it and customizes its cells. */
-  private post(thread: Thread, key: number, zone: CalculatedZone): void {
+  private sendZone(thread: Thread, key: number, zone: CalculatedZone): void {
     thread.known.add(key);
     thread.preparing++;
     thread.requests.request({ op: 'zone', key, fields: zoneFields(zone) }).then(
