@@ -190,7 +190,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       void (reply as FastifyReply).code(http.statusCode).type('application/json; charset=utf-8').serializer(JSON.stringify).send(http.body);
     },
   });
-  // The event loop routes nothing: it snaps stops only, to check an asynchronous trip before queueing it.
+  // The event loop routes nothing: it snaps stops only (the snap index), to check an asynchronous trip before queueing it.
   const snapIndex = SnapIndex.for(options.graph);
   // Trips run on threads; each calculated zone is sent there once, and its cells customized there
   // between trips, not by its first trip.
@@ -319,7 +319,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
   const zoneWaitMillis = options.zoneWaitMillis ?? 30_000;
   await app.register(tripRoutes, {
-    prefix: '/trip', store: options.store, zones, stops: { snapStops: (points, labels) => snapIndex.snapStops(points, labels) }, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 256 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
+    prefix: '/trip', store: options.store, zones, stops: snapIndex, threads: tripThreads, maxQueuedTrips: options.trips?.maxQueued ?? 256 * tripThreads.threads, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.trips?.retentionMillis ?? TRIP_RETENTION_DAYS.default * 24 * 3600_000,
     setSolver: (solver) => { solvers.trip = solver; },
   });
