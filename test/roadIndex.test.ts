@@ -197,7 +197,7 @@ describe('calculateZone: work proportional to the zone', () => {
     // Each candidate point is read a few times (count, lat, lon); each blocked road's length and flags once or twice.
     const bound = 12 * candidatePoints + 4 * z.roads.length;
     assert.ok(elementReads <= bound, `${elementReads} element reads for ${candidates.length} candidate roads (bound ${bound}, graph has ${graph.roadCount} roads)`);
-    assert.ok(bound < graph.roadCount / 4, `the bound ${bound} must be far below a scan over every road (${graph.roadCount})`);
+    assert.ok(bound < graph.roadCount / 3, `the bound ${bound} must be far below a scan over every road (${graph.roadCount})`);
     assert.ok(lengthReads <= 4, `${lengthReads} length reads: a loop over every road reads roadCount each turn`);
   });
 });

@@ -5,6 +5,10 @@ import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
 import { RoadGraph, roadCentimetres, type GraphMeta } from './RoadGraph.js';
 import { expandTurns, outAdjacency } from './turnExpansion.js';
+import { limitArrays, sameStoredLimits, strictestLimits, type RoadLimits } from './vehicleLimits.js';
+
+/** A way's attributes for the car, and the limits it puts on heavy vehicles (none: undefined). */
+export type WayAttributes = RoadAttributes & { limits?: RoadLimits };
 
 const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
 
@@ -22,9 +26,10 @@ export class GraphBuilder {
   private readonly pointLon = new Growable(Int32Array);
   private readonly wayPoints = new Growable(Uint32Array);
   private readonly wayStart: number[] = [0];
-  private readonly wayAttrs: RoadAttributes[] = [];
+  private readonly wayAttrs: WayAttributes[] = [];
   private readonly keptNodes = new Set<number>();
   private readonly pointFlags = new Map<number, number>();
+  private readonly pointLimits = new Map<number, RoadLimits>();
   /** What the last build did about turn restrictions. */
   turnStats: TurnStats = { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 };
 
@@ -52,7 +57,7 @@ export class GraphBuilder {
    * than 2 distinct points are ignored (-1). The speed must be a positive number of km/h (a
    * road's time is whole milliseconds of at most 2^32 per hierarchy arc: COST_STEP).
    */
-  addWay(points: ArrayLike<number>, attrs: RoadAttributes): number {
+  addWay(points: ArrayLike<number>, attrs: WayAttributes): number {
     if (!(attrs.speedKmh > 0 && attrs.speedKmh < Infinity)) {
       throw new DetourError(ErrorCode.INVALID_INPUT, `way ${this.wayAttrs.length}: speedKmh must be a positive number of km/h, got ${attrs.speedKmh}`);
     }
@@ -84,6 +89,11 @@ export class GraphBuilder {
     this.pointFlags.set(point, (this.pointFlags.get(point) ?? 0) | flags);
   }
 
+  /** Limits every road through this point gets (a barrier node's `maxheight`, `hgv`, ...): the strictest of its own and these. */
+  limitPoint(point: number, limits: RoadLimits): void {
+    this.pointLimits.set(point, strictestLimits(this.pointLimits.get(point), limits)!);
+  }
+
   /**
    * Builds the immutable graph. Throws GRAPH_EMPTY when no routable road was added.
    * `turns`, when given, is called with the roads the ways became and returns the turn rules,
@@ -96,7 +106,7 @@ export class GraphBuilder {
       throw new DetourError(ErrorCode.GRAPH_EMPTY, `no routable road found in ${meta.source}`);
     }
     const rules = turns ? turns(new RoadLayout(pieces, roads)) : [];
-    const { graph, stats } = assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta, rules, this.pointFlags);
+    const { graph, stats } = assemble(roads, this.pointLat.toArray(), this.pointLon.toArray(), meta, rules, this.pointFlags, this.pointLimits);
     this.turnStats = stats;
     return graph;
   }
@@ -145,7 +155,7 @@ export class GraphBuilder {
 interface Pieces {
   points: Growable<Uint32Array>;
   start: number[];
-  attrs: RoadAttributes[];
+  attrs: WayAttributes[];
   /** Pieces of way w are wayFirstPiece[w] .. wayFirstPiece[w + 1] - 1, in the way's order. */
   wayFirstPiece: number[];
   /** Per piece: the index of its first segment within its way. */
@@ -212,7 +222,7 @@ export class RoadLayout {
 interface Roads {
   points: Growable<Uint32Array>;
   start: number[];
-  attrs: RoadAttributes[];
+  attrs: WayAttributes[];
 }
 
 /** The attributes of a piece as seen when travelled against its shape. */
@@ -222,7 +232,7 @@ function reversedFlags(flags: number): number {
   return (flags & ~DIRECTION_BITS) | swapped;
 }
 
-function orientedFlags(attrs: RoadAttributes, reversed: boolean): number {
+function orientedFlags(attrs: WayAttributes, reversed: boolean): number {
   return reversed ? reversedFlags(attrs.flags) : attrs.flags;
 }
 
@@ -263,7 +273,8 @@ function joinChains(pieces: Pieces, pointCount: number, kept: Set<number>): Road
     if (
       orientedFlags(A, aReversed) === orientedFlags(B, bReversed) &&
       A.speedKmh === B.speedKmh &&
-      A.highwayClass === B.highwayClass
+      A.highwayClass === B.highwayClass &&
+      sameStoredLimits(A.limits, B.limits)
     ) {
       mergeable[v] = 1;
     }
@@ -347,7 +358,7 @@ function mortonOrder(lat: Int32Array, lon: Int32Array, ids: Uint32Array): Uint32
 /** Turns roads over builder points into the CSR arrays of a RoadGraph, splitting nodes for turn rules. */
 function assemble(
   roads: Roads, pointLat: Int32Array, pointLon: Int32Array, meta: GraphMeta, rules: TurnRule[],
-  pointFlags: ReadonlyMap<number, number>,
+  pointFlags: ReadonlyMap<number, number>, pointLimits: ReadonlyMap<number, RoadLimits>,
 ): { graph: RoadGraph; stats: TurnStats } {
   const roadCount = roads.attrs.length;
   const pts = roads.points.toArray();
@@ -394,6 +405,7 @@ function assemble(
   const roadSpeedKmh = new Float32Array(roadCount);
   const roadFlags = new Uint16Array(roadCount);
   const roadClass = new Uint8Array(roadCount);
+  const limits: (RoadLimits | undefined)[] = new Array(roadCount);
   let baseEdgeCount = 0;
   const roadEnds = new Uint32Array(baseNodeCount);
   for (let r = 0; r < roadCount; r++) {
@@ -424,6 +436,9 @@ function assemble(
     if (pointFlags.size > 0) for (let i = a; i < b; i++) flags |= pointFlags.get(pts[i]) ?? 0;
     roadFlags[r] = flags;
     roadClass[r] = attrs.highwayClass;
+    let roadLimits = attrs.limits;
+    if (pointLimits.size > 0) for (let i = a; i < b; i++) roadLimits = strictestLimits(roadLimits, pointLimits.get(pts[i]));
+    limits[r] = roadLimits;
     if (attrs.flags & RoadFlag.FORWARD) baseEdgeCount++;
     if (attrs.flags & RoadFlag.BACKWARD) baseEdgeCount++;
   }
@@ -512,7 +527,7 @@ function assemble(
   const graph = new RoadGraph(
     {
       nodeLatE7, nodeLonE7, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLatE7, shapeLonE7, roadLengthCm, roadSpeedKmh,
-      roadFlags, roadClass,
+      roadFlags, roadClass, ...limitArrays(limits),
     },
     meta,
   );

@@ -1,7 +1,8 @@
 import { unitVectors } from '../geo/chord.js';
 import { fromE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
-import { csrRow } from './csr.js';
+import { csrRow, sortedIndexOf } from './csr.js';
+import { limitsAt, type RoadLimits } from './vehicleLimits.js';
 
 /** Facts about where a graph came from, stored in its file. */
 export interface GraphMeta {
@@ -53,6 +54,10 @@ export interface RoadGraphArrays {
   roadSpeedKmh: Float32Array;
   roadFlags: Uint16Array;
   roadClass: Uint8Array;
+  /** The limits on heavy vehicles of the roads that carry one (RoadLimitArrays: roads ascending; empty when none). */
+  limitRoads: Uint32Array;
+  limitValues: Uint16Array;
+  limitAccess: Uint8Array;
 }
 
 /**
@@ -135,6 +140,9 @@ export class RoadGraph implements RoadGraphArrays {
   readonly roadSpeedKmh!: Float32Array;
   readonly roadFlags!: Uint16Array;
   readonly roadClass!: Uint8Array;
+  readonly limitRoads!: Uint32Array;
+  readonly limitValues!: Uint16Array;
+  readonly limitAccess!: Uint8Array;
 
   readonly meta: GraphMeta;
   /** See nodeXYZ: made on first use. */
@@ -237,6 +245,12 @@ export class RoadGraph implements RoadGraphArrays {
 
   get roadCount(): number {
     return this.roadFrom.length;
+  }
+
+  /** The limits road r puts on heavy vehicles (undefined: none), by binary search of limitRoads. */
+  roadLimits(r: number): RoadLimits | undefined {
+    const k = sortedIndexOf(this.limitRoads, r);
+    return k < 0 ? undefined : limitsAt(this, k);
   }
 
   /** Number of points of road r's polyline, both end nodes included (at least 2). */
@@ -371,5 +385,5 @@ export class RoadGraph implements RoadGraphArrays {
 /** The array members of RoadGraphArrays, in file order. */
 export const ARRAY_KEYS = [
   'nodeLatE7', 'nodeLonE7', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed', 'roadFrom', 'roadTo', 'roadShapeStart',
-  'shapeLatE7', 'shapeLonE7', 'roadLengthCm', 'roadSpeedKmh', 'roadFlags', 'roadClass',
+  'shapeLatE7', 'shapeLonE7', 'roadLengthCm', 'roadSpeedKmh', 'roadFlags', 'roadClass', 'limitRoads', 'limitValues', 'limitAccess',
 ] as const satisfies readonly (keyof RoadGraphArrays)[];

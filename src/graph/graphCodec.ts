@@ -4,9 +4,10 @@ import {
   ARRAY_KEYS, RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays,
 } from './RoadGraph.js';
 import { SharedOrPlainBuffer } from './sharedGraph.js';
+import { LIMIT_STRIDE } from './vehicleLimits.js';
 
 /**
- * The detour graph file (format version 9):
+ * The detour graph file (format version 10):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -26,7 +27,8 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * centimetres and hierarchy arc costs as uint32 whole steps instead of float64; version 8 stores the
  * road lengths as uint32 centimetres, `roadLengthCm`, instead of float64 metres; version 9 adds the
  * overlay's second cliques, `cells.durationSecond` and `cells.distanceSecond`, and drops the nested
- * dissection order). A hierarchy's rank
+ * dissection order; version 10 adds the limits on heavy vehicles, `limitRoads`, `limitValues`,
+ * `limitAccess`, so a truck is never routed on a graph that could not know them). A hierarchy's rank
  * is its contraction order, or any order its arcs lead up in when contraction left no core (then
  * only loading reads it, to check the arcs, and the loaded hierarchy drops it). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
@@ -34,7 +36,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 9;
+export const GRAPH_FORMAT_VERSION = 10;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 /** A section's array. */
@@ -291,6 +293,7 @@ const ELEMENT_TYPES: { readonly [K in keyof RoadGraphArrays]: (typeof TYPES)[num
   nodeLatE7: Int32Array, nodeLonE7: Int32Array, firstOut: Uint32Array, edgeHead: Uint32Array, edgeRoad: Uint32Array,
   edgeReversed: Uint8Array, roadFrom: Uint32Array, roadTo: Uint32Array, roadShapeStart: Uint32Array, shapeLatE7: Int32Array,
   shapeLonE7: Int32Array, roadLengthCm: Uint32Array, roadSpeedKmh: Float32Array, roadFlags: Uint16Array, roadClass: Uint8Array,
+  limitRoads: Uint32Array, limitValues: Uint16Array, limitAccess: Uint8Array,
 };
 const TYPE_NAMES = new Map<(typeof TYPES)[number], string>([
   [Float64Array, 'float64'], [Float32Array, 'float32'], [Uint32Array, 'uint32'], [Uint8Array, 'uint8'], [Int32Array, 'int32'], [Uint16Array, 'uint16'],
@@ -328,5 +331,11 @@ function checkShape(a: RoadGraphArrays, source: string): void {
     if (a.edgeHead[e] >= n || a.edgeRoad[e] >= r) {
       throw corrupt(source, `edge ${e} refers past the end of the graph`);
     }
+  }
+  const limited = a.limitRoads.length;
+  same('limitValues', a.limitValues.length, limited * LIMIT_STRIDE);
+  same('limitAccess', a.limitAccess.length, limited);
+  for (let k = 0; k < limited; k++) {
+    if (a.limitRoads[k] >= r || (k > 0 && a.limitRoads[k] <= a.limitRoads[k - 1])) throw corrupt(source, 'limitRoads are not ascending road ids');
   }
 }

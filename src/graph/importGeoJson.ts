@@ -1,6 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { carRoadAttributes, type OsmTags } from './carProfile.js';
-import { GraphBuilder } from './GraphBuilder.js';
+import { GraphBuilder, type WayAttributes } from './GraphBuilder.js';
+import { readRoadLimits } from './vehicleLimits.js';
 import type { RoadGraph } from './RoadGraph.js';
 
 interface GeoJsonFeature {
@@ -56,8 +57,9 @@ export function importGeoJson(data: unknown, options: GeoJsonImportOptions = {})
       if (v !== null && v !== undefined) tags[k] = String(v);
     }
     if (tags.highway === undefined && tags.route === undefined) tags.highway = 'road';
-    const attrs = carRoadAttributes(tags);
+    const attrs: WayAttributes | null = carRoadAttributes(tags);
     if (!attrs) return;
+    attrs.limits = readRoadLimits(tags);
     lines.forEach((line, l) => {
       const where = `features[${f}].geometry.coordinates${geometry.type === 'MultiLineString' ? `[${l}]` : ''}`;
       if (!Array.isArray(line)) throw new DetourError(ErrorCode.INVALID_INPUT, `${where}: a line must be an array`);

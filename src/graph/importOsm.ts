@@ -4,9 +4,10 @@ import type { Readable } from 'node:stream';
 import { OSMTransform } from 'osm-pbf-parser-node';
 import { SaxesParser } from 'saxes';
 import { DetourError, ErrorCode } from '../errors.js';
-import { carBarrierBlocks, carRoadAttributes, RoadFlag, type OsmTags, type RoadAttributes } from './carProfile.js';
-import { GraphBuilder, type RoadLayout, type TurnRule, type TurnStats } from './GraphBuilder.js';
+import { carBarrierBlocks, carRoadAttributes, RoadFlag, type OsmTags } from './carProfile.js';
+import { GraphBuilder, type RoadLayout, type TurnRule, type TurnStats, type WayAttributes } from './GraphBuilder.js';
 import { Growable } from './growable.js';
+import { emptyLimitCounts, readRoadLimits, type LimitCounts, type RoadLimits } from './vehicleLimits.js';
 import type { RoadGraph } from './RoadGraph.js';
 import {
   emptyRestrictionSummary, isRestrictionRelation, parseRestriction, resolveRestriction,
@@ -31,6 +32,12 @@ export interface ImportSummary {
   barriers: { blocking: number; passable: number; tollBooths: number };
   /** What the restrictions cost: forbidden edge sequences, node copies and edges added. */
   turns: TurnStats;
+  /**
+   * Limits on heavy vehicles (vehicleLimits.ts): car ways and nodes on them that carry one, roads of
+   * the graph that do, and per OSM key the values read, those signing no limit and those unreadable
+   * (counted, never guessed); `*:conditional` keys are counted and not read.
+   */
+  vehicleLimits: LimitCounts & { ways: number; nodes: number; roads: number };
 }
 
 export interface OsmImportOptions {
@@ -53,8 +60,10 @@ interface OsmHandlers {
   relation?(id: number, members: OsmMember[], tags: OsmTags): void;
 }
 
-/** Node tags the car profile reads (barriers and their access). */
-const NODE_TAG_KEYS = ['barrier', 'access', 'motorcar', 'motor_vehicle', 'vehicle', 'bollard', 'kerb', 'highway', 'sensory', 'maxheight'];
+/** Node keys that put a limit on heavy vehicles passing the node. */
+const NODE_LIMIT_KEYS = ['maxheight', 'maxwidth', 'maxlength', 'maxweight', 'maxaxleload', 'hgv', 'goods', 'hazmat'];
+/** Node tags the car profile reads (barriers and their access), and the limits on heavy vehicles. */
+const NODE_TAG_KEYS = ['barrier', 'access', 'motorcar', 'motor_vehicle', 'vehicle', 'bollard', 'kerb', 'highway', 'sensory', ...NODE_LIMIT_KEYS];
 
 /**
  * Imports an OpenStreetMap extract (.osm.pbf, .osm, .osm.gz) into a RoadGraph with the car profile.
@@ -72,7 +81,7 @@ export async function importOsm(path: string, format: OsmFormat, options: OsmImp
 export async function importOsmWithSummary(
   path: string, format: OsmFormat, options: OsmImportOptions = {},
 ): Promise<{ graph: RoadGraph; summary: ImportSummary }> {
-  const ways: { ids: Growable<Float64Array>; refsStart: number[]; attrs: RoadAttributes[] } = {
+  const ways: { ids: Growable<Float64Array>; refsStart: number[]; attrs: WayAttributes[] } = {
     ids: new Growable(Float64Array, 1 << 12), refsStart: [0], attrs: [],
   };
   const refs = new Growable(Float64Array, 1 << 16);
@@ -84,14 +93,18 @@ export async function importOsmWithSummary(
     restrictions: emptyRestrictionSummary(),
     barriers: { blocking: 0, passable: 0, tollBooths: 0 },
     turns: { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 },
+    vehicleLimits: { ...emptyLimitCounts(), ways: 0, nodes: 0, roads: 0 },
   };
+  const limitCounts = summary.vehicleLimits;
   await readOsm(path, format, 1, options, {
     way(id, wayRefs, tags) {
-      const attrs = carRoadAttributes(tags);
+      const attrs: WayAttributes | null = carRoadAttributes(tags);
       if (!attrs || wayRefs.length < 2) {
         if (tags.highway !== undefined) otherHighwayIds.push(id);
         return;
       }
+      attrs.limits = readRoadLimits(tags, limitCounts);
+      if (attrs.limits) limitCounts.ways++;
       for (let i = 0; i < wayRefs.length; i++) refs.push(wayRefs[i]);
       ways.ids.push(id);
       ways.refsStart.push(refs.length);
@@ -113,6 +126,7 @@ export async function importOsmWithSummary(
   const lon = new Float64Array(ids.length).fill(NaN);
   const blocking = new Uint8Array(ids.length);
   const tollBooths: number[] = [];
+  const limitedPoints: Array<[number, RoadLimits]> = [];
   // Via nodes that no car way uses: only whether they exist is needed.
   const strayVia = new Map<number, boolean>();
   for (const r of restrictions) if (r.viaNode !== undefined && binarySearch(ids, r.viaNode) < 0) strayVia.set(r.viaNode, false);
@@ -132,6 +146,10 @@ export async function importOsmWithSummary(
             if (tags.barrier === 'toll_booth') tollBooths.push(i);
           }
         }
+        if (tags && NODE_LIMIT_KEYS.some((k) => tags[k] !== undefined)) {
+          const limits = readRoadLimits(tags, limitCounts);
+          if (limits) limitedPoints.push([i, limits]);
+        }
       } else if (strayVia.has(id)) {
         strayVia.set(id, true);
       }
@@ -141,6 +159,8 @@ export async function importOsmWithSummary(
   const builder = new GraphBuilder();
   for (let i = 0; i < ids.length; i++) builder.addPoint(lat[i], lon[i]);
   for (const i of tollBooths) builder.flagPoint(i, RoadFlag.TOLL_GATE);
+  for (const [i, limits] of limitedPoints) builder.limitPoint(i, limits);
+  limitCounts.nodes = limitedPoints.length;
   summary.barriers.tollBooths = tollBooths.length;
   // Per reference position: the point index (-1 outside the extract), and the builder way and
   // segment of the segment ending there (-1 for a way's first point or a repeated point).
@@ -149,7 +169,7 @@ export async function importOsmWithSummary(
   const segIndex = new Int32Array(allRefs.length).fill(-1);
   const piece: number[] = [];
   const pieceRefs: number[] = []; // reference positions of piece[1..]
-  const flush = (attrs: RoadAttributes) => {
+  const flush = (attrs: WayAttributes) => {
     const w = piece.length >= 2 ? builder.addWay(piece, attrs) : -1;
     if (w >= 0) {
       pieceRefs.forEach((k, i) => {
@@ -257,6 +277,7 @@ export async function importOsmWithSummary(
     turnRules,
   );
   summary.turns = builder.turnStats;
+  limitCounts.roads = graph.limitRoads.length;
   return { graph, summary };
 }
 
@@ -413,5 +434,12 @@ export function formatImportSummary(s: ImportSummary): string[] {
     `turn restrictions: ${r.read} read, ${r.applied} applied, ${skippedTotal} skipped${reasons}; ` +
       `junction copies add ${s.turns.nodesAdded} nodes and ${s.turns.edgesAdded} edges`,
     `barriers: ${s.barriers.blocking} stop cars, ${s.barriers.passable} passable (${s.barriers.tollBooths} toll booths)`,
+    vehicleLimitsLine(s.vehicleLimits),
   ];
+}
+
+function vehicleLimitsLine(v: ImportSummary['vehicleLimits']): string {
+  const list = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  return `heavy-vehicle limits: ${v.roads} roads carry one (from ${v.ways} ways, ${v.nodes} nodes); read ${list(v.read)}; ` +
+    `no limit ${list(v.noLimit)}; unreadable ${list(v.unreadable)}; conditional not read ${v.conditional}`;
 }
