@@ -23,6 +23,7 @@ import { PlainDijkstra } from './plainDijkstra.js';
 import { mergeScaleParts, replaceScaleSection } from './resultsSection.js';
 import { parseSizes, SCALE_SIZES, scaleGraph, scalePairs, type ScaleSize } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
+import { close, ms, quantile } from './stats.js';
 import { roundZone, zonesOnPath } from './zonesOnPath.js';
 
 const { values: opts } = parseArgs({
@@ -43,13 +44,6 @@ const MODES: CalculationMode[] = ['THE_FASTEST', 'THE_SHORTEST'];
 const log = (s: string) => process.stderr.write(`# ${s}\n`);
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
-const quantile = (v: number[], q: number) => {
-  if (v.length === 0) return NaN;
-  const s = [...v].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const ms = (v: number) => (Number.isNaN(v) ? 'n/a' : v >= 100 ? `${v.toFixed(0)} ms` : v >= 1 ? `${v.toFixed(1)} ms` : `${(v * 1000).toFixed(0)} µs`);
-const close = (a: number, b: number) => a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 const costOf = (route: Route, mode: CalculationMode) => (mode === 'THE_FASTEST' ? route.duration : route.distance);
 
 interface Engine {

@@ -5,7 +5,9 @@
  *   extracts (../shared/data/osm, read in place), each rotated by a multiple of 90° and jittered
  *   inside its cell of a square grid, joined by a motorway / trunk network between neighbouring
  *   tiles (every third row and column of links is motorway, the rest trunk), at about 1M, 5M, 10M
- *   nodes;
+ *   nodes; besides the tiles' own limits on heavy vehicles, a seeded share of their roads gets one
+ *   (vehicleLimits): weight limits on bridges, height limits in tunnels, `hgv=no` and
+ *   `hgv=destination` on city streets (seededLimits);
  * - the uniform **grid** (N x N nodes 80 m apart, ±10 m jitter, 10 % of links removed, three road
  *   classes by row/column), the hard case for hierarchies, at 1M and 4M nodes.
  *
@@ -16,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_GRAPH_PATH, GraphBuilder, HIGHWAY_CLASSES, loadGraph, openGraph, RoadFlag, saveGraph,
-  type HierarchyGraph, type LatLon, type RoadAttributes, type RoadGraph,
+  type HierarchyGraph, type LatLon, type RoadAttributes, type RoadGraph, type RoadLimits,
 } from '../src/index.js';
 import { fromE7 } from '../src/geo/coordinates.js';
 import { stronglyConnectedComponents } from '../src/graph/components.js';
@@ -64,6 +66,28 @@ function attrsCache(): (flags: number, speedKmh: number, highwayClass: number) =
     if (!a) cache.set(key, (a = { flags, speedKmh, highwayClass }));
     return a;
   };
+}
+
+const CITY_CLASSES = new Set(['residential', 'living_street', 'service', 'unclassified', 'tertiary'].map((c) => HIGHWAY_CLASSES.indexOf(c)));
+
+/**
+ * A tile road's limits on heavy vehicles: its source's, and with a seeded chance more, as real
+ * networks sign them: 30 % of bridges a weight limit (10 to 45 t), 40 % of tunnels a height limit
+ * (3.5 to 4.5 m), 3 % of city streets `hgv=no` and 3 % `hgv=destination`. A stream of its own, so
+ * the country's geometry is what it was without limits.
+ */
+function seededLimits(rand: () => number, own: RoadLimits | undefined, flags: number, highwayClass: number): RoadLimits | undefined {
+  const pick = (values: number[]) => values[Math.floor(rand() * values.length)];
+  let out = own;
+  const add = (extra: Partial<RoadLimits>) => { out = { hgv: 0, goods: 0, noHazmat: false, ...out, ...extra }; };
+  if (flags & RoadFlag.BRIDGE && rand() < 0.3) add({ weightT: pick([10, 12, 20, 30, 40, 45]) });
+  if (flags & RoadFlag.TUNNEL && rand() < 0.4) add({ heightM: pick([3.5, 3.8, 4, 4.2, 4.5]) });
+  if (CITY_CLASSES.has(highwayClass)) {
+    const r = rand();
+    if (r < 0.03) add({ hgv: 1 });
+    else if (r < 0.06) add({ hgv: 2 });
+  }
+  return out;
 }
 
 interface TileSource {
@@ -116,6 +140,7 @@ async function tileSources(): Promise<TileSource[]> {
 /** Builds the synthetic country of about `size.nodes` nodes. */
 export async function buildCountry(size: ScaleSize, log: (s: string) => void = () => {}): Promise<RoadGraph> {
   const rand = seededRandom(size.seed);
+  const limitsRand = seededRandom(size.seed + 7_000_003);
   const sources = await tileSources();
   const totalWeight = sources.reduce((s, t) => s + t.weight, 0);
   const chosen: TileSource[] = [];
@@ -169,7 +194,9 @@ export async function buildCountry(size: ScaleSize, log: (s: string) => void = (
       way.push(nodeBase + g.roadFrom[r]);
       for (let i = g.roadShapeStart[r]; i < g.roadShapeStart[r + 1]; i++) way.push(shapeBase + i);
       way.push(nodeBase + g.roadTo[r]);
-      builder.addWay(way, attrs(g.roadFlags[r], g.roadSpeedKmh[r], g.roadClass[r]));
+      const base = attrs(g.roadFlags[r], g.roadSpeedKmh[r], g.roadClass[r]);
+      const limits = seededLimits(limitsRand, g.roadLimits(r), g.roadFlags[r], g.roadClass[r]);
+      builder.addWay(way, limits ? { ...base, limits } : base);
     }
     // Access nodes: the main-component node nearest a point half-way from the centre to each side.
     for (let side = 0; side < 4; side++) {

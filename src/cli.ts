@@ -15,6 +15,7 @@ import type { HierarchyGraph } from './hierarchy/ContractionHierarchy.js';
 import { Router } from './routing/Router.js';
 import type { CalculationMode } from './routing/routeRequest.js';
 import { AVOIDANCE_TYPES, type AvoidanceBehavior, type AvoidanceType } from './routing/avoidance.js';
+import { VEHICLE_TYPE_FIGURES, vehicleOf, type Vehicle } from './routing/vehicle.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { formatMatrix, readMatrixPoints } from './matrixFiles.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
@@ -91,6 +92,33 @@ function avoidTypesArg(value: string): AvoidanceType[] {
     }
     return t;
   });
+}
+
+/** The vehicle options of route and matrix: a Maplink type, and figures that replace its own. */
+function vehicleOptions(command: Command): Command {
+  const figure = (unit: string) => (v: string) => {
+    const n = Number(v);
+    if (!(n > 0 && n < 1000)) throw new InvalidArgumentError(`must be a positive number of ${unit}`);
+    return n;
+  };
+  return command
+    .addOption(new Option('--vehicle <type>', 'Maplink vehicle type whose legal figures apply (README, "Vehicles")').choices(Object.keys(VEHICLE_TYPE_FIGURES)))
+    .option('--max-height <metres>', 'vehicle height', figure('metres'))
+    .option('--max-width <metres>', 'vehicle width', figure('metres'))
+    .option('--max-length <metres>', 'vehicle length', figure('metres'))
+    .option('--max-weight <tonnes>', 'gross weight', figure('tonnes'))
+    .option('--max-axle-load <tonnes>', 'heaviest axle load', figure('tonnes'))
+    .option('--hazmat', 'carries dangerous goods (hazmat=no roads are closed)');
+}
+
+/** The vehicle the options describe (undefined: a car). */
+function cliVehicle(opts: { vehicle?: string; maxHeight?: number; maxWidth?: number; maxLength?: number; maxWeight?: number; maxAxleLoad?: number; hazmat?: boolean }): Vehicle | undefined {
+  const kg = (t?: number) => (t === undefined ? undefined : t * 1000);
+  const spec = {
+    maxHeight: opts.maxHeight, maxWidth: opts.maxWidth, maxLength: opts.maxLength, maxWeight: kg(opts.maxWeight), maxWeightPerAxle: kg(opts.maxAxleLoad),
+    maxWeightForDangerousMaterials: opts.hazmat ? 1 : undefined,
+  };
+  return vehicleOf(opts.vehicle, Object.values(spec).some((v) => v !== undefined) ? spec : undefined, 'options');
 }
 
 function collect<T>(parse: (v: string) => T) {
@@ -177,7 +205,7 @@ export function buildProgram(): Command {
       if (graph.meta.attribution) console.log(`data: ${graph.meta.attribution}`);
     });
 
-  program
+  vehicleOptions(program
     .command('route')
     .description('compute a route through ordered points (prints JSON or GeoJSON)')
     .option('-g, --graph <graph>', 'graph file or OSM/GeoJSON input', DEFAULT_GRAPH_PATH)
@@ -196,8 +224,9 @@ export function buildProgram(): Command {
       const n = Number(v);
       if (!(n > 0)) throw new InvalidArgumentError('must be a positive number of metres');
       return n;
-    }, 1000)
+    }, 1000))
     .action(async (opts) => {
+      const vehicle = cliVehicle(opts);
       const graph = await openWithProgress(opts.graph);
       const router = new Router(graph, { engine: opts.engine, maxSnapDistance: opts.maxSnap });
       const mode = MODES[opts.mode];
@@ -206,7 +235,7 @@ export function buildProgram(): Command {
       const zones = avoidZones(graph, opts.avoid);
       const route = router.route({
         points, pointLabels: labels, calculationMode: mode, zones,
-        avoidanceTypes: opts.avoidTypes, avoidanceBehavior: opts.avoidanceBehavior.toUpperCase() as AvoidanceBehavior,
+        avoidanceTypes: opts.avoidTypes, avoidanceBehavior: opts.avoidanceBehavior.toUpperCase() as AvoidanceBehavior, vehicle,
       });
       const out =
         opts.format === 'geojson'
@@ -215,7 +244,7 @@ export function buildProgram(): Command {
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     });
 
-  program
+  vehicleOptions(program
     .command('matrix')
     .description('distances and durations from every origin to every destination (JSON or CSV)')
     .requiredOption('--origins <file>', 'origins: CSV (latitude,longitude[,id]) or JSON ([{latitude, longitude, id?}] or GeoJSON Points)')
@@ -224,8 +253,9 @@ export function buildProgram(): Command {
     .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'csv']).default('json'))
     .option('--avoid <zone-file>', 'restriction zone to avoid, as for route (repeatable)', collect((v: string) => v), [])
-    .option('--avoid-types <types>', 'road types no element may drive, as for route (elements that cannot avoid them fail)', avoidTypesArg)
+    .option('--avoid-types <types>', 'road types no element may drive, as for route (elements that cannot avoid them fail)', avoidTypesArg))
     .action(async (opts) => {
+      const vehicle = cliVehicle(opts);
       const origins = readMatrixPoints(opts.origins, '--origins file');
       const destinations = readMatrixPoints(opts.destinations, '--destinations file');
       const graph = await openWithProgress(opts.graph);
@@ -238,7 +268,7 @@ export function buildProgram(): Command {
         : undefined;
       bar?.start(total, 0);
       try {
-        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, avoidanceTypes: opts.avoidTypes, onProgress: bar ? (done) => bar.update(done) : undefined });
+        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, avoidanceTypes: opts.avoidTypes, vehicle, onProgress: bar ? (done) => bar.update(done) : undefined });
         bar?.stop();
         process.stdout.write(formatMatrix(result, origins, destinations, mode, opts.format));
       } finally {

@@ -2,6 +2,7 @@ import { featureCollection, lineString, point, polygon } from '@turf/helpers';
 import type { Feature, LineString, Point, Polygon } from 'geojson';
 import type { LatLon } from './geo/coordinates.js';
 import type { Route, RouteLeg } from './routing/routeRequest.js';
+import { appliedVehicle } from './routing/vehicle.js';
 import type { CalculatedZone } from './zones/calculateZone.js';
 
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -14,6 +15,7 @@ export function routeToJson(route: Route, mode: string) {
     distance: round(route.distance, 1),
     duration: round(route.duration, 1),
     averageSpeed: round(route.averageSpeed, 1),
+    ...(route.vehicle && { vehicle: appliedVehicle(route.vehicle) }),
     legs: route.legs.map((leg) => ({
       from: { ...roundPoint(leg.from), snapDistance: round(leg.from.distance, 1) },
       to: { ...roundPoint(leg.to), snapDistance: round(leg.to.distance, 1) },
@@ -56,6 +58,7 @@ export function routeToGeoJson(route: Route, mode: string): Feature<LineString> 
     distance: round(route.distance, 1),
     duration: round(route.duration, 1),
     averageSpeed: round(route.averageSpeed, 1),
+    ...(route.vehicle && { vehicle: appliedVehicle(route.vehicle) }),
     legs: route.legs.map((l) => ({
       distance: round(l.distance, 1),
       duration: round(l.duration, 1),

@@ -36,6 +36,10 @@ export const ErrorCode = {
   INVALID_AVOIDANCE: 'INVALID_AVOIDANCE',
   AVOIDANCE_TYPE_UNSUPPORTED: 'AVOIDANCE_TYPE_UNSUPPORTED',
   AVOIDANCE_IMPOSSIBLE: 'AVOIDANCE_IMPOSSIBLE',
+  /** A vehicleType / vehicleSpecification member that is not a known type or a number in range. */
+  INVALID_VEHICLE: 'INVALID_VEHICLE',
+  /** No route is legal for the vehicle: a stop lies on a road closed to it, or every way crosses one (the details name the limit). */
+  VEHICLE_NOT_ALLOWED: 'VEHICLE_NOT_ALLOWED',
   /** A request member asks for a feature detour does not implement yet (the service's Maplink vocabulary). */
   UNSUPPORTED_FEATURE: 'UNSUPPORTED_FEATURE',
 } as const;

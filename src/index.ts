@@ -41,3 +41,5 @@ export {
 } from './routing/avoidance.js';
 export { ZoneCalculator, type ZoneCalculatorOptions } from './zones/ZoneCalculator.js';
 export { encodePoints, POINTS_MODES, type PointsMode, type EncodedPoints } from './geo/pointEncodings.js';
+export { vehicleOf, vehicleRoads, limitReason, appliedVehicle, VEHICLE_TYPE_FIGURES, type Vehicle, type VehicleRoads, type VehicleSpecification } from './routing/vehicle.js';
+export { parseLengthLimit, parseWeightLimit, readRoadLimits, type RoadLimits } from './graph/vehicleLimits.js';

@@ -77,7 +77,7 @@ describe('map page in Chromium', { skip: missing }, () => {
   const routedAfter = async (before: string | undefined) =>
     page.waitForFunction((b) => document.body.dataset.routed !== undefined && document.body.dataset.routed !== b, before, { timeout: 15_000 });
 
-  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, rename and reshape it, delete it', async () => {
+  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, rename and reshape it, delete it, pick a vehicle', async () => {
     await page.goto(`${svc.url}/`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', undefined, { timeout: 20_000 });
     // The road tiles arrive and draw.
@@ -147,6 +147,13 @@ describe('map page in Chromium', { skip: missing }, () => {
     assert.deepEqual((await http(`${svc.url}${ZONES_PATH}`, { headers })).body, []);
     assert.equal((await resultOf('result-zones')).distance, free.distance);
     await page.screenshot({ path: `${OUTPUT}map-page-deleted.png` });
+    // Pick a vehicle: the routes are asked for it, and answered for it.
+    routed = await page.evaluate(() => document.body.dataset.routed);
+    const asked = page.waitForResponse((r) => r.url().includes('/trip/v2/calculations') && r.request().postDataJSON()?.vehicleType === 'TRUCK_WITH_TWO_DOUBLE_AXLES');
+    await page.getByLabel('Vehicle').selectOption('TRUCK_WITH_TWO_DOUBLE_AXLES');
+    assert.equal((await (await asked).json()).vehicle.vehicleType, 'TRUCK_WITH_TWO_DOUBLE_AXLES');
+    await routedAfter(routed);
+    assert.match((await resultOf('result-free')).distance, /km$/);
     // The wrong secret's 401 is expected (and shown); nothing else may fail or throw.
     assert.deepEqual(browserErrors.filter((e) => !/status of 401/.test(e)), []);
   });

@@ -6,7 +6,7 @@ import booleanIntersects from '@turf/boolean-intersects';
 import distance from '@turf/distance';
 import { lineString, point, polygon } from '@turf/helpers';
 import polyline from '@mapbox/polyline';
-import { importGeoJson } from '../src/index.js';
+import { calculateZone, importGeoJson, Router, vehicleOf, zoneFromGeoJson } from '../src/index.js';
 import type { Store } from '../src/store/Store.js';
 import { tripBodySchema } from '../src/service/schemas.js';
 import { GOTHENBURG_GEOJSON } from './support/helpers.js';
@@ -81,11 +81,25 @@ for (const { make, skip } of kinds) {
       assert.ok(res.body.totalDistance > free.body.totalDistance);
     });
 
-    test('the SDK\'s trip with a truck and turn-by-turn: 400 UNSUPPORTED_FEATURE naming exactly vehicleType and turnByTurn', async () => {
+    test('the SDK\'s trip with a truck and turn-by-turn: 400 UNSUPPORTED_FEATURE naming turnByTurn alone; without it, a truck\'s route', async () => {
       const res = await trip(body('sdk-trip-truck-turnbyturn.json'));
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.code, 'UNSUPPORTED_FEATURE');
-      assert.deepEqual([...res.body.members].sort(), ['turnByTurn', 'vehicleType']);
+      assert.deepEqual(res.body.members, ['turnByTurn']);
+      const { turnByTurn: _, ...truckTrip } = body('sdk-trip-truck-turnbyturn.json');
+      const truck = await trip(truckTrip);
+      assert.equal(truck.status, 201, truck.text);
+      assert.deepEqual([truck.body.vehicle.vehicleType, truck.body.vehicle.height, truck.body.vehicle.weight], ['TRUCK_WITH_TWO_DOUBLE_AXLES', 4.4, 16000]);
+      const car = await trip({ ...truckTrip, vehicleType: undefined });
+      assert.equal(car.body.vehicle, undefined, 'a trip naming no vehicle reports none');
+      // The route a Router gives the same truck on this graph around the same zone and avoiding tunnels.
+      const expected = new Router(graph).route({
+        points: truckTrip.points, zones: [calculateZone(graph, zoneFromGeoJson('Centrum', centrumPolygon.geometry))], avoidanceTypes: ['TUNNELS'],
+        vehicle: vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES'),
+      });
+      assert.equal(truck.body.totalDistance, Math.round(expected.distance));
+      assert.equal(booleanIntersects(legLine(truck.body.legs[0].points), centrumPolygon), false);
+      assert.ok(truck.body.totalDistance >= car.body.totalDistance);
     });
 
     test('the documentation\'s zone, the SDK\'s zone with a GET\'s members; São Paulo trips understood, then 422 off this graph', async () => {
@@ -108,10 +122,12 @@ for (const { make, skip } of kinds) {
       const here = { ...resource, points: [{ ...west, latitude: String(west.latitude), longitude: String(west.longitude) }, east], restrictionZones: ['Centrum'] };
       const res = await trip(here);
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual([...res.body.members].sort(), ['avoidanceTypes', 'crossedBorders', 'toll', 'vehicleSpecification']);
-      const { toll: _t, crossedBorders: _c, vehicleSpecification: _s, ...supported } = here;
+      assert.deepEqual([...res.body.members].sort(), ['avoidanceTypes', 'crossedBorders', 'toll']);
+      const { toll: _t, crossedBorders: _c, ...supported } = here;
       const routed = await trip({ ...supported, avoidanceTypes: ['TUNNELS', 'BRIDGES'], avoidanceBehavior: 'STRONG', expireIn: new Date(Date.now() + 3600_000).toISOString() });
       assert.equal(routed.status, 201, routed.text);
+      // Its vehicleSpecification (kilograms, metres) applies: 1 t and 4 m, neither a heavy nor a goods vehicle.
+      assert.deepEqual(routed.body.vehicle, { vehicleType: 'CUSTOM', height: 4, weight: 1000, accessClass: 'none', dangerousGoods: false });
       assert.equal(booleanIntersects(legLine(routed.body.legs[0].points), centrumPolygon), false);
     });
 
@@ -132,8 +148,6 @@ for (const { make, skip } of kinds) {
         emission: { fuelType: 'DIESEL', autonomy: 3 },
         place: { categories: ['POSTOS_DE_COMBUSTIVEL'] },
         turnByTurn: { language: 'en' },
-        vehicleType: 'MOTORCYCLE',
-        vehicleSpecification: { maxHeight: 4.2 },
       };
       for (const [member, value] of Object.entries(asked)) {
         const res = await trip({ points, [member]: value });
@@ -145,6 +159,8 @@ for (const { make, skip } of kinds) {
       assert.deepEqual(typo.body.errors, [{ path: 'restrictionZone', message: 'is not a known member' }]);
       const badEnum = await trip({ points, vehicleType: 'SPACESHIP' });
       assert.deepEqual([badEnum.status, badEnum.body.code, badEnum.body.errors[0].path], [400, 'INVALID_REQUEST', 'vehicleType']);
+      const tooTall = await trip({ points, vehicleSpecification: { maxHeight: 42 } });
+      assert.deepEqual([tooTall.status, tooTall.body.code, tooTall.body.errors?.[0]?.path], [400, 'INVALID_VEHICLE', 'vehicleSpecification.maxHeight'], tooTall.text);
       const callback = await trip({ points, callback: { url: 'http://127.0.0.1:9/' } });
       assert.deepEqual([callback.status, callback.body.errors[0].path], [400, 'callback']);
     });

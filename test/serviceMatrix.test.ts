@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
+import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf, type Vehicle } from '../src/index.js';
 import {
   authorise, callbackReceiver, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
@@ -28,7 +28,7 @@ function v(latitude: number, longitude: number) {
 }
 
 /** Every element equals Router.route between its sites around the zone (rounded as the API rounds). */
-function assertElementsAreRoutes(solution: { elements: Array<Record<string, unknown>> }, mode: 'THE_FASTEST' | 'THE_SHORTEST') {
+function assertElementsAreRoutes(solution: { elements: Array<Record<string, unknown>> }, mode: 'THE_FASTEST' | 'THE_SHORTEST', vehicle?: Vehicle) {
   const zone = calculateZone(graph, validateZone(centrum));
   assert.equal(solution.elements.length, origins.length * destinations.length);
   let k = 0;
@@ -37,7 +37,13 @@ function assertElementsAreRoutes(solution: { elements: Array<Record<string, unkn
       const e = solution.elements[k++];
       assert.equal(e.origin, o.siteId);
       assert.equal(e.destination, d.siteId);
-      const route = router.route({ points: [o, d], zones: [zone], calculationMode: mode });
+      let route;
+      try {
+        route = router.route({ points: [o, d], zones: [zone], calculationMode: mode, vehicle });
+      } catch (err) {
+        assert.equal((e.error as { code: string } | undefined)?.code, (err as { code: string }).code, `${o.siteId} -> ${d.siteId}`);
+        continue;
+      }
       assert.equal(e.distance, Math.round(route.distance), `${o.siteId} -> ${d.siteId}`);
       assert.equal(e.nominalDuration, Math.round(route.duration));
       assert.ok(Math.abs((e.averageSpeed as number) - route.averageSpeed) <= 0.06);
@@ -114,6 +120,16 @@ for (const { make, skip } of kinds) {
       const res = await http(`${svc.url}/matrix/v1/calculations`, { headers, json: { origins, destinations, restrictionZones: ['Centrum'] } });
       assert.equal(res.status, 200, res.text);
       assertElementsAreRoutes(res.body, 'THE_FASTEST');
+    });
+
+    test('a vehicle: every element as Router.route answers for it, the vehicle reported; a bad figure is a 400 naming it', async () => {
+      const vehicleSpecification = { maxHeight: 3.7, maxWeight: 20_000 };
+      const res = await http(`${svc.url}/matrix/v1/calculations`, { headers, json: { origins, destinations, restrictionZones: ['Centrum'], vehicleType: 'TRUCK_WITH_THREE_DOUBLE_AXLES', vehicleSpecification } });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual([res.body.vehicle.vehicleType, res.body.vehicle.height, res.body.vehicle.weight], ['TRUCK_WITH_THREE_DOUBLE_AXLES', 3.7, 20000]);
+      assertElementsAreRoutes(res.body, 'THE_FASTEST', vehicleOf('TRUCK_WITH_THREE_DOUBLE_AXLES', vehicleSpecification));
+      const bad = await http(`${svc.url}/matrix/v1/problems`, { headers, json: { origins, destinations, vehicleSpecification: { maxWeight: 1e9 } } });
+      assert.deepEqual([bad.status, bad.body.code, bad.body.errors?.[0]?.path], [400, 'INVALID_VEHICLE', 'vehicleSpecification.maxWeight'], bad.text);
     });
 
     test('bad problems are 400s naming the field; unknown zones, too many elements, callbacks not allowed', async () => {

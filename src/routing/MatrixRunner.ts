@@ -5,6 +5,7 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { MatrixResult } from './matrix.js';
 import type { CalculationMode } from './routeRequest.js';
 import type { AvoidanceType } from './avoidance.js';
+import type { Vehicle } from './vehicle.js';
 import { fromThreadError, sharedRouterData, zoneFields, type ThreadError, type ZoneFields } from './routerThread.js';
 
 /** A matrix for the worker: its zones as ZoneFields. */
@@ -14,6 +15,7 @@ export interface MatrixJobRequest {
   calculationMode?: CalculationMode;
   zones: ZoneFields[];
   avoidanceTypes?: AvoidanceType[];
+  vehicle?: Vehicle;
 }
 
 type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadError };
@@ -31,11 +33,11 @@ export class MatrixRunner {
 
   /** The matrix of `request`, computed on the worker thread. */
   async run(request: {
-    origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[];
+    origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[]; vehicle?: Vehicle;
   }): Promise<MatrixResult> {
     const zones = (request.zones ?? []).map(zoneFields);
     const reply = await this.startWorker().request({
-      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes },
+      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle },
     });
     if ('error' in reply) throw fromThreadError(reply.error);
     return reply.result;

@@ -15,10 +15,12 @@ import {
   type Avoidance, type AvoidanceBehavior, type AvoidanceType, type AvoidedTypeDriven,
 } from './avoidance.js';
 import { lengthInside } from '../geo/lengthInside.js';
+import { sortedIndexOf } from '../graph/csr.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
+import { limitReason, vehicleRoads, type Vehicle, type VehicleRoads } from './vehicle.js';
 
 
 export interface RouterOptions {
@@ -54,6 +56,10 @@ export class Router {
    */
   private zoneMask?: Uint8Array;
   private allMask?: Uint8Array;
+  /** A vehicle's forbidden roads (and a caller's hard mask with them), same reuse rule. */
+  private hardMask?: Uint8Array;
+  /** The roads of the vehicles routed lately (vehicleRoads: O(limited roads) each), by their figures. */
+  private readonly vehicles = new Map<string, VehicleRoads>();
   /** Scratch masks of avoidance requests (see avoidanceMasks), same reuse rule. */
   private readonly scratch: Uint8Array[] = [];
   private flaggedRoads?: FlaggedRoads;
@@ -114,23 +120,29 @@ export class Router {
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
     // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
     const shared = zones.length > 0 ? this.cliques.prepare(zones, 0) : NO_ZONE_SET;
-    const masks = this.masks(zones, request.blockedRoads);
+    const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
+    const masks = this.masks(zones, request.blockedRoads, vehicle);
     const legs: RouteLeg[] = [];
-    const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, zones, avoidance) : undefined;
+    const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
     try {
       const snaps = this.snapStops(points, labels);
+      if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
       for (let i = 0; i + 1 < snaps.length; i++) {
-        legs.push(avoiding
-          ? this.avoidingLeg(snaps[i], snaps[i + 1], metricOf(mode), masks, avoiding, zones, i, labels)
-          : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared));
+        try {
+          legs.push(avoiding
+            ? this.avoidingLeg(snaps[i], snaps[i + 1], metricOf(mode), masks, avoiding, zones, i, labels)
+            : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared));
+        } catch (err) {
+          throw vehicle && err instanceof DetourError && err.code === ErrorCode.ROUTE_NOT_FOUND ? this.vehicleBlocks(snaps[i], snaps[i + 1], metricOf(mode), vehicle, i, labels) ?? err : err;
+        }
       }
     } finally {
-      if (avoiding) this.releaseAvoidanceMasks(avoiding);
-      this.releaseMasks(zones);
+      if (avoiding) this.releaseAvoidanceMasks(avoiding, masks);
+      this.releaseMasks(masks);
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
-    return { distance, duration, averageSpeed: speedKmh(distance, duration), legs };
+    return { distance, duration, averageSpeed: speedKmh(distance, duration), legs, ...(request.vehicle && { vehicle: request.vehicle }) };
   }
 
   /**
@@ -205,7 +217,7 @@ export class Router {
    * Throws ZONE_NOT_READY / ZONE_NOT_USABLE for zones a route cannot use. Call
    * releaseMasks(zones) afterwards (the matrix uses these too).
    */
-  masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks {
+  masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks {
     for (const z of zones) {
       if (z.status.name === 'IN_CALCULATION') {
         throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
@@ -214,22 +226,80 @@ export class Router {
         throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
       }
     }
-    if (zones.length === 0) return { hard, all: hard };
+    const softLists: ArrayLike<number>[] = zones.map((z) => z.roads);
+    if (vehicle && vehicle.destinationOnly.length > 0) softLists.push(vehicle.destinationOnly);
+    let hardLists: ArrayLike<number>[] | undefined = hard ? undefined : [];
+    if (vehicle && vehicle.forbidden.length > 0) {
+      // The vehicle's forbidden roads join the caller's mask in the router's scratch (cleared in releaseMasks).
+      const mask = (this.hardMask ??= new Uint8Array(this.graph.roadCount));
+      if (hard) mask.set(hard.subarray(0, mask.length));
+      for (let i = 0; i < vehicle.forbidden.length; i++) mask[vehicle.forbidden[i]] = 1;
+      hardLists?.push(vehicle.forbidden);
+      hard = mask;
+    }
+    if (softLists.length === 0) return { hard, all: hard, softLists, hardLists };
     const zone = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
-    for (const z of zones) for (let i = 0; i < z.roads.length; i++) zone[z.roads[i]] = 1;
-    if (!hard) return { zone, all: zone };
+    for (const list of softLists) for (let i = 0; i < list.length; i++) zone[list[i]] = 1;
+    if (!hard) return { zone, all: zone, softLists, hardLists };
     const all = (this.allMask ??= new Uint8Array(this.graph.roadCount));
     all.set(hard.subarray(0, all.length));
     if (hard.length < all.length) all.fill(0, hard.length);
-    for (const z of zones) for (let i = 0; i < z.roads.length; i++) all[z.roads[i]] = 1;
-    return { zone, hard, all };
+    for (const list of softLists) for (let i = 0; i < list.length; i++) all[list[i]] = 1;
+    return { zone, hard, all, softLists, hardLists };
   }
 
-  /** Clears the zones' roads from the scratch zone mask (the union mask is overwritten on each use). */
-  releaseMasks(zones: CalculatedZone[]): void {
+  /** Clears what masks() set in the router's scratch masks (the union mask is overwritten on each use). */
+  releaseMasks(masks: RoadMasks): void {
     const zone = this.zoneMask;
-    if (!zone) return;
-    for (const z of zones) for (let i = 0; i < z.roads.length; i++) zone[z.roads[i]] = 0;
+    if (zone) for (const list of masks.softLists) for (let i = 0; i < list.length; i++) zone[list[i]] = 0;
+    if (masks.hard !== undefined && masks.hard === this.hardMask) {
+      if (masks.hardLists) for (const list of masks.hardLists) for (let i = 0; i < list.length; i++) masks.hard[list[i]] = 0;
+      else masks.hard.fill(0);
+    }
+  }
+
+  /** The roads closed to a vehicle, kept for the last few vehicles routed (a fleet sends few distinct ones). */
+  vehicleRoads(vehicle: Vehicle): VehicleRoads {
+    const key = JSON.stringify(vehicle);
+    let roads = this.vehicles.get(key);
+    if (!roads) {
+      roads = vehicleRoads(this.graph, vehicle);
+      if (this.vehicles.size >= 32) this.vehicles.delete(this.vehicles.keys().next().value!);
+      this.vehicles.set(key, roads);
+    }
+    return roads;
+  }
+
+  /** Why the vehicle may not use a road (limitReason), undefined when it may. */
+  private closedBecause(road: number, vehicle: VehicleRoads): string | undefined {
+    const limits = this.graph.roadLimits(road);
+    return limits && limitReason(limits, vehicle.vehicle);
+  }
+
+  /** VEHICLE_NOT_ALLOWED when a stop lies on a road closed to the vehicle (no route may start or end there). */
+  private checkStopLegal(snap: Snap, vehicle: VehicleRoads, index: number, label: string): void {
+    const reason = this.closedBecause(snap.road, vehicle);
+    if (reason) {
+      throw new DetourError(ErrorCode.VEHICLE_NOT_ALLOWED, `${label} lies on a road closed to the vehicle (${vehicle.vehicle.type}): ${reason}`, { point: label, leg: Math.max(0, index - 1), limits: [reason] });
+    }
+  }
+
+  /**
+   * VEHICLE_NOT_ALLOWED for a leg with no route legal for the vehicle that a car could drive,
+   * naming the limits the car's route would break; undefined when the car has no route either
+   * (the leg's own error stands).
+   */
+  private vehicleBlocks(from: Snap, to: Snap, metric: Metric, vehicle: VehicleRoads, index: number, labels: string[]): DetourError | undefined {
+    const reasonOf = (road: number) => this.closedBecause(road, vehicle);
+    const name = vehicle.vehicle.type;
+    const car = this.searchLeg(from, to, metric);
+    if (!car) return undefined;
+    const reasons = [...new Set(car.edges.map((e) => reasonOf(this.graph.edgeRoad[e])).filter((r): r is string => r !== undefined))];
+    return new DetourError(
+      ErrorCode.VEHICLE_NOT_ALLOWED,
+      `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}) is legal for the vehicle (${name}); a car's route crosses ${reasons.join('; ') || 'roads closed to it'}`,
+      { leg: index, limits: reasons },
+    );
   }
 
   /**
@@ -243,14 +313,14 @@ export class Router {
   ): RouteLeg {
     const { zone, hard, all } = masks;
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
-    // Without a caller's mask, the zones' road lists hold every blocked road (a search may start from them).
+    const { softLists, hardLists } = masks;
+    // Without a caller's mask, the lists hold every blocked road (a search may start from them); zones' customized cliques come first.
+    const cliques = hardLists && [...zones.map((z) => this.cliques.ofZone(z)), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
     let leg = stopInZone ? null : this.searchLeg(
-      from, to, metric, all, undefined, undefined, hard ? undefined : zones.map((z) => z.roads),
-      hard ? undefined : zones.map((z) => this.cliques.ofZone(z)), hard ? undefined : shared,
+      from, to, metric, all, undefined, undefined, hardLists && [...softLists, ...hardLists], cliques, hardLists && shared,
     );
     if (!leg && zone) {
-      const roadLists = zones.map((z) => z.roads);
-      leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists });
+      leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists }, undefined, hardLists);
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
     }
     if (!leg) throw noRoute(index, labels);
@@ -263,38 +333,41 @@ export class Router {
    * penalty classes), `blockedAll` (hard, zones and, unless RELAXED, the avoided roads) and, for
    * FAIL, `blockedHard` (hard and the avoided roads). Release with releaseAvoidanceMasks.
    */
-  private avoidanceMasks(masks: RoadMasks, zones: CalculatedZone[], avoidance: Avoidance): AvoidanceMasks {
+  private avoidanceMasks(masks: RoadMasks, avoidance: Avoidance): AvoidanceMasks {
     const flagged = (this.flaggedRoads ??= new FlaggedRoads(this.graph));
     const take = (): Uint8Array => this.scratch.pop() ?? new Uint8Array(this.graph.roadCount);
     const classes = take();
-    for (const z of zones) for (let i = 0; i < z.roads.length; i++) classes[z.roads[i]] = 1;
+    const soft = masks.softLists;
+    for (const list of soft) for (let i = 0; i < list.length; i++) classes[list[i]] = 1;
     flagged.mark(classes, avoidance, 2);
-    const out: AvoidanceMasks = { avoidance, zones, classes, copied: [], lists: [] };
+    const out: AvoidanceMasks = { avoidance, classes, copied: [], lists: [] };
     const union = (withZones: boolean): Uint8Array => {
       const mask = take();
-      if (masks.hard) {
+      if (masks.hard && !masks.hardLists) {
         mask.set(masks.hard.subarray(0, mask.length));
         out.copied.push(mask);
       } else {
+        for (const list of masks.hardLists ?? []) for (let i = 0; i < list.length; i++) mask[list[i]] = 1;
         out.lists.push(mask);
       }
-      if (withZones) for (const z of zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
+      if (withZones) for (const list of soft) for (let i = 0; i < list.length; i++) mask[list[i]] = 1;
       flagged.mark(mask, avoidance, 1);
       return mask;
     };
     out.lists.push(classes);
     out.blockedAll = avoidance.behavior === 'RELAXED' ? masks.all : union(true);
-    // Without a caller's mask, the zones' and the avoided types' road lists hold every road blockedAll blocks.
-    if (!masks.hard) out.allLists = [...zones.map((z) => z.roads), ...(avoidance.behavior === 'RELAXED' ? [] : avoidance.types.map((t) => flagged.roads(AVOIDANCE_FLAGS[t])))];
+    // Without a caller's mask, the zones', the vehicle's and the avoided types' road lists hold every road blockedAll blocks.
+    if (masks.hardLists) out.allLists = [...soft, ...masks.hardLists, ...(avoidance.behavior === 'RELAXED' ? [] : avoidance.types.map((t) => flagged.roads(AVOIDANCE_FLAGS[t])))];
     if (avoidance.behavior === 'FAIL') out.blockedHard = union(false);
     return out;
   }
 
   /** Returns the scratch masks, cleared: road by road where only zones and types were marked, else whole. */
-  private releaseAvoidanceMasks(m: AvoidanceMasks): void {
+  private releaseAvoidanceMasks(m: AvoidanceMasks, masks: RoadMasks): void {
     const flagged = this.flaggedRoads!;
     for (const mask of m.lists) {
-      for (const z of m.zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 0;
+      for (const list of masks.softLists) for (let i = 0; i < list.length; i++) mask[list[i]] = 0;
+      for (const list of masks.hardLists ?? []) for (let i = 0; i < list.length; i++) mask[list[i]] = 0;
       for (const t of m.avoidance.types) {
         const list = flagged.roads(AVOIDANCE_FLAGS[t]);
         for (let i = 0; i < list.length; i++) mask[list[i]] = 0;
@@ -330,7 +403,7 @@ export class Router {
     // Every road of a penalty class: the zones' and the avoided types' lists.
     const flagged = this.flaggedRoads!;
     const typeLists = m.avoidance.types.map((t) => flagged.roads(AVOIDANCE_FLAGS[t]));
-    const classLists = [...zones.map((z) => z.roads), ...typeLists];
+    const classLists = [...masks.softLists, ...typeLists];
     let leg: Leg | null = null;
     const firstRan = !stopInZone && !(behavior === 'STRONG' && stopOnAvoided);
     if (firstRan) {
@@ -351,7 +424,7 @@ export class Router {
     if (leg) return leg;
     if (behavior === 'FAIL') {
       // Would the leg exist without the avoidance? Then name the types that route drives.
-      const free = this.searchLeg(from, to, metric, hard, zone && { ...uniformPenalty(zone, ZONE_COST_PER_METRE), roadLists: zones.map((z) => z.roads) }, m.avoidance);
+      const free = this.searchLeg(from, to, metric, hard, zone && { ...uniformPenalty(zone, ZONE_COST_PER_METRE), roadLists: masks.softLists }, m.avoidance);
       if (free) {
         const driven = free.avoidedTypesDriven ?? [];
         const types = driven.length > 0 ? driven.map((d) => d.type) : m.avoidance.types;
@@ -492,7 +565,6 @@ class Leg implements RouteLeg {
 /** The scratch masks of one request with avoidance types (Router.avoidanceMasks). */
 interface AvoidanceMasks {
   avoidance: Avoidance;
-  zones: CalculatedZone[];
   classes: Uint8Array;
   blockedAll?: Uint8Array;
   /** Road lists whose union is what blockedAll blocks, when known (PathQuery.blockedRoadLists). */
@@ -515,20 +587,13 @@ function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {
   if (driven.length > 0) leg.avoidedTypesDriven = driven;
 }
 
-/** km/h from metres and seconds; 0 when no time passes. */
 /** A road's metres inside a zone (0 for a road it does not block): binary search of its ascending roads. */
 function roadMetresInside(zone: CalculatedZone, road: number): number {
-  const roads = zone.roads;
-  let lo = 0, hi = roads.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (roads[mid] < road) lo = mid + 1;
-    else if (roads[mid] > road) hi = mid - 1;
-    else return zone.roadMetresInside[mid];
-  }
-  return 0;
+  const k = sortedIndexOf(zone.roads, road);
+  return k < 0 ? 0 : zone.roadMetresInside[k];
 }
 
+/** km/h from metres and seconds; 0 when no time passes. */
 function speedKmh(metres: number, seconds: number): number {
   return seconds > 0 ? (metres / seconds) * 3.6 : 0;
 }

@@ -13,6 +13,7 @@ import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
+import type { Vehicle, VehicleRoads } from './vehicle.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
 export interface MatrixRequest {
@@ -28,6 +29,8 @@ export interface MatrixRequest {
   avoidanceTypes?: AvoidanceType[];
   /** Only FAIL (the default) is accepted for matrices. */
   avoidanceBehavior?: AvoidanceBehavior;
+  /** The vehicle every element must be legal for, as in Router.route. */
+  vehicle?: Vehicle;
   /** Called now and then with the elements done so far and the total (progress bars). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -40,8 +43,9 @@ export interface MatrixRouter {
   readonly graph: HierarchyGraph;
   readonly snapIndex: SnapIndex;
   readonly maxSnapDistance?: number;
-  masks(zones: CalculatedZone[], hard?: Uint8Array): RoadMasks;
-  releaseMasks(zones: CalculatedZone[]): void;
+  masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks;
+  releaseMasks(masks: RoadMasks): void;
+  vehicleRoads(vehicle: Vehicle): VehicleRoads;
   route(request: RouteRequest): Route;
 }
 
@@ -123,7 +127,7 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
   const result = emptyResult(request);
   const O = result.originCount, D = result.destinationCount, total = O * D;
   const zones = request.zones ?? [];
-  const masks = router.masks(zones, request.blockedRoads);
+  const masks = router.masks(zones, request.blockedRoads, request.vehicle && router.vehicleRoads(request.vehicle));
   const separately: number[] = [];
   try {
     const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`, 'first'));
@@ -140,7 +144,7 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
       // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      engines.overlay().run(metric, from, to, masks.all, closedRoadList(graph, zones, masks.hard), cost, second);
+      engines.overlay().run(metric, from, to, masks.all, closedRoadList(graph, masks, true), cost, second);
       request.onProgress?.(Math.round(total / 2), total);
     }
     const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, graph, ch, sources, targets, cost, (o, d) => {
@@ -169,6 +173,8 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
         if (c < Infinity) setElement(result, i, metric, c, c2);
         // Router.route then drives the fewest metres inside zones, where the free graph joins them at all.
         else if (masks.zone && freeCost![i] < Infinity) entering.push(i);
+        // Router.route says which of the vehicle's limits close the way.
+        else if (request.vehicle) separately.push(i);
         else result.failures.set(i, noRoute(o, d));
       }
     }
@@ -176,7 +182,7 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
       // the metric. The overlay's many-to-many with the zone penalty per metre instead of the
       // closure (hard-blocked roads still closed), over the rows and columns concerned.
-      const penalty = { ...uniformPenalty(masks.zone!, ZONE_COST_PER_METRE), roadLists: zones.map((z) => z.roads) };
+      const penalty = { ...uniformPenalty(masks.zone!, ZONE_COST_PER_METRE), roadLists: masks.softLists };
       const rows = new Uint8Array(O), columns = new Uint8Array(D);
       for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
       const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
@@ -184,18 +190,19 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
         metric,
         origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
         destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        masks.hard ?? engines.noRoads(), closedRoadList(graph, [], masks.hard), penalised, penalisedSecond, penalty, plain,
+        masks.hard ?? engines.noRoads(), closedRoadList(graph, masks, false), penalised, penalisedSecond, penalty, plain,
       );
       for (const i of entering) {
         const o = Math.floor(i / D), d = i % D;
         // Two stops on one road compare the straight drive with penalties: leave that to route().
         if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
         else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
+        else if (request.vehicle) separately.push(i);
         else result.failures.set(i, noRoute(o, d));
       }
     }
   } finally {
-    router.releaseMasks(zones);
+    router.releaseMasks(masks);
   }
   // After releasing: Router.route uses the same scratch masks.
   for (const i of separately) routeElement(router, request, result, i);
@@ -299,10 +306,13 @@ function setElement(result: MatrixResult, i: number, metric: Metric, cost: numbe
  * The roads a request closes, as a list (repeats allowed): the zones' road lists, and the roads
  * marked in a caller's full-size mask (the one scan over every road is the caller's own mask).
  */
-function closedRoadList(graph: RoadGraph, zones: CalculatedZone[], hard?: Uint8Array): ArrayLike<number> {
+function closedRoadList(graph: RoadGraph, masks: RoadMasks, withSoft: boolean): ArrayLike<number> {
   const list: number[] = [];
-  for (const z of zones) for (let i = 0; i < z.roads.length; i++) list.push(z.roads[i]);
-  if (hard) for (let r = 0, n = Math.min(hard.length, graph.roadCount); r < n; r++) if (hard[r]) list.push(r);
+  const add = (l: ArrayLike<number>) => { for (let i = 0; i < l.length; i++) list.push(l[i]); };
+  if (withSoft) masks.softLists.forEach(add);
+  const hard = masks.hard;
+  if (masks.hardLists) masks.hardLists.forEach(add);
+  else if (hard) for (let r = 0, n = Math.min(hard.length, graph.roadCount); r < n; r++) if (hard[r]) list.push(r);
   return list;
 }
 
@@ -383,7 +393,7 @@ function costed(graph: RoadGraph, snap: Snap, metric: Metric, leaving: boolean, 
 }
 
 /** Errors that fail one element of a matrix, not the whole request. */
-const ELEMENT_FAILURES = new Set<string>([ErrorCode.ROUTE_NOT_FOUND, ErrorCode.POINT_NOT_ROUTABLE, ErrorCode.AVOIDANCE_IMPOSSIBLE]);
+const ELEMENT_FAILURES = new Set<string>([ErrorCode.ROUTE_NOT_FOUND, ErrorCode.POINT_NOT_ROUTABLE, ErrorCode.AVOIDANCE_IMPOSSIBLE, ErrorCode.VEHICLE_NOT_ALLOWED]);
 
 function noRoute(o: number, d: number): MatrixFailure {
   return {
@@ -419,6 +429,7 @@ function routeElement(router: MatrixRouter, request: MatrixRequest, result: Matr
       pointLabels: [`origins[${o}]`, `destinations[${d}]`],
       avoidanceTypes: request.avoidanceTypes,
       avoidanceBehavior: request.avoidanceBehavior,
+      vehicle: request.vehicle,
     });
     result.distance[i] = route.distance;
     result.duration[i] = route.duration;

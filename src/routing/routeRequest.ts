@@ -3,6 +3,7 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { AvoidanceBehavior, AvoidanceType, AvoidedTypeDriven } from './avoidance.js';
+import type { Vehicle } from './vehicle.js';
 
 /** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
 export type CalculationMode = 'THE_FASTEST' | 'THE_SHORTEST';
@@ -27,13 +28,23 @@ export interface RouteRequest {
   avoidanceTypes?: AvoidanceType[];
   /** How hard to avoid them (default FAIL; see AvoidanceBehavior). */
   avoidanceBehavior?: AvoidanceBehavior;
+  /** The vehicle the route must be legal for (vehicleOf); default a car, which the graph's roads all admit. */
+  vehicle?: Vehicle;
 }
 
-/** The per-request road masks of Router.masks. */
+/**
+ * The per-request road masks of Router.masks: `zone` the roads a stop may make usable (the zones',
+ * and a vehicle's destination-only roads), `hard` those never used (a caller's mask, a vehicle's
+ * forbidden roads), `all` their union; each undefined when empty.
+ */
 export interface RoadMasks {
   zone?: Uint8Array;
   hard?: Uint8Array;
   all?: Uint8Array;
+  /** Lists whose union is exactly `zone`: each zone's roads, then the vehicle's destination-only roads. */
+  softLists: readonly ArrayLike<number>[];
+  /** Lists whose union is exactly `hard`, when known (undefined under a caller's own mask). */
+  hardLists?: readonly ArrayLike<number>[];
 }
 
 /** A zone a leg had to enter because a stop is inside it or reachable only through it. */
@@ -72,4 +83,6 @@ export interface Route {
   duration: number;
   averageSpeed: number;
   legs: RouteLeg[];
+  /** The vehicle the route is legal for, when the request named one. */
+  vehicle?: Vehicle;
 }

@@ -35,6 +35,8 @@ const STATUS: Record<string, number> = {
   [ErrorCode.INVALID_AVOIDANCE]: 400,
   [ErrorCode.AVOIDANCE_TYPE_UNSUPPORTED]: 400,
   [ErrorCode.AVOIDANCE_IMPOSSIBLE]: 422,
+  [ErrorCode.VEHICLE_NOT_ALLOWED]: 422,
+  [ErrorCode.INVALID_VEHICLE]: 400,
   [ErrorCode.UNSUPPORTED_FEATURE]: 400,
   [ErrorCode.INVALID_ZONE]: 400,
   [ErrorCode.ZONE_NOT_FOUND]: 400,
@@ -56,6 +58,8 @@ export function fromDetourError(err: DetourError): HttpError | undefined {
   if (Array.isArray(d.avoidanceTypes)) details.avoidanceTypes = d.avoidanceTypes;
   if (Array.isArray(d.members)) details.members = d.members;
   if (typeof d.zone === 'string') details.zones = [d.zone];
+  if (typeof d.field === 'string' && err.code === ErrorCode.INVALID_VEHICLE) details.errors = [{ path: d.field, message: err.message }];
+  if (Array.isArray(d.limits)) details.limits = d.limits;
   return apiError(status, err.code, err.message, details);
 }
 

@@ -4,6 +4,7 @@ import type { MatrixRunner } from '../routing/MatrixRunner.js';
 import type { Store } from '../store/Store.js';
 import { linearMatrix } from '../trip/linearMatrix.js';
 import { decimalCoordinate, startDateIssues, unsupportedAvoidance, unsupportedFeature } from '../trip/maplinkVocabulary.js';
+import { vehicleOf } from '../routing/vehicle.js';
 import { matrixSolution, type MatrixProblem, type MatrixSite, type MatrixSolution } from '../trip/matrixSolution.js';
 import type { ZoneCache } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
@@ -76,6 +77,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
     const unsupported = unsupportedAvoidance(body.avoidanceTypes);
     if (unsupported.length > 0) throw unsupportedFeature(unsupported);
+    vehicleOf(body.vehicleType, body.vehicleSpecification); // INVALID_VEHICLE now, not when the job runs
     return { ...body, ...sites, avoidanceTypes: body.avoidanceTypes ?? undefined, restrictionZones: zoneNames(body.restrictionZones ?? []) };
   }
 
@@ -86,6 +88,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     const result = await runner.run({
       origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
       avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
+      vehicle: vehicleOf(problem.vehicleType, problem.vehicleSpecification),
     });
     return matrixSolution(result, problem, id, clientId, now());
   }

@@ -1,6 +1,6 @@
 import { CALCULATION_MODES } from '../routing/routeRequest.js';
 import { ZONE_LIMITS } from '../zones/Zone.js';
-import { avoidanceTypesSchema, callbackSchema, coordinateSchema, maplinkDateSchema } from './schemas.js';
+import { avoidanceTypesSchema, callbackSchema, coordinateSchema, maplinkDateSchema, vehicleSchemas, appliedVehicleSchema } from './schemas.js';
 
 /** Limits of the Matrix API (documented in the README). */
 export const MATRIX_LIMITS = {
@@ -51,6 +51,8 @@ export const matrixProblemSchema = {
     },
     tripProfile: { type: 'string', maxLength: 200, description: 'MAPLINKBR, MAPLINK, ...: routes on the graph\'s car profile; LINEAR: straight-line distances, durations at 60 km/h.' },
     startDate: { ...maplinkDateSchema, description: 'Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours.' },
+    vehicleType: vehicleSchemas.vehicleType,
+    vehicleSpecification: vehicleSchemas.vehicleSpecification,
     callback: callbackSchema,
   },
   required: ['origins', 'destinations'],
@@ -82,6 +84,7 @@ export const matrixSolutionSchema = {
     clientId: { type: 'string' },
     calculationMode: { type: 'string' },
     elements: { type: 'array', items: element },
+    vehicle: appliedVehicleSchema,
     createdAt: { type: 'integer', description: 'epoch milliseconds' },
   },
 } as const;

@@ -186,6 +186,20 @@ const enumArray = (values: readonly string[], maxItems = values.length) => ({ ty
 /** Epoch milliseconds, or an ISO-8601 date-time text. */
 export const maplinkDateSchema = { type: ['integer', 'string'], minimum: 0, maxLength: 40 } as const;
 
+/** The vehicle members (Trip and Matrix APIs). */
+export const vehicleSchemas = {
+  vehicleType: { type: ['string', 'null'], enum: [...VEHICLE_TYPES, null], description: 'The vehicle the route must be legal for (default CAR): its legal dimensions and weights (README, "Vehicles") close the roads whose limits it exceeds, and trucks keep off hgv=no roads and use hgv=destination roads only to reach a stop.' },
+  vehicleSpecification: nullable({
+    type: 'object',
+    properties: {
+      ...Object.fromEntries(VEHICLE_SPECIFICATION_LIMITS.map((k) => [k, { type: 'number', minimum: 0 }])),
+      loadTypes: enumArray(LOAD_TYPES),
+    },
+    additionalProperties: false,
+    description: 'Maplink v1: the vehicle\'s dimensions (metres) and weights (kilograms); they replace vehicleType\'s figures. A maxWeightFor*Materials above 0 makes it carry dangerous goods (hazmat=no roads close).',
+  }),
+} as const;
+
 /**
  * Maplink's Trip members detour reads but does not act on yet (maplinkVocabulary.ts): each is
  * checked against its Maplink type, its default value passes, any other value is a 400
@@ -256,16 +270,8 @@ const maplinkTripFeatures = {
     additionalProperties: false,
     description: 'Turn-by-turn instructions: absent or null only (not supported yet).',
   }),
-  vehicleType: { type: ['string', 'null'], enum: [...VEHICLE_TYPES, null], description: 'CAR (what detour routes), absent or null; other types are not supported yet.' },
-  vehicleSpecification: nullable({
-    type: 'object',
-    properties: {
-      ...Object.fromEntries(VEHICLE_SPECIFICATION_LIMITS.map((k) => [k, { type: 'number', minimum: 0 }])),
-      loadTypes: enumArray(LOAD_TYPES),
-    },
-    additionalProperties: false,
-    description: 'Maplink v1: vehicle dimensions and weights (t, m): absent, null or {} only (not supported yet).',
-  }),
+  vehicleType: vehicleSchemas.vehicleType,
+  vehicleSpecification: vehicleSchemas.vehicleSpecification,
   profileName: { type: 'string', minLength: 1, maxLength: 100, description: 'Maplink v1: the routing profile (MAPLINK, MAPLINKBR, BRAZIL, ...): accepted; detour routes on its loaded graph\'s car profile.' },
   clientId: { type: 'string', maxLength: 256, description: 'Maplink v1: the client; when given it must be the token\'s (403 CLIENT_ID_MISMATCH).' },
   startDate: { ...maplinkDateSchema, description: 'Departure (epoch or ISO-8601): accepted and recorded; it takes effect once zones have hours.' },
@@ -344,6 +350,16 @@ export const tripQuerySchema = {
   additionalProperties: false,
 } as const;
 
+/** The vehicle a trip or matrix answer was made for (calculateTrip's `vehicle`). */
+export const appliedVehicleSchema = {
+  type: 'object',
+  description: 'Only when the request named a vehicle (vehicleType, vehicleSpecification): its type and the figures the route is legal for (metres, kilograms; detour extension).',
+  properties: {
+    vehicleType: { type: 'string' }, height: { type: 'number' }, width: { type: 'number' }, length: { type: 'number' },
+    weight: { type: 'number' }, weightPerAxle: { type: 'number' }, accessClass: { type: 'string', enum: ['hgv', 'goods', 'none'] }, dangerousGoods: { type: 'boolean' },
+  },
+} as const;
+
 export const tripResponseSchema = {
   type: 'object',
   properties: {
@@ -380,6 +396,7 @@ export const tripResponseSchema = {
         },
       },
     },
+    vehicle: appliedVehicleSchema,
     createdAt: { type: 'string', format: 'date-time' },
     expiryIn: { type: 'string', format: 'date-time', description: 'until when GET /trip/v1/solutions/{id} answers this solution' },
   },

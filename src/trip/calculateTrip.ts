@@ -5,6 +5,7 @@ import type { Router } from '../routing/Router.js';
 import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';
+import { appliedVehicle, vehicleOf, type VehicleSpecification } from '../routing/vehicle.js';
 
 /** What snaps a trip's stops (a Router, or a snap index alone where nothing is routed: SnapIndex.snapStops). */
 export interface StopSnapper {
@@ -72,6 +73,8 @@ export interface TripResponse {
   /** km/h. */
   averageSpeed: number;
   legs: TripLeg[];
+  /** The vehicle the route is legal for, when one was asked (vehicleType, vehicleSpecification): its type and the figures applied. */
+  vehicle?: Record<string, unknown>;
   /** ISO 8601. */
   createdAt: string;
   /** ISO 8601: until when GET /trip/v1/solutions/{id} answers it (Maplink's name). */
@@ -105,7 +108,9 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
   const mode = request.calculationMode ?? 'THE_FASTEST';
   const pointLabels = request.points.map(pointLabel);
   checkTripFeatures(request, context.router, pointLabels);
+  const vehicle = vehicleOf(request.vehicleType, request.vehicleSpecification as VehicleSpecification | null | undefined);
   const route = context.router.route({
+    vehicle,
     points: request.points,
     calculationMode: mode,
     zones: context.zones,
@@ -138,6 +143,7 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
         avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, distance: Math.round(d.metres) })),
       }),
     })),
+    ...(vehicle && { vehicle: appliedVehicle(vehicle) }),
     createdAt: (context.now ?? new Date()).toISOString(),
     ...(context.expiresAt !== undefined && { expiryIn: new Date(context.expiresAt).toISOString() }),
   };

@@ -43,7 +43,7 @@ export const LOAD_TYPES = [
   'GOODS', 'PERSONS', 'AGRICULTURAL_PRODUCTS', 'COAL', 'BUILDING_PRODUCTS', 'HEATH_WASTES', 'SAND_GRAVELS', 'RAW_MATERIALS', 'NATURAL_RESOURCES',
 ] as const;
 
-/** The numeric members of `vehicleSpecification` (tonnes and metres). */
+/** The numeric members of `vehicleSpecification` (weights in kilograms, lengths in metres). */
 export const VEHICLE_SPECIFICATION_LIMITS = [
   'maxWeight', 'maxWeightPerAxle', 'maxLength', 'maxLengthBetweenAxles', 'maxWidth', 'maxHeight',
   'maxWeightForExplodingMaterials', 'maxWeightForPollutingMaterials', 'maxWeightForDangerousMaterials',
@@ -98,18 +98,14 @@ const isEmpty = (value: unknown): boolean =>
 /**
  * The members of a trip request (v2 body or v1 payload, already schema-checked) that ask for a
  * feature detour does not implement, each with what is not supported; empty when detour can
- * answer the request as asked. Defaults pass: absent, null, `[]`, `{}`, `vehicleType` CAR (the car
- * profile detour routes), `crossedBorders` with level and reverse geocoding NONE.
+ * answer the request as asked. Defaults pass: absent, null, `[]`, `{}`, `crossedBorders` with
+ * level and reverse geocoding NONE. `vehicleType` and `vehicleSpecification` are acted on (vehicleOf).
  */
 export function unsupportedTripMembers(request: MaplinkTripExtras): MemberIssue[] {
   const found: MemberIssue[] = [];
   const refuse = (path: string, message: string) => found.push({ path, message });
   found.push(...unsupportedAvoidance(request.avoidanceTypes));
   if (!isEmpty(request.speedPreferences)) refuse('speedPreferences', 'speeds per road type are not supported yet: durations use the graph\'s car speeds');
-  if (request.vehicleType != null && request.vehicleType !== 'CAR') {
-    refuse('vehicleType', `${request.vehicleType} is not supported yet: detour routes every vehicle as a car (CAR is accepted)`);
-  }
-  if (!isEmpty(request.vehicleSpecification)) refuse('vehicleSpecification', 'vehicle dimensions and weights are not supported yet: detour routes every vehicle as a car');
   if (!isEmpty(request.turnByTurn)) refuse('turnByTurn', 'turn-by-turn instructions are not supported yet');
   if (!isEmpty(request.toll)) refuse('toll', 'toll costs are not calculated: the graph holds no toll prices');
   const borders = request.crossedBorders;

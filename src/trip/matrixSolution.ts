@@ -1,6 +1,7 @@
 import type { MatrixResult } from '../routing/matrix.js';
 import type { CalculationMode } from '../routing/routeRequest.js';
 import type { AvoidanceType } from '../routing/avoidance.js';
+import { appliedVehicle, vehicleOf, type VehicleSpecification } from '../routing/vehicle.js';
 
 /** An origin or destination as the Matrix API takes it. */
 export interface MatrixSite {
@@ -23,6 +24,9 @@ export interface MatrixProblem {
   tripProfile?: string;
   /** Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours. */
   startDate?: number | string;
+  /** The vehicle every element must be legal for (as the Trip API's; detour extension). */
+  vehicleType?: string | null;
+  vehicleSpecification?: VehicleSpecification | null;
   callback?: { url: string; user?: string; password?: string };
 }
 
@@ -41,6 +45,8 @@ export interface MatrixSolution {
   clientId: string;
   calculationMode: CalculationMode;
   elements: MatrixSolutionElement[];
+  /** The vehicle every element is legal for, when the problem named one. */
+  vehicle?: Record<string, unknown>;
   /** Epoch milliseconds, as Maplink's matrix returns it. */
   createdAt: number;
 }
@@ -71,5 +77,6 @@ export function matrixSolution(result: MatrixResult, problem: MatrixProblem, id:
       });
     }
   }
-  return { id, clientId, calculationMode: problem.calculationMode ?? 'THE_FASTEST', elements, createdAt };
+  const vehicle = vehicleOf(problem.vehicleType, problem.vehicleSpecification);
+  return { id, clientId, calculationMode: problem.calculationMode ?? 'THE_FASTEST', elements, ...(vehicle && { vehicle: appliedVehicle(vehicle) }), createdAt };
 }

@@ -279,8 +279,10 @@ async function route(after?: string): Promise<void> {
     for (const [s, r] of [['route-free', 'result-free'], ['route-zones', 'result-zones']]) { setLine(s, null); showResult(r, null); }
     return;
   }
+  const vehicleType = ($('vehicle') as HTMLSelectElement).value;
   const body = {
     calculationMode: ($('mode') as HTMLSelectElement).value,
+    ...(vehicleType ? { vehicleType } : {}),
     points: stops.map((s, i) => ({ latitude: s.lngLat[1], longitude: s.lngLat[0], siteId: `stop ${i + 1}` })),
   };
   const names = [...checked];
@@ -373,6 +375,7 @@ $('draw-zone').addEventListener('click', startDrawing);
 $('cancel-draw').addEventListener('click', stopDrawing);
 $('save-shape').addEventListener('click', () => void saveDrawnZone().catch((e) => say(e.message)));
 $('mode').addEventListener('change', () => void route());
+$('vehicle').addEventListener('change', () => void route());
 $('clear-stops').addEventListener('click', () => {
   for (const s of stops) s.marker.remove();
   stops.length = 0;

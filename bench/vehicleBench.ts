@@ -1,0 +1,131 @@
+/**
+ * Trucks at country scale: `npm run bench:vehicles -- --sizes 1m,5m`. On the synthetic countries
+ * (bench/scaleGraphs.ts: the tiles' own limits on heavy vehicles and a seeded share more), per size:
+ * what the limits cost the graph (limited roads, their bytes), and `Router.route` p50 / p95 for a
+ * car and for trucks on the same pairs, free and around 10 zones of 1-5 km on the car's free path,
+ * in one process, one after the other per pair; every truck route is checked against a plain
+ * Dijkstra that skips the roads the bench itself finds closed to the truck (on a sample: --check).
+ * Writes the "Vehicles" section of bench/RESULTS.md (unless --no-write).
+ */
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { calculateZone, Router, vehicleOf, type CalculatedZone, type LatLon, type RoadGraph, type Route, type Vehicle } from '../src/index.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import type { CalculationMode } from '../src/routing/routeRequest.js';
+import { PlainDijkstra } from './plainDijkstra.js';
+import { updateResults } from './results.js';
+import { parseSizes, scaleGraph, scalePairs, type ScaleSize } from './scaleGraphs.js';
+import { seededRandom } from './seededRandom.js';
+import { close, ms, quantile } from './stats.js';
+import { zonesOnPath } from './zonesOnPath.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1m' },
+    pairs: { type: 'string', default: '200' },
+    check: { type: 'string', default: '20' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const PAIRS = Number(opts.pairs), CHECK = Number(opts.check);
+const log = (s: string) => process.stderr.write(`# ${s}\n`);
+const MODE: CalculationMode = 'THE_FASTEST';
+
+/** Per road: 1 where the vehicle may not drive or may drive only to a stop there (the bench's own reading of the stored limits). */
+function closedRoads(graph: RoadGraph, v: Vehicle): Uint8Array {
+  const closed = new Uint8Array(graph.roadCount);
+  const over = (limit: number | undefined, own: number | undefined) => limit !== undefined && own !== undefined && own > limit;
+  for (const r of graph.limitRoads) {
+    const l = graph.roadLimits(r)!;
+    const access = v.accessClass === 'hgv' ? l.hgv : v.accessClass === 'goods' ? l.goods : 0;
+    if (over(l.heightM, v.heightM) || over(l.widthM, v.widthM) || over(l.lengthM, v.lengthM) || over(l.weightT, v.weightT) ||
+      over(l.axleLoadT, v.axleLoadT) || access !== 0 || (v.hazmat && l.noHazmat)) closed[r] = 1;
+  }
+  return closed;
+}
+
+async function benchSize(size: ScaleSize): Promise<string[]> {
+  const { graph } = await scaleGraph(size, log);
+  const router = new Router(graph);
+  const vehicles: Array<[string, Vehicle | undefined]> = [
+    ['car', undefined],
+    ['TRUCK_WITH_TWO_DOUBLE_AXLES', vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')],
+    ['TRUCK_WITH_SIX_DOUBLE_AXLES', vehicleOf('TRUCK_WITH_SIX_DOUBLE_AXLES')],
+  ];
+  const { pairs, warmUp } = scalePairs(graph, size, PAIRS, 20);
+  const rand = seededRandom(size.seed * 31 + 7);
+  // 10 zones on and near each pair's free path (as bench:scale makes them), calculated once.
+  const zonesOf: CalculatedZone[][] = [];
+  for (const p of pairs) {
+    let path: LatLon[] = p;
+    try { path = router.route({ points: p, calculationMode: MODE }).legs[0].points; } catch { /* unroutable: zones at the stops */ }
+    zonesOf.push(zonesOnPath(path, [...p, path[0], path[path.length - 1]], rand, `v${zonesOf.length}`).map((z) => calculateZone(graph, z)));
+  }
+  for (const z of zonesOf) router.prepareZones(z);
+  for (const p of warmUp) for (const [, v] of vehicles) { try { router.route({ points: p, calculationMode: MODE, vehicle: v }); } catch { /* none */ } }
+
+  const times: Record<string, { free: number[]; zoned: number[]; failed: number }> = {};
+  const costs: Record<string, Float64Array> = {};
+  for (const [name] of vehicles) { times[name] = { free: [], zoned: [], failed: 0 }; costs[name] = new Float64Array(pairs.length).fill(NaN); }
+  pairs.forEach((p, i) => {
+    for (const zoned of [false, true]) {
+      for (const [name, vehicle] of vehicles) {
+        const t = performance.now();
+        let route: Route | undefined;
+        try { route = router.route({ points: p, calculationMode: MODE, vehicle, zones: zoned ? zonesOf[i] : undefined }); } catch { times[name].failed++; }
+        const took = performance.now() - t;
+        if (route) (zoned ? times[name].zoned : times[name].free).push(took);
+        if (route && !zoned) costs[name][i] = route.duration;
+      }
+    }
+  });
+  // Exactness: the truck's free route against a plain Dijkstra that skips its closed roads.
+  const dijkstra = new PlainDijkstra(graph);
+  let checked = 0, mismatches = 0;
+  for (const [name, vehicle] of vehicles.slice(1)) {
+    const closed = closedRoads(graph, vehicle!);
+    for (let i = 0; i < Math.min(CHECK, pairs.length); i++) {
+      if (Number.isNaN(costs[name][i])) continue;
+      const [a, b] = router.snapStops(pairs[i]);
+      if (closed[a.road] || closed[b.road]) continue;
+      const expected = Math.min(
+        dijkstra.cost(sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), 'duration', closed),
+        closed[a.road] ? Infinity : directCost(graph, a, b, 'duration').cost,
+      );
+      checked++;
+      if (!close(expected, costs[name][i])) { mismatches++; log(`${name} pair ${i}: ${costs[name][i]} vs Dijkstra ${expected}`); }
+    }
+  }
+  const car = times.car;
+  const limited = graph.limitRoads.length;
+  const out = [
+    `### ${size.key} (${graph.nodeCount.toLocaleString('en')} nodes, ${graph.roadCount.toLocaleString('en')} roads, ${limited.toLocaleString('en')} with limits: ` +
+      `${((graph.limitRoads.byteLength + graph.limitValues.byteLength + graph.limitAccess.byteLength) / 2 ** 20).toFixed(1)} MiB of ${(graph.byteSize() / 2 ** 20).toFixed(0)} MiB of graph arrays)`,
+    '',
+    `${pairs.length} pairs, THE_FASTEST; Dijkstra check: ${checked} truck routes, ${mismatches} differences.`,
+    '',
+    '| vehicle | closed roads | free p50 | free p95 | p50 / car | around 10 zones p50 | p95 | p50 / car | unroutable |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const [name, vehicle] of vehicles) {
+    const t = times[name];
+    const closedCount = vehicle ? router.vehicleRoads(vehicle).forbidden.length : 0;
+    out.push(`| ${name} | ${closedCount.toLocaleString('en')} | ${ms(quantile(t.free, 0.5))} | ${ms(quantile(t.free, 0.95))} | ${(quantile(t.free, 0.5) / quantile(car.free, 0.5)).toFixed(2)} | ` +
+      `${ms(quantile(t.zoned, 0.5))} | ${ms(quantile(t.zoned, 0.95))} | ${(quantile(t.zoned, 0.5) / quantile(car.zoned, 0.5)).toFixed(2)} | ${t.failed} |`);
+  }
+  out.push('');
+  return out;
+}
+
+const lines = [
+  '## Vehicles',
+  '',
+  `\`npm run bench:vehicles -- --sizes ${opts.sizes} --pairs ${PAIRS}\` (${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}). ` +
+    'Routes for a car and for trucks (Maplink types: 4.4 m high, 16 t and 45 t) on the same pairs of the synthetic countries, whose roads carry ' +
+    'their tiles\' limits and a seeded share more (bench/scaleGraphs.ts). Target (issue 40): truck p50 at most 1.5x the car\'s, free and around 10 zones; 0 differences.',
+  '',
+];
+for (const size of parseSizes(opts.sizes!)) lines.push(...(await benchSize(size)));
+const text = lines.join('\n');
+console.log(text);
+if (!opts['no-write']) updateResults(undefined, [text]);

@@ -1,0 +1,167 @@
+import { DetourError, ErrorCode } from '../errors.js';
+import type { RoadGraph } from '../graph/RoadGraph.js';
+import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
+
+/**
+ * A vehicle a route must be legal for: its dimensions and weights (metres, tonnes; undefined:
+ * not checked), which access class of OSM's it belongs to, and whether it carries dangerous goods.
+ */
+export interface Vehicle {
+  /** Maplink's vehicle type it was made from, or 'CUSTOM' for a specification alone. */
+  type: string;
+  heightM?: number;
+  widthM?: number;
+  lengthM?: number;
+  /** Gross weight (with trailers and load). */
+  weightT?: number;
+  /** Heaviest load on one axle. */
+  axleLoadT?: number;
+  /** `hgv`: a heavy goods vehicle (over 3.5 t); `goods`: a goods vehicle up to 3.5 t; `none`: neither (cars, buses). */
+  accessClass: 'hgv' | 'goods' | 'none';
+  /** Carries dangerous (explosive, polluting) goods: `hazmat=no` roads are closed to it. */
+  hazmat: boolean;
+}
+
+/**
+ * Figures of Maplink's vehicle types. Maplink's types are Brazil's toll categories (axles; single or
+ * dual tyres), so the figures are Brazil's legal maxima for each (CONTRAN Resolução 210/2006: width
+ * 2.60 m, height 4.40 m, length 14.00 m for a single unit, 18.60 m articulated, 19.80 m for a
+ * combination of 7-8 axles; 30.00 m for a 9-10 axle road train, Resolução 211/2006), and gross
+ * weights summed from its per-axle limits (6 t a steering axle on single tyres, 10 t a single axle
+ * on dual tyres, 17 t a tandem pair, 25.5 t a tandem triple), capped at 45 t up to 6 axles, 57 t
+ * for 7-8 and 74 t for 9-10. TRUCK_WITH_TWO_SINGLE_AXIS is an urban light truck: São Paulo's VUC
+ * (Decreto 48.338/2007: 2.20 m wide, 7.20 m long), 12 t on two single-tyred axles. Cars with a
+ * trailer: 3.5 t (a category B licence's limit). CAR and MOTORCYCLE are routed as the car profile
+ * routes (no limits apply). A vehicleSpecification's figures replace these.
+ */
+const TRUCK_GROSS_T = [0, 0, 16, 23, 33, 41.5, 45, 57, 57, 74, 74];
+const AXLES: Record<string, number> = { TWO: 2, THREE: 3, FOUR: 4, FIVE: 5, SIX: 6, SEVEN: 7, EIGHT: 8, NINE: 9, TEN: 10 };
+
+export const VEHICLE_TYPE_FIGURES: Readonly<Record<string, Omit<Vehicle, 'type'>>> = (() => {
+  const out: Record<string, Omit<Vehicle, 'type'>> = {
+    CAR: { accessClass: 'none', hazmat: false },
+    MOTORCYCLE: { accessClass: 'none', hazmat: false },
+    CAR_WITH_THREE_SIMPLE_AXLES: { weightT: 3.5, accessClass: 'none', hazmat: false },
+    CAR_WITH_FOUR_SIMPLE_AXLES: { weightT: 3.5, accessClass: 'none', hazmat: false },
+    TRUCK_WITH_TWO_SINGLE_AXIS: { heightM: 4.4, widthM: 2.2, lengthM: 7.2, weightT: 12, axleLoadT: 6, accessClass: 'hgv', hazmat: false },
+  };
+  for (const [word, n] of Object.entries(AXLES)) {
+    const lengthM = n <= 3 ? 14 : n <= 6 ? 18.6 : n <= 8 ? 19.8 : 30;
+    const dims = { heightM: 4.4, widthM: 2.6, lengthM, weightT: TRUCK_GROSS_T[n], axleLoadT: 10, hazmat: false };
+    out[`TRUCK_WITH_${word}_DOUBLE_AXLES`] = { ...dims, accessClass: 'hgv' };
+    if (n <= 5) out[`BUS_WITH_${word}_DOUBLE_AXLES`] = { ...dims, lengthM: n === 2 ? 14 : n === 3 ? 15 : 18.6, accessClass: 'none' };
+  }
+  return out;
+})();
+
+/** Maplink's `vehicleSpecification` (v1): weights in kilograms, lengths in metres. */
+export interface VehicleSpecification {
+  maxWeight?: number | null;
+  maxWeightPerAxle?: number | null;
+  maxLength?: number | null;
+  maxLengthBetweenAxles?: number | null;
+  maxWidth?: number | null;
+  maxHeight?: number | null;
+  maxWeightForExplodingMaterials?: number | null;
+  maxWeightForPollutingMaterials?: number | null;
+  maxWeightForDangerousMaterials?: number | null;
+  loadTypes?: string[] | null;
+}
+
+/** Largest figure a specification may give (beyond it the request is surely in other units). */
+const SPEC_BOUNDS: Record<string, number> = { maxWeight: 500_000, maxWeightPerAxle: 100_000, maxLength: 100, maxWidth: 20, maxHeight: 20, maxLengthBetweenAxles: 100 };
+
+/**
+ * The vehicle of a request: a Maplink vehicleType, a vehicleSpecification, or both (the
+ * specification's figures win); undefined when the request names neither (a car). Throws
+ * INVALID_VEHICLE naming the member for a value that is not a number in range.
+ */
+export function vehicleOf(type?: string | null, spec?: VehicleSpecification | null, field = 'vehicleSpecification'): Vehicle | undefined {
+  if (type == null && (spec == null || Object.keys(spec).length === 0)) return undefined;
+  if (type != null && !(type in VEHICLE_TYPE_FIGURES)) {
+    throw new DetourError(ErrorCode.INVALID_VEHICLE, `vehicleType must be one of ${Object.keys(VEHICLE_TYPE_FIGURES).join(', ')}, got ${JSON.stringify(type)}`, { field: 'vehicleType' });
+  }
+  const base: Vehicle = { type: type ?? 'CUSTOM', ...(VEHICLE_TYPE_FIGURES[type ?? 'CAR']) };
+  const figures = spec ?? {};
+  const number = (key: keyof VehicleSpecification): number | undefined => {
+    const v = figures[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > (SPEC_BOUNDS[key] ?? 500_000)) {
+      throw new DetourError(
+        ErrorCode.INVALID_VEHICLE,
+        `${field}.${key} must be a number from 0 to ${SPEC_BOUNDS[key] ?? 500_000} (${key.startsWith('maxWeight') ? 'kilograms' : 'metres'}), got ${JSON.stringify(v)}`,
+        { field: `${field}.${key}` },
+      );
+    }
+    return v > 0 ? v : undefined;
+  };
+  const kg = (key: keyof VehicleSpecification) => { const v = number(key); return v === undefined ? undefined : v / 1000; };
+  const vehicle: Vehicle = { ...base };
+  const set = (f: LimitField, v: number | undefined) => { if (v !== undefined) vehicle[f] = v; };
+  set('heightM', number('maxHeight'));
+  set('widthM', number('maxWidth'));
+  set('lengthM', number('maxLength'));
+  set('weightT', kg('maxWeight'));
+  set('axleLoadT', kg('maxWeightPerAxle'));
+  number('maxLengthBetweenAxles'); // checked; OSM signs no limit on it
+  if (kg('maxWeightForExplodingMaterials') || kg('maxWeightForPollutingMaterials') || kg('maxWeightForDangerousMaterials')) vehicle.hazmat = true;
+  const loads = figures.loadTypes;
+  if (loads != null && !Array.isArray(loads)) throw new DetourError(ErrorCode.INVALID_VEHICLE, `${field}.loadTypes must be an array`, { field: `${field}.loadTypes` });
+  if (type == null && spec) {
+    // A specification alone: a heavy goods vehicle when over 3.5 t, a goods vehicle when it carries goods.
+    const weight = vehicle.weightT;
+    vehicle.accessClass = weight !== undefined && weight > 3.5 ? 'hgv' : loads?.includes('GOODS') ? 'goods' : 'none';
+  }
+  return vehicle;
+}
+
+/** Why a road is closed to a vehicle, e.g. `maxheight 3.5 m (the vehicle is 4.4 m)` or `hgv=no`. */
+export function limitReason(limits: RoadLimits, vehicle: Vehicle): string | undefined {
+  for (const f of LIMIT_FIELDS) {
+    const limit = limits[f], own = vehicle[f];
+    if (limit !== undefined && own !== undefined && own > limit) {
+      const unit = f === 'weightT' || f === 'axleLoadT' ? 't' : 'm';
+      return `${LIMIT_KEYS[f]} ${round2(limit)} ${unit} (the vehicle: ${round2(own)} ${unit})`;
+    }
+  }
+  const access = vehicle.accessClass === 'hgv' ? limits.hgv : vehicle.accessClass === 'goods' ? limits.goods : LimitAccess.YES;
+  if (access === LimitAccess.NO) return `${vehicle.accessClass}=no`;
+  if (vehicle.hazmat && limits.noHazmat) return 'hazmat=no';
+  return undefined;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** The roads a vehicle may not use at all, and those it may use only to reach a stop on them (`destination`, `delivery`). */
+export interface VehicleRoads {
+  vehicle: Vehicle;
+  forbidden: Uint32Array;
+  destinationOnly: Uint32Array;
+}
+
+/** Which of the graph's limited roads close to the vehicle, in O(limited roads). */
+export function vehicleRoads(graph: RoadGraph, vehicle: Vehicle): VehicleRoads {
+  const forbidden: number[] = [];
+  const destination: number[] = [];
+  const roads = graph.limitRoads;
+  for (let k = 0; k < roads.length; k++) {
+    const limits = limitsAt(graph, k);
+    if (limitReason(limits, vehicle) !== undefined) forbidden.push(roads[k]);
+    else if ((vehicle.accessClass === 'hgv' ? limits.hgv : vehicle.accessClass === 'goods' ? limits.goods : LimitAccess.YES) === LimitAccess.DESTINATION) destination.push(roads[k]);
+  }
+  return { vehicle, forbidden: Uint32Array.from(forbidden), destinationOnly: Uint32Array.from(destination) };
+}
+
+/** The vehicle as a response reports it: its type and the figures applied. */
+export function appliedVehicle(v: Vehicle): Record<string, unknown> {
+  return {
+    vehicleType: v.type,
+    ...(v.heightM !== undefined && { height: v.heightM }),
+    ...(v.widthM !== undefined && { width: v.widthM }),
+    ...(v.lengthM !== undefined && { length: v.lengthM }),
+    ...(v.weightT !== undefined && { weight: Math.round(v.weightT * 1000) }),
+    ...(v.axleLoadT !== undefined && { weightPerAxle: Math.round(v.axleLoadT * 1000) }),
+    accessClass: v.accessClass,
+    dangerousGoods: v.hazmat,
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * Vehicles: OSM's limits on heavy vehicles read from real-world tag forms, stored compactly and
+ * kept by the graph file; a hand-made network with a low bridge, a weight-limited bridge, an
+ * hgv=no street, a height restrictor and an hgv=destination street; Maplink's vehicle types and
+ * specifications; and trucks on the default city and Monaco against a plain Dijkstra that skips
+ * the roads the test itself finds closed to them.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEFAULT_GRAPH_PATH, DetourError, decodeGraph, encodeGraph, importOsmWithSummary, loadGraph, parseLengthLimit, parseWeightLimit, readRoadLimits,
+  RoadGraph, Router, VEHICLE_TYPE_FIGURES, vehicleOf, type LatLon, type Metric, type Route, type Vehicle,
+} from '../src/index.js';
+import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { CLI, close, dijkstra, seededRandom, sharedExtract } from './support/helpers.js';
+
+test('limit values in the forms OSM uses: metres, centimetres, feet and inches, tonnes, kilograms, pounds; no-limit words; the rest unreadable', () => {
+  const lengths: Array<[string, number | 'none' | undefined]> = [
+    ['3.5', 3.5], ['3,5', 3.5], ['3.5 m', 3.5], ['3.5m', 3.5], ['350 cm', 3.5], [' 4 ', 4], ['12\'6"', 12 * 0.3048 + 6 * 0.0254],
+    ['12\'', 12 * 0.3048], ['12 ft', 12 * 0.3048], ['12 ft 6 in', 12 * 0.3048 + 6 * 0.0254], ['none', 'none'], ['default', 'none'],
+    ['unsigned', 'none'], ['below_default', undefined], ['3.5;4', undefined], ['-2', undefined], ['0', undefined], ['tall', undefined], ['', undefined],
+  ];
+  for (const [raw, want] of lengths) {
+    const got = parseLengthLimit(raw);
+    if (typeof want === 'number') assert.ok(typeof got === 'number' && Math.abs(got - want) < 1e-9, `${raw}: ${got}`);
+    else assert.equal(got, want, raw);
+  }
+  const weights: Array<[string, number | 'none' | undefined]> = [
+    ['7.5', 7.5], ['7,5', 7.5], ['7.5 t', 7.5], ['7.5t', 7.5], ['7500 kg', 7.5], ['10 st', 10 * 0.90718474], ['20000 lbs', 20000 * 0.00045359237],
+    ['none', 'none'], ['5 tons', 5], ['heavy', undefined], ['7.5 kN', undefined],
+  ];
+  for (const [raw, want] of weights) {
+    const got = parseWeightLimit(raw);
+    if (typeof want === 'number') assert.ok(typeof got === 'number' && Math.abs(got - want) < 1e-9, `${raw}: ${got}`);
+    else assert.equal(got, want, raw);
+  }
+});
+
+test('access for heavy and goods vehicles: the most specific key decides, its first value; hazmat=no; counts of what was read', () => {
+  const counts = { read: {}, noLimit: {}, unreadable: {}, conditional: 0 };
+  assert.equal(readRoadLimits({ highway: 'residential' }, counts), undefined);
+  assert.deepEqual(readRoadLimits({ hgv: 'no' }), { hgv: 1, goods: 0, noHazmat: false });
+  assert.deepEqual(readRoadLimits({ hgv: 'destination;no', goods: 'delivery' }), { hgv: 2, goods: 2, noHazmat: false });
+  assert.deepEqual(readRoadLimits({ motor_vehicle: 'destination', hgv: 'designated' }), { hgv: 0, goods: 2, noHazmat: false });
+  assert.deepEqual(readRoadLimits({ access: 'private', motor_vehicle: 'yes' }), undefined);
+  assert.deepEqual(readRoadLimits({ hazmat: 'no' }), { hgv: 0, goods: 0, noHazmat: true });
+  const l = readRoadLimits({ maxheight: '3.2', maxweight: 'none', maxwidth: 'wide', 'maxweight:conditional': '7.5 @ (22:00-06:00)', 'hgv:conditional': 'no @ (Mo-Fr)' }, counts);
+  assert.deepEqual(l, { hgv: 0, goods: 0, noHazmat: false, heightM: 3.2 });
+  assert.deepEqual(counts, { read: { maxheight: 1 }, noLimit: { maxweight: 1 }, unreadable: { maxwidth: 1 }, conditional: 2 });
+});
+
+test('Maplink\'s vehicle types each have figures; trucks are heavy goods vehicles that weigh more with more axles; specifications win, in kilograms and metres', () => {
+  for (const type of VEHICLE_TYPES) {
+    assert.ok(type in VEHICLE_TYPE_FIGURES, type);
+    const v = vehicleOf(type)!;
+    assert.equal(v.type, type);
+    if (type.startsWith('TRUCK')) {
+      assert.equal(v.accessClass, 'hgv', type);
+      for (const f of ['heightM', 'widthM', 'lengthM', 'weightT', 'axleLoadT'] as const) assert.ok(v[f]! > 0, `${type} ${f}`);
+    }
+    if (type.startsWith('BUS') || type.startsWith('CAR') || type === 'MOTORCYCLE') assert.equal(v.accessClass, 'none', type);
+  }
+  const trucks = VEHICLE_TYPES.filter((t) => t.includes('DOUBLE_AXLES') && t.startsWith('TRUCK')).map((t) => vehicleOf(t)!.weightT!);
+  for (let i = 1; i < trucks.length; i++) assert.ok(trucks[i] >= trucks[i - 1], 'gross weight never falls with an axle more');
+  assert.equal(vehicleOf(), undefined);
+  assert.equal(vehicleOf(null, {}), undefined);
+  assert.deepEqual(vehicleOf('CAR'), { type: 'CAR', accessClass: 'none', hazmat: false });
+  const spec = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES', { maxHeight: 3.9, maxWeight: 12_000, maxWeightPerAxle: 8_000, maxWeightForDangerousMaterials: 500 })!;
+  assert.deepEqual([spec.heightM, spec.weightT, spec.axleLoadT, spec.widthM, spec.hazmat, spec.accessClass], [3.9, 12, 8, 2.6, true, 'hgv']);
+  assert.equal(vehicleOf(null, { maxWeight: 3000, loadTypes: ['GOODS'] })!.accessClass, 'goods');
+  assert.equal(vehicleOf(null, { maxWeight: 3000 })!.accessClass, 'none');
+  assert.equal(vehicleOf(null, { maxWeight: 20_000 })!.accessClass, 'hgv');
+  const refused = (f: () => unknown) => {
+    try { f(); } catch (e) { return [(e as DetourError).code, (e as DetourError).details?.field]; }
+    return undefined;
+  };
+  assert.deepEqual(refused(() => vehicleOf(null, { maxHeight: 45 })), ['INVALID_VEHICLE', 'vehicleSpecification.maxHeight']);
+  assert.deepEqual(refused(() => vehicleOf(null, { maxWeight: -1 })), ['INVALID_VEHICLE', 'vehicleSpecification.maxWeight']);
+  assert.deepEqual(refused(() => vehicleOf(null, { maxWidth: 'wide' as unknown as number })), ['INVALID_VEHICLE', 'vehicleSpecification.maxWidth']);
+  assert.deepEqual(refused(() => vehicleOf('SPACESHIP')), ['INVALID_VEHICLE', 'vehicleType']);
+});
+
+/**
+ * West (stub 0-1) to east (3, stub 3-8), shortest first: a low bridge (way 10, maxheight 3.5), a
+ * weight-limited bridge (way 11, maxweight 7.5), an hgv=no street (way 12), and a long trunk road
+ * through a height restrictor of 3.8 m (node 6, way 13). North of the east stub, an hgv=destination
+ * street (way 15, 8-20) is a shortcut from 7 to 8 (way 16 joins 20 to 7).
+ */
+const FIXTURE = `<?xml version="1.0" encoding="UTF-8"?>
+<osm version="0.6">
+  <node id="0" lat="0" lon="-0.01"/>
+  <node id="1" lat="0" lon="0"/>
+  <node id="2" lat="0" lon="0.01"/>
+  <node id="3" lat="0" lon="0.02"/>
+  <node id="4" lat="0.004" lon="0.01"/>
+  <node id="5" lat="-0.006" lon="0.01"/>
+  <node id="6" lat="0.03" lon="0"><tag k="barrier" v="height_restrictor"/><tag k="maxheight" v="3.8"/></node>
+  <node id="7" lat="0.03" lon="0.02"/>
+  <node id="8" lat="0" lon="0.03"/>
+  <node id="20" lat="0.01" lon="0.03"/>
+  <way id="9"><nd ref="0"/><nd ref="1"/><tag k="highway" v="residential"/></way>
+  <way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/><tag k="highway" v="primary"/><tag k="bridge" v="yes"/><tag k="maxheight" v="3.5"/></way>
+  <way id="11"><nd ref="1"/><nd ref="4"/><nd ref="3"/><tag k="highway" v="primary"/><tag k="bridge" v="yes"/><tag k="maxweight" v="7.5"/></way>
+  <way id="12"><nd ref="1"/><nd ref="5"/><nd ref="3"/><tag k="highway" v="residential"/><tag k="hgv" v="no"/></way>
+  <way id="13"><nd ref="1"/><nd ref="6"/><nd ref="7"/><nd ref="3"/><tag k="highway" v="trunk"/><tag k="maxheight:conditional" v="3 @ (Mo-Fr)"/></way>
+  <way id="14"><nd ref="3"/><nd ref="8"/><tag k="highway" v="residential"/></way>
+  <way id="15"><nd ref="8"/><nd ref="20"/><tag k="highway" v="residential"/><tag k="hgv" v="destination"/></way>
+  <way id="16"><nd ref="20"/><nd ref="7"/><tag k="highway" v="residential"/></way>
+</osm>
+`;
+
+describe('a low bridge, a weight-limited bridge, an hgv=no street, a height restrictor and an hgv=destination street', () => {
+  let graph: RoadGraph;
+  let router: Router;
+  let roadOfWay: (lat: number, lon: number) => number;
+  const west = { latitude: 0.0001, longitude: -0.005 };
+  const east = { latitude: 0.0001, longitude: 0.029 };
+  const roadsOf = (route: Route) => route.legs.flatMap((l) => [l.from.road, ...l.edges.map((e) => graph.edgeRoad[e]), l.to.road]);
+
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'detour-trucks-'));
+    writeFileSync(join(dir, 'trucks.osm'), FIXTURE);
+    const { graph: g, summary } = await importOsmWithSummary(join(dir, 'trucks.osm'), 'xml');
+    graph = g;
+    router = new Router(graph);
+    assert.deepEqual(
+      [summary.vehicleLimits.ways, summary.vehicleLimits.nodes, summary.vehicleLimits.read, summary.vehicleLimits.conditional],
+      [4, 1, { maxheight: 2, maxweight: 1 }, 1],
+    );
+    roadOfWay = (lat, lon) => router.snap({ latitude: lat, longitude: lon }, 'probe').road;
+  });
+
+  test('the limits sit on the roads of their ways and on the road through the restrictor', () => {
+    assert.deepEqual(graph.roadLimits(roadOfWay(0, 0.005)), { hgv: 0, goods: 0, noHazmat: false, heightM: 3.5 });
+    assert.deepEqual(graph.roadLimits(roadOfWay(0.002, 0.005)), { hgv: 0, goods: 0, noHazmat: false, weightT: 7.5 });
+    assert.deepEqual(graph.roadLimits(roadOfWay(-0.003, 0.005)), { hgv: 1, goods: 0, noHazmat: false });
+    assert.deepEqual(graph.roadLimits(roadOfWay(0.015, 0)), { hgv: 0, goods: 0, noHazmat: false, heightM: 3.8 });
+    assert.deepEqual(graph.roadLimits(roadOfWay(0.005, 0.03)), { hgv: 2, goods: 0, noHazmat: false });
+    assert.equal(graph.roadLimits(roadOfWay(0, 0.025)), undefined);
+    assert.equal(graph.limitRoads.length, 5);
+  });
+
+  test('car and vehicles take the routes their limits leave; the answer carries the vehicle', () => {
+    const shortest = (vehicle?: Vehicle) => router.route({ points: [west, east], calculationMode: 'THE_SHORTEST', vehicle });
+    const over = (lat: number, lon: number, route: Route) => roadsOf(route).includes(roadOfWay(lat, lon));
+    const car = shortest();
+    assert.ok(over(0, 0.005, car), 'the car takes the low bridge');
+    const low = vehicleOf(null, { maxHeight: 3, maxWeight: 5000 })!;
+    assert.ok(over(0, 0.005, shortest(low)), 'a 3 m truck passes under it');
+    const light = vehicleOf(null, { maxHeight: 3.6, maxWeight: 3000 })!;
+    assert.ok(over(0.002, 0.005, shortest(light)), 'a 3.6 m, 3 t van takes the weight-limited bridge');
+    const goods = vehicleOf(null, { maxHeight: 3.6, maxWeight: 9000 })!;
+    const around = shortest(goods);
+    assert.ok(over(0.015, 0, around) && !over(-0.003, 0.005, around), 'a 3.6 m, 9 t truck takes the trunk road, not the hgv=no street');
+    assert.equal(around.vehicle, goods);
+    assert.ok(around.distance > car.distance + 5000);
+    const bus = vehicleOf('BUS_WITH_TWO_DOUBLE_AXLES', { maxHeight: 3.6, maxWeight: 9000 })!;
+    assert.ok(over(-0.003, 0.005, shortest(bus)), 'a bus of 3.6 m and 9 t takes the hgv=no street');
+  });
+
+  test('no legal way: VEHICLE_NOT_ALLOWED names the limits of the car\'s way, or the one under a stop', () => {
+    const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+    assert.throws(() => router.route({ points: [west, east], vehicle: truck }), (e: DetourError) => {
+      assert.equal(e.code, 'VEHICLE_NOT_ALLOWED');
+      assert.match(e.message, /maxheight 3\.5 m \(the vehicle: 4\.4 m\)/);
+      return true;
+    });
+    assert.throws(() => router.route({ points: [west, { latitude: -0.0031, longitude: 0.005 }], vehicle: vehicleOf(null, { maxWeight: 9000 }) }), (e: DetourError) => {
+      assert.equal(e.code, 'VEHICLE_NOT_ALLOWED');
+      assert.match(e.message, /points\[1\] lies on a road closed to the vehicle \(CUSTOM\): hgv=no/);
+      return true;
+    });
+  });
+
+  test('hgv=destination: never a shortcut, but a truck reaches a stop on it', () => {
+    const truck = vehicleOf(null, { maxHeight: 3.6, maxWeight: 9000 })!;
+    const north = { latitude: 0.0299, longitude: 0.015 };
+    const dest = roadOfWay(0.005, 0.03);
+    const car = router.route({ points: [north, east], calculationMode: 'THE_SHORTEST' });
+    assert.ok(roadsOf(car).includes(dest), 'the car takes the shortcut');
+    const through = router.route({ points: [north, east], calculationMode: 'THE_SHORTEST', vehicle: truck });
+    assert.ok(!roadsOf(through).includes(dest), 'the truck does not');
+    const onIt = router.route({ points: [west, { latitude: 0.005, longitude: 0.0301 }], calculationMode: 'THE_SHORTEST', vehicle: truck });
+    assert.equal(onIt.legs[0].to.road, dest);
+    assert.ok(!onIt.legs[0].edges.some((e) => graph.edgeRoad[e] === dest));
+  });
+
+  test('the matrix answers each pair as the route does', () => {
+    const truck = vehicleOf(null, { maxHeight: 3.6, maxWeight: 9000 })!;
+    const points: LatLon[] = [west, east, { latitude: 0.0299, longitude: 0.015 }, { latitude: 0.005, longitude: 0.0301 }, { latitude: -0.0031, longitude: 0.005 }];
+    const m = router.matrix({ origins: points, destinations: points, calculationMode: 'THE_SHORTEST', vehicle: truck });
+    points.forEach((from, o) => points.forEach((to, d) => {
+      const i = o * points.length + d;
+      try {
+        const r = router.route({ points: [from, to], calculationMode: 'THE_SHORTEST', vehicle: truck });
+        assert.ok(close(m.distance[i], r.distance), `${o}->${d}: ${m.distance[i]} vs ${r.distance}`);
+      } catch (e) {
+        assert.equal(m.failures.get(i)?.code, (e as DetourError).code, `${o}->${d}`);
+      }
+    }));
+    assert.ok(m.failures.size > 0, 'pairs at the hgv=no stop fail');
+  });
+
+  test('the graph file keeps the limits; damaged limits are refused', () => {
+    const again = decodeGraph(encodeGraph(graph));
+    assert.deepEqual([...again.limitRoads], [...graph.limitRoads]);
+    for (const r of graph.limitRoads) assert.deepEqual(again.roadLimits(r), graph.roadLimits(r));
+    const damaged = new RoadGraph({ ...graph.arrays(), limitRoads: Uint32Array.from(graph.limitRoads).reverse() }, graph.meta);
+    assert.throws(() => decodeGraph(encodeGraph(damaged)), /limitRoads are not ascending/);
+  });
+});
+
+/** Per road, 1 where the vehicle may not drive, 2 where only to reach a stop: from the stored limits, by this test's own reading. */
+function closedRoads(graph: RoadGraph, v: Vehicle): Uint8Array {
+  const closed = new Uint8Array(graph.roadCount);
+  for (const r of graph.limitRoads) {
+    const l = graph.roadLimits(r)!;
+    const over = (limit: number | undefined, own: number | undefined) => limit !== undefined && own !== undefined && own > limit;
+    const access = v.accessClass === 'hgv' ? l.hgv : v.accessClass === 'goods' ? l.goods : 0;
+    if (over(l.heightM, v.heightM) || over(l.widthM, v.widthM) || over(l.lengthM, v.lengthM) || over(l.weightT, v.weightT) ||
+      over(l.axleLoadT, v.axleLoadT) || access === 1 || (v.hazmat && l.noHazmat)) closed[r] = 1;
+    else if (access === 2) closed[r] = 2;
+  }
+  return closed;
+}
+
+function randomVehicle(rand: () => number): Vehicle {
+  const maybe = (p: number, x: number) => (rand() < p ? x : undefined);
+  return vehicleOf(rand() < 0.3 ? 'TRUCK_WITH_THREE_DOUBLE_AXLES' : null, {
+    maxHeight: maybe(0.8, 2.5 + rand() * 2), maxWidth: maybe(0.3, 2 + rand()), maxLength: maybe(0.3, 6 + rand() * 14),
+    maxWeight: maybe(0.8, 1000 + rand() * 40_000), maxWeightPerAxle: maybe(0.3, 2000 + rand() * 10_000),
+    maxWeightForDangerousMaterials: maybe(0.2, 1000), loadTypes: rand() < 0.3 ? ['GOODS'] : [],
+  })!;
+}
+
+for (const [name, open] of [
+  ['the default city', async () => loadGraph(DEFAULT_GRAPH_PATH)],
+  ['Monaco', async () => (await importOsmWithSummary(sharedExtract('monaco.osm.pbf').path, 'pbf')).graph],
+] as const) {
+  const skip = name === 'Monaco' ? sharedExtract('monaco.osm.pbf').skip : false;
+  test(`${name}: random vehicles' routes cost what a plain Dijkstra skipping their closed roads finds`, { skip }, async () => {
+    const graph = await open();
+    const router = new Router(graph);
+    const rand = seededRandom(name.length * 7919);
+    let compared = 0, differ = 0, refused = 0, atDestination = 0;
+    for (let k = 0; k < 12; k++) {
+      const vehicle = randomVehicle(rand);
+      const closed = closedRoads(graph, vehicle);
+      const blocked = closed.map((c) => (c > 0 ? 1 : 0));
+      for (let i = 0; i < 15; i++) {
+        const r1 = Math.floor(rand() * graph.roadCount), r2 = Math.floor(rand() * graph.roadCount);
+        const points = [r1, r2].map((r) => ({ latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }));
+        const metric: Metric = rand() < 0.5 ? 'duration' : 'distance';
+        const [a, b] = router.snapStops(points);
+        const expected = closed[a.road] || closed[b.road] ? NaN : Math.min(
+          dijkstra(graph, sourceEndpoints(graph, a, metric), targetEndpoints(graph, b, metric), metric, blocked),
+          directCost(graph, a, b, metric).cost,
+        );
+        let got: Route | DetourError;
+        try {
+          got = router.route({ points, calculationMode: metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST', vehicle });
+        } catch (e) {
+          got = e as DetourError;
+        }
+        if (got instanceof DetourError) {
+          if (closed[a.road] === 1 || closed[b.road] === 1) assert.equal(got.code, 'VEHICLE_NOT_ALLOWED', got.message);
+          if (!Number.isNaN(expected)) assert.equal(expected, Infinity, `${name}: refused (${got.code}) where Dijkstra finds ${expected}`);
+          refused++;
+          continue;
+        }
+        for (const l of got.legs) for (const e of l.edges) assert.notEqual(closed[graph.edgeRoad[e]], 1, 'drives a closed road');
+        if (Number.isNaN(expected)) { atDestination++; continue; }
+        const free = metric === 'distance' ? got.distance : got.duration;
+        assert.ok(close(free, expected, 1e-9), `${name}: ${free} vs Dijkstra ${expected}`);
+        const car = router.route({ points, calculationMode: metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST' });
+        if (!close(metric === 'distance' ? car.distance : car.duration, free)) differ++;
+        compared++;
+      }
+    }
+    assert.ok(compared >= 60, `only ${compared} pairs compared`);
+    if (name === 'the default city') assert.ok(differ > 0, 'no vehicle route differed from the car\'s');
+    assert.equal(refused + compared + atDestination, 180);
+  });
+}
+
+test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'route', '--from', '57.7055,11.95', '--to', '57.7055,11.985', ...args], { encoding: 'utf8' });
+  const res = run('--vehicle', 'TRUCK_WITH_TWO_DOUBLE_AXLES', '--max-height', '3.9');
+  assert.equal(res.status, 0, res.stderr);
+  const out = JSON.parse(res.stdout);
+  assert.deepEqual([out.vehicle.vehicleType, out.vehicle.height, out.vehicle.weight], ['TRUCK_WITH_TWO_DOUBLE_AXLES', 3.9, 16000]);
+  const bad = run('--max-weight', 'heavy');
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /--max-weight/);
+});
