@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
+import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf } from '../src/index.js';
 import { routerOnSharedData, sharedRouterData, zoneFields } from '../src/routing/routerThread.js';
 import { TripThreads } from '../src/trip/TripThreads.js';
 import { TripThreadState } from '../src/trip/tripWorker.js';
@@ -56,6 +56,29 @@ test('a trip thread customizes a registered zone\'s cells when it is sent, befor
   // Failures come back as the router's codes.
   const inside = state.handle({ op: 'trip', id: 5, request: { points: [west, { latitude: 0, longitude: 0 }] }, context, zones: [] });
   assert.ok(inside && 'error' in inside && inside.error?.code === 'POINT_NOT_ROUTABLE', JSON.stringify(inside));
+});
+
+test('a trip thread prepares its vehicle classes one per turn, after the zones waiting; a truck trip then crosses the class\'s cliques and answers as an unprepared router does', () => {
+  const router = new Router(graph);
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, bus = vehicleOf('BUS_WITH_TWO_DOUBLE_AXLES')!;
+  const state = new TripThreadState(router, [truck, bus]);
+  state.handle({ op: 'zone', id: 1, key: 7, fields: zoneFields(calculateZone(graph, validateZone(centrum))) });
+  assert.equal(state.waiting, 3);
+  const first = state.prepareNext();
+  assert.ok(first && 'prepared' in first && first.id === 1, 'the zone first');
+  assert.equal(router.vehicleRoads(truck).prepared, undefined);
+  assert.equal(state.prepareNext(), undefined);
+  assert.ok(router.vehicleRoads(truck).prepared, 'then the truck');
+  assert.equal(router.vehicleRoads(bus).prepared, undefined);
+  state.prepareNext();
+  assert.equal(state.waiting, 0);
+  const search = router.search, find = search.find.bind(search);
+  let crossed = 0;
+  search.find = (query) => { crossed += query.blockedCellCliques?.filter((c) => c !== undefined).length ?? 0; return find(query); };
+  const reply = state.handle({ op: 'trip', id: 2, request: { points: [west, east], vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES' }, context: { clientId: 'c', id: 't', now: 0 }, zones: [] });
+  assert.ok(reply && 'json' in reply, JSON.stringify(reply));
+  assert.ok(crossed > 0, 'the truck\'s cells were crossed by its cliques');
+  assert.equal(JSON.parse(reply.json).totalDistance, Math.round(new Router(graph).route({ points: [west, east], vehicle: truck }).distance));
 });
 
 test('the service runs trips on threads: zones are customized there once calculated (/health counts them), trips answer as an unprepared router does, a deleted zone is let go, and the event loop answers while a trip is calculated', async () => {

@@ -17,7 +17,7 @@ import {
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import { CLI, close, dijkstra, seededRandom, sharedExtract } from './support/helpers.js';
+import { CLI, close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 test('limit values in the forms OSM uses: metres, centimetres, feet and inches, tonnes, kilograms, pounds; no-limit words; the rest unreadable', () => {
   const lengths: Array<[string, number | 'none' | undefined]> = [
@@ -246,10 +246,16 @@ for (const [name, open] of [
   test(`${name}: random vehicles' routes cost what a plain Dijkstra skipping their closed roads finds`, { skip }, async () => {
     const graph = await open();
     const router = new Router(graph);
+    // Prepared for each vehicle (the overlay's cells customized around its roads, where the graph has an overlay): the same answers.
+    const prepared = new Router(graph);
     const rand = seededRandom(name.length * 7919);
-    let compared = 0, differ = 0, refused = 0, atDestination = 0;
+    const zones = name === 'the default city' ? [randomZone(graph, rand, 'a', 800), randomZone(graph, rand, 'b', 1500)] : [];
+    router.prepareZones(zones);
+    prepared.prepareZones(zones);
+    let compared = 0, differ = 0, refused = 0, atDestination = 0, preparedChecked = 0;
     for (let k = 0; k < 12; k++) {
       const vehicle = randomVehicle(rand);
+      prepared.prepareVehicle(vehicle);
       const closed = closedRoads(graph, vehicle);
       const blocked = closed.map((c) => (c > 0 ? 1 : 0));
       for (let i = 0; i < 15; i++) {
@@ -266,6 +272,13 @@ for (const [name, open] of [
           got = router.route({ points, calculationMode: metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST', vehicle });
         } catch (e) {
           got = e as DetourError;
+        }
+        const mode = metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST';
+        for (const z of [[], zones]) {
+          const outcome = (r: Router) => { try { const x = r.route({ points, calculationMode: mode, vehicle, zones: z }); return metric === 'distance' ? x.distance : x.duration; } catch (e) { return (e as DetourError).code; } };
+          const [plain, ready] = [outcome(router), outcome(prepared)];
+          assert.ok(plain === ready || (typeof plain === 'number' && typeof ready === 'number' && close(plain, ready)), `prepared ${ready} vs ${plain}`);
+          preparedChecked++;
         }
         if (got instanceof DetourError) {
           if (closed[a.road] === 1 || closed[b.road] === 1) assert.equal(got.code, 'VEHICLE_NOT_ALLOWED', got.message);
@@ -285,6 +298,7 @@ for (const [name, open] of [
     assert.ok(compared >= 60, `only ${compared} pairs compared`);
     if (name === 'the default city') assert.ok(differ > 0, 'no vehicle route differed from the car\'s');
     assert.equal(refused + compared + atDestination, 180);
+    assert.equal(preparedChecked, 360);
   });
 }
 

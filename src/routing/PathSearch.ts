@@ -109,9 +109,9 @@ export interface PathSearch {
    * The cells `roads` touch with cliques around them, for PathQuery.blockedCellCliques (`blocked`:
    * a mask marking those roads); undefined for an engine without small cells, when the roads
    * touch more than `maxCells` of them, or a cell whose clique would cross it no faster than
-   * walking it (OverlaySearch's MAX_CUSTOMIZED_ENTRIES).
+   * walking it (OverlaySearch's MAX_CUSTOMIZED_ENTRIES, unless `maxEntries` says otherwise).
    */
-  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number): BlockedCellCliques | undefined;
+  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
   customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
   /** The big cell a small cell of customize() lies in; undefined without two levels. */

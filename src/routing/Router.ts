@@ -20,7 +20,7 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
-import { limitReason, vehicleRoads, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { limitReason, vehicleKey, vehicleRoads, type Vehicle, type VehicleRoads } from './vehicle.js';
 
 
 export interface RouterOptions {
@@ -60,6 +60,8 @@ export class Router {
   private hardMask?: Uint8Array;
   /** The roads of the vehicles routed lately (vehicleRoads: O(limited roads) each), by their figures. */
   private readonly vehicles = new Map<string, VehicleRoads>();
+  /** Vehicles prepareVehicle customized the overlay for, by their figures. */
+  private readonly preparedVehicles = new Map<string, VehicleRoads>();
   /** Scratch masks of avoidance requests (see avoidanceMasks), same reuse rule. */
   private readonly scratch: Uint8Array[] = [];
   private flaggedRoads?: FlaggedRoads;
@@ -237,15 +239,15 @@ export class Router {
       hardLists?.push(vehicle.forbidden);
       hard = mask;
     }
-    if (softLists.length === 0) return { hard, all: hard, softLists, hardLists };
+    if (softLists.length === 0) return { hard, all: hard, softLists, hardLists, vehicle };
     const zone = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
     for (const list of softLists) for (let i = 0; i < list.length; i++) zone[list[i]] = 1;
-    if (!hard) return { zone, all: zone, softLists, hardLists };
+    if (!hard) return { zone, all: zone, softLists, hardLists, vehicle };
     const all = (this.allMask ??= new Uint8Array(this.graph.roadCount));
     all.set(hard.subarray(0, all.length));
     if (hard.length < all.length) all.fill(0, hard.length);
     for (const list of softLists) for (let i = 0; i < list.length; i++) all[list[i]] = 1;
-    return { zone, hard, all, softLists, hardLists };
+    return { zone, hard, all, softLists, hardLists, vehicle };
   }
 
   /** Clears what masks() set in the router's scratch masks (the union mask is overwritten on each use). */
@@ -258,10 +260,44 @@ export class Router {
     }
   }
 
-  /** The roads closed to a vehicle, kept for the last few vehicles routed (a fleet sends few distinct ones). */
+  /**
+   * Prepares routes for a vehicle class (a service does it for Maplink's types when it starts):
+   * the overlay's small cells its closed and destination-only roads touch get cliques around
+   * them, and the big cells holding those, so its routes cross them as a car's route crosses
+   * free cells. Routes for vehicles not prepared walk those cells, as exact.
+   */
+  prepareVehicle(vehicle: Vehicle): void {
+    const key = vehicleKey(vehicle);
+    if (this.preparedVehicles.has(key)) return;
+    const roads = vehicleRoads(this.graph, vehicle);
+    const closed = Uint32Array.from([...roads.forbidden, ...roads.destinationOnly]).sort();
+    const search = this.search;
+    if (closed.length > 0 && search.customize) {
+      const mask = (this.hardMask ??= new Uint8Array(this.graph.roadCount));
+      for (let i = 0; i < closed.length; i++) mask[closed[i]] = 1;
+      try {
+        const cliques = search.customize(closed, mask, Infinity, Infinity);
+        if (cliques) {
+          const bigCliques: BlockedCellCliques[] = [];
+          const bigCells = new Set<number>();
+          for (const c of cliques.cells) { const b = search.bigCellOf?.(c); if (b !== undefined) bigCells.add(b); }
+          for (const b of bigCells) {
+            const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], []);
+            if (big) bigCliques.push(big);
+          }
+          roads.prepared = { closed, cliques, bigCliques };
+        }
+      } finally {
+        for (let i = 0; i < closed.length; i++) mask[closed[i]] = 0;
+      }
+    }
+    this.preparedVehicles.set(key, roads);
+  }
+
+  /** The roads closed to a vehicle: prepared (prepareVehicle), or kept for the last few vehicles routed (a fleet sends few distinct ones). */
   vehicleRoads(vehicle: Vehicle): VehicleRoads {
-    const key = JSON.stringify(vehicle);
-    let roads = this.vehicles.get(key);
+    const key = vehicleKey(vehicle);
+    let roads = this.preparedVehicles.get(key) ?? this.vehicles.get(key);
     if (!roads) {
       roads = vehicleRoads(this.graph, vehicle);
       if (this.vehicles.size >= 32) this.vehicles.delete(this.vehicles.keys().next().value!);
@@ -315,10 +351,19 @@ export class Router {
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
     const { softLists, hardLists } = masks;
     // Without a caller's mask, the lists hold every blocked road (a search may start from them); zones' customized cliques come first.
-    const cliques = hardLists && [...zones.map((z) => this.cliques.ofZone(z)), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
-    let leg = stopInZone ? null : this.searchLeg(
-      from, to, metric, all, undefined, undefined, hardLists && [...softLists, ...hardLists], cliques, hardLists && shared,
-    );
+    let lists = hardLists && [...softLists, ...hardLists];
+    let cliques = hardLists && [...zones.map((z) => this.cliques.ofZone(z)), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
+    let cells = shared;
+    const prepared = masks.vehicle?.prepared;
+    if (hardLists && prepared) {
+      // A prepared vehicle's closed roads as one list crossed by its cliques. Shared and big cells
+      // are customized for exactly the lists in them: the zones' sets know nothing of the vehicle's
+      // roads, nor its big cells of the zones', so with both neither is used (exact, walked instead).
+      lists = [...zones.map((z) => z.roads), prepared.closed];
+      cliques = [...zones.map((z) => this.cliques.ofZone(z)), prepared.cliques];
+      cells = zones.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
+    }
+    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, undefined, undefined, lists, cliques, hardLists && cells);
     if (!leg && zone) {
       leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists }, undefined, hardLists);
       if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);

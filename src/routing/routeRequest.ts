@@ -3,7 +3,7 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { AvoidanceBehavior, AvoidanceType, AvoidedTypeDriven } from './avoidance.js';
-import type { Vehicle } from './vehicle.js';
+import type { Vehicle, VehicleRoads } from './vehicle.js';
 
 /** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
 export type CalculationMode = 'THE_FASTEST' | 'THE_SHORTEST';
@@ -45,6 +45,8 @@ export interface RoadMasks {
   softLists: readonly ArrayLike<number>[];
   /** Lists whose union is exactly `hard`, when known (undefined under a caller's own mask). */
   hardLists?: readonly ArrayLike<number>[];
+  /** The vehicle's roads, when the request has one. */
+  vehicle?: VehicleRoads;
 }
 
 /** A zone a leg had to enter because a stop is inside it or reachable only through it. */

@@ -1,6 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
+import type { BlockedCellCliques } from './PathSearch.js';
 
 /**
  * A vehicle a route must be legal for: its dimensions and weights (metres, tonnes; undefined:
@@ -53,6 +54,11 @@ export const VEHICLE_TYPE_FIGURES: Readonly<Record<string, Omit<Vehicle, 'type'>
   }
   return out;
 })();
+
+/** Maplink's vehicle types that close roads a car may use (all but CAR and MOTORCYCLE): the classes a service prepares. */
+export function maplinkVehicleClasses(): Vehicle[] {
+  return Object.keys(VEHICLE_TYPE_FIGURES).map((t) => vehicleOf(t)!).filter((v) => v.accessClass !== 'none' || v.hazmat || LIMIT_FIELDS.some((f) => v[f] !== undefined));
+}
 
 /** Maplink's `vehicleSpecification` (v1): weights in kilograms, lengths in metres. */
 export interface VehicleSpecification {
@@ -137,6 +143,17 @@ export interface VehicleRoads {
   vehicle: Vehicle;
   forbidden: Uint32Array;
   destinationOnly: Uint32Array;
+  /**
+   * Set by Router.prepareVehicle: both lists as one (ascending), with the overlay's small cells
+   * they touch customized around them and the big cells holding those (each on its own), so
+   * routes cross those cells by clique instead of walking their roads.
+   */
+  prepared?: { closed: Uint32Array; cliques: BlockedCellCliques; bigCliques: BlockedCellCliques[] };
+}
+
+/** A vehicle's figures as a key: vehicles with equal figures close the same roads. */
+export function vehicleKey(v: Vehicle): string {
+  return [v.heightM, v.widthM, v.lengthM, v.weightT, v.axleLoadT, v.accessClass, v.hazmat].join('|');
 }
 
 /** Which of the graph's limited roads close to the vehicle, in O(limited roads). */

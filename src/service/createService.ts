@@ -26,6 +26,7 @@ import { matrixRoutes } from './matrixRoutes.js';
 import { mapRoutes, type Basemap } from './mapRoutes.js';
 import { Jobs, type JobSolver, type JobsOptions } from './Jobs.js';
 import { MatrixRunner } from '../routing/MatrixRunner.js';
+import { maplinkVehicleClasses } from '../routing/vehicle.js';
 import { TripThreads } from '../trip/TripThreads.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
 import { zoneRoutes } from './zoneRoutes.js';
@@ -196,6 +197,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   // between trips, not by its first trip.
   const tripThreads = new TripThreads(options.graph, {
     threads: options.trips?.threads,
+    // A service started to serve (trips.prepare) prepares Maplink's vehicle classes in each thread.
+    vehicles: options.trips?.prepare ? maplinkVehicleClasses() : undefined,
     onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
   });
   const zones = new ZoneCache(options.graph, {

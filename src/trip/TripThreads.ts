@@ -6,11 +6,14 @@ import { fromThreadError, sharedRouterData, zoneFields, type SharedRouterData, t
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { TripRequest } from './calculateTrip.js';
+import type { Vehicle } from '../routing/vehicle.js';
 
 /** What a trip thread is started with. */
 export interface TripWorkerData {
   router: SharedRouterData;
   zoneCliqueBytes?: number;
+  /** Vehicle classes the thread prepares (Router.prepareVehicle), one per turn of its loop after trips and zones. */
+  vehicles?: Vehicle[];
 }
 
 /** A trip's context as posted: calculateTrip's, its clock as epoch milliseconds. */
@@ -50,6 +53,8 @@ export interface TripThreadsOptions {
   tripsPerThread?: number;
   /** Told when a thread could not customize a zone's cells (its routes then walk them: still exact). */
   onZoneError?: (error: Error) => void;
+  /** Vehicle classes each thread prepares once started (Router.prepareVehicle; default none). */
+  vehicles?: Vehicle[];
 }
 
 /**
@@ -241,7 +246,7 @@ export class TripThreads {
     const existing = this.slots[i];
     if (existing) return existing;
     this.shared ??= sharedRouterData(this.graph, this.options.maxSnapDistance);
-    const data: TripWorkerData = { router: this.shared, zoneCliqueBytes: this.options.zoneCliqueBytes };
+    const data: TripWorkerData = { router: this.shared, zoneCliqueBytes: this.options.zoneCliqueBytes, vehicles: this.options.vehicles };
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'tripWorker', data), () => {
       if (this.slots[i] === thread) this.slots[i] = undefined;
     });

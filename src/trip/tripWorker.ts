@@ -8,6 +8,7 @@ import { reviveZone, routerOnSharedData, threadError } from '../routing/routerTh
 import type { Router } from '../routing/Router.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { calculateTrip } from './calculateTrip.js';
+import type { Vehicle } from '../routing/vehicle.js';
 import type { TripThreadMessage, TripThreadReply, TripWorkerData } from './TripThreads.js';
 
 /**
@@ -18,8 +19,12 @@ import type { TripThreadMessage, TripThreadReply, TripWorkerData } from './TripT
 export class TripThreadState {
   private readonly zones = new Map<number, CalculatedZone>();
   private readonly toPrepare: Array<{ id: number; key: number }> = [];
+  private readonly vehicles: Vehicle[];
 
-  constructor(readonly router: Router) {}
+  /** `vehicles`: classes to prepare (Router.prepareVehicle), after the zones waiting, one per prepareNext. */
+  constructor(readonly router: Router, vehicles: readonly Vehicle[] = []) {
+    this.vehicles = [...vehicles];
+  }
 
   /** The reply to a message; none for a zone, whose reply prepareNext gives once its cells are customized. */
   handle(message: TripThreadMessage): TripThreadReply | undefined {
@@ -47,15 +52,26 @@ export class TripThreadState {
     }
   }
 
-  /** Zones kept and not customized yet. */
+  /** Zones kept and not customized yet, and vehicle classes not prepared yet. */
   get waiting(): number {
-    return this.toPrepare.length;
+    return this.toPrepare.length + this.vehicles.length;
   }
 
-  /** Customizes the cells of the zone waiting longest (none if let go meanwhile); its reply, or undefined when none waits. */
+  /**
+   * Customizes the cells of the zone waiting longest (none if let go meanwhile), its reply; with
+   * no zone waiting, prepares the next vehicle class (no reply: it changes no answer).
+   */
   prepareNext(): TripThreadReply | undefined {
     const next = this.toPrepare.shift();
-    if (!next) return undefined;
+    if (!next) {
+      const vehicle = this.vehicles.shift();
+      try {
+        if (vehicle) this.router.prepareVehicle(vehicle);
+      } catch {
+        // Its routes walk the cells of its closed roads instead: as exact.
+      }
+      return undefined;
+    }
     const router = this.router;
     const zone = this.zones.get(next.key);
     try {
@@ -69,11 +85,11 @@ export class TripThreadState {
 }
 
 if (!isMainThread && parentPort) {
-  const { router, zoneCliqueBytes } = workerData as TripWorkerData;
-  const state = new TripThreadState(routerOnSharedData(router, { zoneCliqueBytes }));
+  const { router, zoneCliqueBytes, vehicles } = workerData as TripWorkerData;
+  const state = new TripThreadState(routerOnSharedData(router, { zoneCliqueBytes }), vehicles);
   const port = parentPort;
   let scheduled = false;
-  // One zone per turn of the thread's loop: trips already posted are answered first.
+  // One zone (or vehicle class) per turn of the thread's loop: trips already posted are answered first.
   const schedule = () => {
     if (scheduled || state.waiting === 0) return;
     scheduled = true;
@@ -89,4 +105,5 @@ if (!isMainThread && parentPort) {
     if (reply) port.postMessage(reply);
     schedule();
   });
+  schedule(); // the vehicle classes, from the start
 }
