@@ -347,12 +347,13 @@ export function buildProgram(): Command {
     .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
     .option('--workers <n>', "processes serving requests (default: half the machine's cores; 1: a single process)")
     .option('--trip-threads <n>', 'threads trips run on, per process (default: the cores each process\'s share leaves beside its event loop, at least 1)')
+    .option('--prepare-vehicles <types>', 'Maplink vehicle types whose routes each trip thread prepares, comma-separated, or none (default TRUCK_WITH_TWO_DOUBLE_AXLES)')
     .option('--basemap-url <template>', 'raster tiles under the map page\'s roads, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (default none: offline)')
     .option('--basemap-attribution <text>', 'the attribution the basemap\'s licence asks for')
     .action(async (opts: Record<string, string | undefined>) => {
       const { configFromEnv, startService, startCluster } = await serviceModules();
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', tripThreads: 'DETOUR_TRIP_THREADS', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', tripThreads: 'DETOUR_TRIP_THREADS', prepareVehicles: 'DETOUR_PREPARE_VEHICLES', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {

@@ -312,3 +312,11 @@ test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /--max-weight/);
 });
+
+test('serve prepares the SDK\'s truck type by default, the types DETOUR_PREPARE_VEHICLES lists, or none; an unknown type stops it', async () => {
+  const { configFromEnv } = await import('../src/service/startService.js');
+  assert.deepEqual(configFromEnv({}).prepareVehicles, ['TRUCK_WITH_TWO_DOUBLE_AXLES']);
+  assert.deepEqual(configFromEnv({ DETOUR_PREPARE_VEHICLES: 'BUS_WITH_TWO_DOUBLE_AXLES, TRUCK_WITH_SIX_DOUBLE_AXLES' }).prepareVehicles, ['BUS_WITH_TWO_DOUBLE_AXLES', 'TRUCK_WITH_SIX_DOUBLE_AXLES']);
+  assert.deepEqual(configFromEnv({ DETOUR_PREPARE_VEHICLES: 'none' }).prepareVehicles, []);
+  assert.throws(() => configFromEnv({ DETOUR_PREPARE_VEHICLES: 'TRUCK,CAR' }), /DETOUR_PREPARE_VEHICLES must list Maplink vehicle types.*got TRUCK/);
+});

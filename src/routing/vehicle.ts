@@ -55,11 +55,6 @@ export const VEHICLE_TYPE_FIGURES: Readonly<Record<string, Omit<Vehicle, 'type'>
   return out;
 })();
 
-/** Maplink's vehicle types that close roads a car may use (all but CAR and MOTORCYCLE): the classes a service prepares. */
-export function maplinkVehicleClasses(): Vehicle[] {
-  return Object.keys(VEHICLE_TYPE_FIGURES).map((t) => vehicleOf(t)!).filter((v) => v.accessClass !== 'none' || v.hazmat || LIMIT_FIELDS.some((f) => v[f] !== undefined));
-}
-
 /** Maplink's `vehicleSpecification` (v1): weights in kilograms, lengths in metres. */
 export interface VehicleSpecification {
   maxWeight?: number | null;

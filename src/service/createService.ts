@@ -26,7 +26,7 @@ import { matrixRoutes } from './matrixRoutes.js';
 import { mapRoutes, type Basemap } from './mapRoutes.js';
 import { Jobs, type JobSolver, type JobsOptions } from './Jobs.js';
 import { MatrixRunner } from '../routing/MatrixRunner.js';
-import { maplinkVehicleClasses } from '../routing/vehicle.js';
+import type { Vehicle } from '../routing/vehicle.js';
 import { TripThreads } from '../trip/TripThreads.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
 import { zoneRoutes } from './zoneRoutes.js';
@@ -102,9 +102,10 @@ export interface ServiceOptions {
    * they run on (default the cores less one, at least 1: TripThreads); `prepare` starts those
    * threads when the service is ready rather than as trips arrive (`detour serve` does; default
    * false, as tests start many services); how many synchronous trips may be queued or under way
-   * (default 256 per thread; more: 503 TRIPS_BUSY with Retry-After).
+   * (default 256 per thread; more: 503 TRIPS_BUSY with Retry-After); the vehicle classes each thread
+   * prepares once started (Router.prepareVehicle; default none).
    */
-  trips?: { retentionMillis?: number; threads?: number; prepare?: boolean; maxQueued?: number };
+  trips?: { retentionMillis?: number; threads?: number; prepare?: boolean; maxQueued?: number; vehicles?: Vehicle[] };
 }
 
 declare module 'fastify' {
@@ -197,8 +198,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   // between trips, not by its first trip.
   const tripThreads = new TripThreads(options.graph, {
     threads: options.trips?.threads,
-    // A service started to serve (trips.prepare) prepares Maplink's vehicle classes in each thread.
-    vehicles: options.trips?.prepare ? maplinkVehicleClasses() : undefined,
+    vehicles: options.trips?.vehicles,
     onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
   });
   const zones = new ZoneCache(options.graph, {

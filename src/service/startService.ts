@@ -11,6 +11,7 @@ import { ensureDemoClient } from './demoClient.js';
 import { TRIP_RETENTION_DAYS } from './schemas.js';
 import { zoneSource } from './zoneRoutes.js';
 import { RoadIndex } from '../zones/RoadIndex.js';
+import { VEHICLE_TYPE_FIGURES, vehicleOf } from '../routing/vehicle.js';
 
 /** How the service is run: flags override the environment, which overrides these defaults. */
 export interface ServeConfig {
@@ -47,6 +48,13 @@ export interface ServeConfig {
   tripThreads: number;
   /** DETOUR_TRIP_RETENTION_DAYS, whole days from 1 to 30, default 7: how long trips' solutions are kept, by default and at most. */
   tripRetentionDays: number;
+  /**
+   * DETOUR_PREPARE_VEHICLES, comma-separated Maplink vehicle types (or `none`), default
+   * TRUCK_WITH_TWO_DOUBLE_AXLES (the SDK's): the vehicle classes each trip thread prepares
+   * (Router.prepareVehicle: seconds and megabytes per class on a country); other vehicles route
+   * exactly, slower.
+   */
+  prepareVehicles: string[];
   /** DETOUR_MATRIX_CALLBACK_HOSTS, comma-separated host names (or host:port) matrix callbacks may go to; unset: any. */
   matrixCallbackHosts?: string[];
   /**
@@ -84,9 +92,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     workers,
     tripThreads: parseCount('DETOUR_TRIP_THREADS', env.DETOUR_TRIP_THREADS, 'threads', Math.max(1, Math.floor(availableParallelism() / workers) - 1)),
     tripRetentionDays: tripRetentionDays(env.DETOUR_TRIP_RETENTION_DAYS),
+    prepareVehicles: parseVehicleTypes(env.DETOUR_PREPARE_VEHICLES),
     matrixCallbackHosts: env.DETOUR_MATRIX_CALLBACK_HOSTS ? env.DETOUR_MATRIX_CALLBACK_HOSTS.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     basemap: parseBasemap(env.DETOUR_BASEMAP_URL, env.DETOUR_BASEMAP_ATTRIBUTION),
   };
+}
+
+/** DETOUR_PREPARE_VEHICLES: Maplink vehicle types, comma-separated; `none` for none. */
+function parseVehicleTypes(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return ['TRUCK_WITH_TWO_DOUBLE_AXLES'];
+  if (value.trim() === 'none') return [];
+  const types = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = types.filter((t) => !(t in VEHICLE_TYPE_FIGURES));
+  if (unknown.length > 0) throw new Error(`DETOUR_PREPARE_VEHICLES must list Maplink vehicle types (${Object.keys(VEHICLE_TYPE_FIGURES).join(', ')}) or be none, got ${unknown.join(', ')}`);
+  return types;
 }
 
 /** A raster basemap: an http(s) URL with {z}, {x} and {y}, and the attribution its licence asks for. */
@@ -223,7 +242,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
       graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
       matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
-      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads },
+      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads, vehicles: config.prepareVehicles.map((t) => vehicleOf(t)!) },
     });
   } catch (err) {
     await store.close();
