@@ -163,14 +163,27 @@ describe('a low bridge, a weight-limited bridge, an hgv=no street, a height rest
     assert.ok(over(-0.003, 0.005, shortest(bus)), 'a bus of 3.6 m and 9 t takes the hgv=no street');
   });
 
-  test('no legal way: VEHICLE_NOT_ALLOWED names the limits of the car\'s way, or the one under a stop', () => {
+  test('no legal way: VEHICLE_NOT_ALLOWED names the limits of the car\'s way, or the one under a stop with no legal road in range; a stop beside a closed road snaps to a legal one', () => {
     const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
     assert.throws(() => router.route({ points: [west, east], vehicle: truck }), (e: DetourError) => {
       assert.equal(e.code, 'VEHICLE_NOT_ALLOWED');
       assert.match(e.message, /maxheight 3\.5 m \(the vehicle: 4\.4 m\)/);
       return true;
     });
-    assert.throws(() => router.route({ points: [west, { latitude: -0.0031, longitude: 0.005 }], vehicle: vehicleOf(null, { maxWeight: 9000 }) }), (e: DetourError) => {
+    const onHgvNo = { latitude: -0.0031, longitude: 0.005 }, hgvNo = roadOfWay(-0.003, 0.005);
+    const nineTonnes = vehicleOf(null, { maxWeight: 9000 })!;
+    // The nearest road the truck may use, by brute force over the roads' points (the hgv=no street's excepted).
+    let nearestLegal = Infinity;
+    for (let r = 0; r < graph.roadCount; r++) {
+      if (r === hgvNo || r === roadOfWay(0.002, 0.005)) continue; // the hgv=no street, and the 7.5 t bridge
+      for (let k = 0; k < graph.roadPointCount(r); k++) nearestLegal = Math.min(nearestLegal, Math.hypot(graph.roadPointLat(r, k) - onHgvNo.latitude, graph.roadPointLon(r, k) - onHgvNo.longitude) * 111_195);
+    }
+    const beside = router.route({ points: [west, onHgvNo], vehicle: nineTonnes });
+    assert.notEqual(beside.legs[0].to.road, hgvNo);
+    assert.ok(beside.legs[0].to.distance > 300 && beside.legs[0].to.distance <= nearestLegal + 1, `${beside.legs[0].to.distance} m, the nearest legal point ${nearestLegal} m`);
+    assert.equal(router.route({ points: [west, onHgvNo] }).legs[0].to.road, hgvNo, 'a car stops on it');
+    const near = new Router(graph, { maxSnapDistance: 100 });
+    assert.throws(() => near.route({ points: [west, onHgvNo], vehicle: nineTonnes }), (e: DetourError) => {
       assert.equal(e.code, 'VEHICLE_NOT_ALLOWED');
       assert.match(e.message, /points\[1\] lies on a road closed to the vehicle \(CUSTOM\): hgv=no/);
       return true;
@@ -193,17 +206,21 @@ describe('a low bridge, a weight-limited bridge, an hgv=no street, a height rest
   test('the matrix answers each pair as the route does', () => {
     const truck = vehicleOf(null, { maxHeight: 3.6, maxWeight: 9000 })!;
     const points: LatLon[] = [west, east, { latitude: 0.0299, longitude: 0.015 }, { latitude: 0.005, longitude: 0.0301 }, { latitude: -0.0031, longitude: 0.005 }];
-    const m = router.matrix({ origins: points, destinations: points, calculationMode: 'THE_SHORTEST', vehicle: truck });
-    points.forEach((from, o) => points.forEach((to, d) => {
-      const i = o * points.length + d;
-      try {
-        const r = router.route({ points: [from, to], calculationMode: 'THE_SHORTEST', vehicle: truck });
-        assert.ok(close(m.distance[i], r.distance), `${o}->${d}: ${m.distance[i]} vs ${r.distance}`);
-      } catch (e) {
-        assert.equal(m.failures.get(i)?.code, (e as DetourError).code, `${o}->${d}`);
-      }
-    }));
-    assert.ok(m.failures.size > 0, 'pairs at the hgv=no stop fail');
+    // Stops within 100 m of a road (the one on the hgv=no street has no legal road in range), and within 1 km (it has).
+    for (const [maxSnapDistance, failing] of [[100, true], [1000, false]] as const) {
+      const near = new Router(graph, { maxSnapDistance });
+      const m = near.matrix({ origins: points, destinations: points, calculationMode: 'THE_SHORTEST', vehicle: truck });
+      points.forEach((from, o) => points.forEach((to, d) => {
+        const i = o * points.length + d;
+        try {
+          const r = near.route({ points: [from, to], calculationMode: 'THE_SHORTEST', vehicle: truck });
+          assert.ok(close(m.distance[i], r.distance), `${o}->${d}: ${m.distance[i]} vs ${r.distance}`);
+        } catch (e) {
+          assert.equal(m.failures.get(i)?.code, (e as DetourError).code, `${o}->${d}`);
+        }
+      }));
+      assert.equal(m.failures.size > 0, failing, `${maxSnapDistance} m: pairs at the hgv=no stop fail only when no legal road is in range`);
+    }
   });
 
   test('the graph file keeps the limits; damaged limits are refused', () => {
@@ -262,7 +279,7 @@ for (const [name, open] of [
         const r1 = Math.floor(rand() * graph.roadCount), r2 = Math.floor(rand() * graph.roadCount);
         const points = [r1, r2].map((r) => ({ latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }));
         const metric: Metric = rand() < 0.5 ? 'duration' : 'distance';
-        const [a, b] = router.snapStops(points);
+        const [a, b] = router.snapStops(points, undefined, vehicle);
         const expected = closed[a.road] || closed[b.road] ? NaN : Math.min(
           dijkstra(graph, sourceEndpoints(graph, a, metric), targetEndpoints(graph, b, metric), metric, blocked),
           directCost(graph, a, b, metric).cost,

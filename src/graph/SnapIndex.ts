@@ -30,6 +30,11 @@ export interface SnapOptions {
   maxDistance?: number;
   /** Roads for which this returns false are skipped. */
   accept?: (road: number) => boolean;
+  /**
+   * snapChoice: roads to prefer (a vehicle's legal roads): the nearest accepted road for which this
+   * is true, when one lies within maxDistance, else the nearest accepted road.
+   */
+  prefer?: (road: number) => boolean;
   /** Names the point in errors, e.g. "points[1]". */
   label?: string;
   /**
@@ -137,10 +142,10 @@ export class SnapIndex {
    * nearest road in range that can (snapChoice). Stops all on one tiny strongly connected
    * component stay there (they can route inside it). `labels` name the stops in errors.
    */
-  snapStops(points: ReadonlyArray<{ latitude: number; longitude: number }>, labels: readonly string[], maxDistance?: number): Snap[] {
+  snapStops(points: ReadonlyArray<{ latitude: number; longitude: number }>, labels: readonly string[], maxDistance?: number, prefer?: (road: number) => boolean): Snap[] {
     const last = points.length - 1;
     const choices = points.map((p, i) => this.snapChoice(p?.latitude, p?.longitude, {
-      maxDistance, label: labels[i], role: i === 0 ? 'first' : i === last ? 'last' : 'via',
+      maxDistance, label: labels[i], role: i === 0 ? 'first' : i === last ? 'last' : 'via', prefer,
     }));
     const first = choices[0].component;
     const allInOneTiny = first >= 0 && choices.every((c) => c.component === first && !this.inBigComponent(c.nearest.road));
@@ -156,11 +161,20 @@ export class SnapIndex {
    * that only leaves the map is not moved to the opposite one.
    */
   snapChoice(latitude: number, longitude: number, options: SnapOptions = {}): SnapChoice {
-    const nearest = this.snap(latitude, longitude, options);
+    const { prefer, accept: given } = options;
+    let nearest: Snap | undefined;
+    if (prefer) {
+      try {
+        nearest = this.snap(latitude, longitude, { ...options, accept: (r) => prefer(r) && (!given || given(r)) });
+      } catch (err) {
+        if (!(err instanceof DetourError && err.code === ErrorCode.POINT_NOT_ROUTABLE)) throw err;
+      }
+    }
+    nearest ??= this.snap(latitude, longitude, options);
     const choice: SnapChoice = { nearest, component: this.tinyComponentOf(nearest.road) };
     const role = options.role ?? 'via';
     if (this.servesRole(nearest.road, role)) return choice;
-    const accept = options.accept;
+    const accept = prefer ? (r: number) => prefer(r) && (!given || given(r)) : given;
     try {
       choice.big = this.snap(latitude, longitude, { ...options, accept: (r) => this.servesRole(r, role) && (!accept || accept(r)) });
     } catch (err) {

@@ -104,8 +104,14 @@ export class Router {
    * 'via'), except that stops all on one tiny strongly connected component stay there (they can
    * route inside it).
    */
-  snapStops(points: LatLon[], labels: string[] = points.map((_, i) => `points[${i}]`)): Snap[] {
-    return this.snapIndex.snapStops(points, labels, this.maxSnapDistance);
+  snapStops(points: LatLon[], labels: string[] = points.map((_, i) => `points[${i}]`), vehicle?: Vehicle): Snap[] {
+    return this.snapIndex.snapStops(points, labels, this.maxSnapDistance, this.legalFor(vehicle));
+  }
+
+  /** For a vehicle that has closed roads: whether it may use a road (stops snap to such roads first). */
+  legalFor(vehicle?: Vehicle): ((road: number) => boolean) | undefined {
+    const forbidden = vehicle && this.vehicleRoads(vehicle).forbidden;
+    return forbidden && forbidden.length > 0 ? (road) => sortedIndexOf(forbidden, road) < 0 : undefined;
   }
 
   route(request: RouteRequest): Route {
@@ -127,7 +133,7 @@ export class Router {
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
     try {
-      const snaps = this.snapStops(points, labels);
+      const snaps = this.snapStops(points, labels, request.vehicle);
       if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
       for (let i = 0; i + 1 < snaps.length; i++) {
         try {

@@ -46,6 +46,7 @@ export interface MatrixRouter {
   masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks;
   releaseMasks(masks: RoadMasks): void;
   vehicleRoads(vehicle: Vehicle): VehicleRoads;
+  legalFor(vehicle?: Vehicle): ((road: number) => boolean) | undefined;
   route(request: RouteRequest): Route;
 }
 
@@ -130,8 +131,9 @@ export function computeMatrix(router: MatrixRouter, request: MatrixRequest): Mat
   const masks = router.masks(zones, request.blockedRoads, request.vehicle && router.vehicleRoads(request.vehicle));
   const separately: number[] = [];
   try {
-    const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`, 'first'));
-    const destinations = request.destinations.map((p, i) => snapFor(router, p, `destinations[${i}]`, 'last'));
+    const prefer = router.legalFor(request.vehicle);
+    const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`, 'first', prefer));
+    const destinations = request.destinations.map((p, i) => snapFor(router, p, `destinations[${i}]`, 'last', prefer));
     const sources = origins.map((c) => (c.snap ? costed(graph, c.snap, metric, true) : []));
     const targets = destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false) : []));
     const onZoneRoad = (c: PointSnap) => masks.zone !== undefined && c.snap !== undefined && masks.zone[c.snap.road] === 1;
@@ -268,8 +270,9 @@ function matrixAvoiding(router: MatrixRouter, request: MatrixRequest, avoidance:
   const plain = { ...request, avoidanceTypes: undefined, avoidanceBehavior: undefined };
   const result = computeMatrix(router, { ...plain, blockedRoads: blocked });
   const D = result.destinationCount;
+  const prefer = router.legalFor(request.vehicle);
   const onAvoided = (p: LatLon, label: string, role: StopRole) => {
-    const c = snapFor(router, p, label, role);
+    const c = snapFor(router, p, label, role, prefer);
     return c.snap !== undefined && (graph.roadFlags[c.snap.road] & avoidance.flags) !== 0;
   };
   const originOn = request.origins.map((p, o) => onAvoided(p, `origins[${o}]`, 'first'));
@@ -366,9 +369,9 @@ interface PointSnap {
  * last). Which pairs share a tiny component (and so would stay in it in a route) is left to the
  * caller (`tiny`).
  */
-function snapFor(router: MatrixRouter, point: LatLon, label: string, role: StopRole): PointSnap {
+function snapFor(router: MatrixRouter, point: LatLon, label: string, role: StopRole, prefer?: (road: number) => boolean): PointSnap {
   try {
-    const choice = router.snapIndex.snapChoice(point?.latitude, point?.longitude, { maxDistance: router.maxSnapDistance, label, role });
+    const choice = router.snapIndex.snapChoice(point?.latitude, point?.longitude, { maxDistance: router.maxSnapDistance, label, role, prefer });
     const tiny = router.snapIndex.inBigComponent(choice.nearest.road) ? -1 : choice.component;
     return { snap: choice.big ?? choice.nearest, tiny };
   } catch (err) {
