@@ -219,11 +219,12 @@ export class Router {
   }
 
   /**
-   * The roads the zones block (`zone`), the caller's hard mask (`hard`), and their union (`all`);
-   * each undefined when empty. The zone mask is the router's scratch mask with only the zones'
-   * roads set (O(blocked roads)); only a caller's own full-size hard mask costs a copy per road.
-   * Throws ZONE_NOT_READY / ZONE_NOT_USABLE for zones a route cannot use. Call
-   * releaseMasks(zones) afterwards (the matrix uses these too).
+   * The roads a stop may make usable (`zone`: the zones' and the vehicle's destination-only
+   * roads), those never used (`hard`: the caller's mask and the vehicle's closed roads), and their
+   * union (`all`); each undefined when empty, with the lists they are made of. The masks are the
+   * router's scratch masks with only those roads set (O(blocked roads)); only a caller's own
+   * full-size hard mask costs a copy per road. Throws ZONE_NOT_READY / ZONE_NOT_USABLE for zones a
+   * route cannot use. Call releaseMasks(masks) afterwards (the matrix uses these too).
    */
   masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks {
     for (const z of zones) {

@@ -116,7 +116,7 @@ export function vehicleOf(type?: string | null, spec?: VehicleSpecification | nu
   return vehicle;
 }
 
-/** Why a road is closed to a vehicle, e.g. `maxheight 3.5 m (the vehicle is 4.4 m)` or `hgv=no`. */
+/** Why a road is closed to a vehicle, e.g. `maxheight 3.5 m (the vehicle: 4.4 m)` or `hgv=no`. */
 export function limitReason(limits: RoadLimits, vehicle: Vehicle): string | undefined {
   for (const f of LIMIT_FIELDS) {
     const limit = limits[f], own = vehicle[f];
