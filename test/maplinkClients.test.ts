@@ -257,6 +257,8 @@ for (const { make, skip } of kinds) {
       const post = (json: unknown) => http(`${svc.url}/trip/v1/problems`, { json, headers: sdkHeaders });
       assert.deepEqual((await post({ points: [west, east], restrictionZones: ['nope'] })).body.code, 'ZONE_NOT_FOUND');
       assert.deepEqual((await post({ points: [west, east], turnByTurn: { language: 'en' } })).body.members, ['turnByTurn']);
+      const tooHeavy = await post({ points: [west, east], vehicleSpecification: { maxWeight: 1e9 } });
+      assert.deepEqual([tooHeavy.status, tooHeavy.body.code, tooHeavy.body.errors?.[0]?.path], [400, 'INVALID_VEHICLE', 'vehicleSpecification.maxWeight']);
       assert.equal((await post(body('docs-trip-mandatory-only.json'))).status, 422);
       const past = await post({ points: [west, east], expireIn: 0 });
       assert.deepEqual([past.status, past.body.errors?.[0]?.path], [400, 'expireIn']);

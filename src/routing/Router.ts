@@ -105,13 +105,12 @@ export class Router {
    * route inside it).
    */
   snapStops(points: LatLon[], labels: string[] = points.map((_, i) => `points[${i}]`), vehicle?: Vehicle): Snap[] {
-    return this.snapIndex.snapStops(points, labels, this.maxSnapDistance, this.legalFor(vehicle));
+    return this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle && this.vehicleRoads(vehicle)));
   }
 
   /** For a vehicle that has closed roads: whether it may use a road (stops snap to such roads first). */
   legalFor(vehicle?: Vehicle): ((road: number) => boolean) | undefined {
-    const forbidden = vehicle && this.vehicleRoads(vehicle).forbidden;
-    return forbidden && forbidden.length > 0 ? (road) => sortedIndexOf(forbidden, road) < 0 : undefined;
+    return legalRoads(vehicle && this.vehicleRoads(vehicle));
   }
 
   route(request: RouteRequest): Route {
@@ -133,7 +132,7 @@ export class Router {
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
     try {
-      const snaps = this.snapStops(points, labels, request.vehicle);
+      const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
       if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
       for (let i = 0; i + 1 < snaps.length; i++) {
         try {
@@ -637,6 +636,12 @@ function noRoute(index: number, labels: string[]): DetourError {
 
 function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {
   if (driven.length > 0) leg.avoidedTypesDriven = driven;
+}
+
+/** Whether a vehicle may use a road, for its stops' snapping; undefined when it may use every road. */
+function legalRoads(roads: VehicleRoads | undefined): ((road: number) => boolean) | undefined {
+  const forbidden = roads?.forbidden;
+  return forbidden && forbidden.length > 0 ? (road) => sortedIndexOf(forbidden, road) < 0 : undefined;
 }
 
 /** A road's metres inside a zone (0 for a road it does not block): binary search of its ascending roads. */

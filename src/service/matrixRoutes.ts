@@ -83,14 +83,15 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
 
   /** The solution of a checked problem: straight lines for LINEAR, else the matrix thread around the client's zones. */
   async function solve(problem: MatrixProblem, clientId: string, id: string, zoneWaitMillis: number): Promise<MatrixSolution> {
-    if (problem.tripProfile === 'LINEAR') return matrixSolution(linearMatrix(problem.origins, problem.destinations), problem, id, clientId, now());
+    const vehicle = vehicleOf(problem.vehicleType, problem.vehicleSpecification);
+    if (problem.tripProfile === 'LINEAR') return matrixSolution(linearMatrix(problem.origins, problem.destinations), problem, id, clientId, now(), vehicle);
     const zoneList = await resolveZones(store, zones, clientId, problem.restrictionZones ?? [], zoneWaitMillis);
     const result = await runner.run({
       origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
       avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
-      vehicle: vehicleOf(problem.vehicleType, problem.vehicleSpecification),
+      vehicle,
     });
-    return matrixSolution(result, problem, id, clientId, now());
+    return matrixSolution(result, problem, id, clientId, now(), vehicle);
   }
   // A job's zones are read again when it runs: one deleted since it was posted fails the job with the reason.
   options.setSolver(async (job) => JSON.stringify(await solve(job.request as MatrixProblem, job.clientId, job.id, 60_000)));

@@ -5,7 +5,7 @@ import type { Router } from '../routing/Router.js';
 import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';
-import { appliedVehicle, vehicleOf, type VehicleSpecification } from '../routing/vehicle.js';
+import { appliedVehicle, vehicleOf, type Vehicle, type VehicleSpecification } from '../routing/vehicle.js';
 
 /** What snaps a trip's stops (a Router, or a snap index alone where nothing is routed: SnapIndex.snapStops). */
 export interface StopSnapper {
@@ -107,8 +107,7 @@ export const pointLabel = (p: TripPoint, i: number): string => (p.siteId !== und
 export function calculateTrip(request: TripRequest, context: TripContext): TripResponse {
   const mode = request.calculationMode ?? 'THE_FASTEST';
   const pointLabels = request.points.map(pointLabel);
-  checkTripFeatures(request, context.router, pointLabels);
-  const vehicle = vehicleOf(request.vehicleType, request.vehicleSpecification as VehicleSpecification | null | undefined);
+  const vehicle = checkTripFeatures(request, context.router, pointLabels);
   const route = context.router.route({
     vehicle,
     points: request.points,
@@ -150,13 +149,15 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
 }
 
 /**
- * Throws 400 UNSUPPORTED_FEATURE naming every Maplink member whose value asks for what detour does
+ * Throws INVALID_VEHICLE for a vehicle member out of range; 400 UNSUPPORTED_FEATURE naming every Maplink member whose value asks for what detour does
  * not do yet (unsupportedTripMembers), after the stops are snapped: a stop off this graph's roads
  * (422 POINT_NOT_ROUTABLE) is the more basic answer, and snapping costs only such requests.
+ * Returns the trip's vehicle (vehicleOf).
  */
-export function checkTripFeatures(request: TripRequest, stops: StopSnapper, pointLabels = request.points.map(pointLabel)): void {
+export function checkTripFeatures(request: TripRequest, stops: StopSnapper, pointLabels = request.points.map(pointLabel)): Vehicle | undefined {
+  const vehicle = vehicleOf(request.vehicleType, request.vehicleSpecification as VehicleSpecification | null | undefined);
   const unsupported = unsupportedTripMembers(request);
-  if (unsupported.length === 0) return;
+  if (unsupported.length === 0) return vehicle;
   stops.snapStops(request.points, pointLabels);
   throw unsupportedFeature(unsupported);
 }

@@ -1,7 +1,7 @@
 import type { MatrixResult } from '../routing/matrix.js';
 import type { CalculationMode } from '../routing/routeRequest.js';
 import type { AvoidanceType } from '../routing/avoidance.js';
-import { appliedVehicle, vehicleOf, type VehicleSpecification } from '../routing/vehicle.js';
+import { appliedVehicle, type Vehicle, type VehicleSpecification } from '../routing/vehicle.js';
 
 /** An origin or destination as the Matrix API takes it. */
 export interface MatrixSite {
@@ -55,7 +55,7 @@ export interface MatrixSolution {
  * A matrix as Maplink's Matrix API writes it: one element per origin and destination, by siteId,
  * origin-major; distances rounded to the metre, durations to the second, speeds to 0.1 km/h.
  */
-export function matrixSolution(result: MatrixResult, problem: MatrixProblem, id: string, clientId: string, createdAt: number): MatrixSolution {
+export function matrixSolution(result: MatrixResult, problem: MatrixProblem, id: string, clientId: string, createdAt: number, vehicle?: Vehicle): MatrixSolution {
   const elements: MatrixSolutionElement[] = [];
   const D = result.destinationCount;
   for (let o = 0; o < result.originCount; o++) {
@@ -77,6 +77,5 @@ export function matrixSolution(result: MatrixResult, problem: MatrixProblem, id:
       });
     }
   }
-  const vehicle = vehicleOf(problem.vehicleType, problem.vehicleSpecification);
   return { id, clientId, calculationMode: problem.calculationMode ?? 'THE_FASTEST', elements, ...(vehicle && { vehicle: appliedVehicle(vehicle) }), createdAt };
 }
