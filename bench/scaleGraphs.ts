@@ -21,6 +21,7 @@ import {
   type HierarchyGraph, type LatLon, type RoadAttributes, type RoadGraph, type RoadLimits,
 } from '../src/index.js';
 import { fromE7 } from '../src/geo/coordinates.js';
+import { labelKeyAt } from '../src/graph/roadLabels.js';
 import { stronglyConnectedComponents } from '../src/graph/components.js';
 import { GRAPH_FORMAT_VERSION } from '../src/graph/graphFile.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
@@ -196,7 +197,9 @@ export async function buildCountry(size: ScaleSize, log: (s: string) => void = (
       way.push(nodeBase + g.roadTo[r]);
       const base = attrs(g.roadFlags[r], g.roadSpeedKmh[r], g.roadClass[r]);
       const limits = seededLimits(limitsRand, g.roadLimits(r), g.roadFlags[r], g.roadClass[r]);
-      builder.addWay(way, limits ? { ...base, limits } : base);
+      // Tiles keep their roads' labels, so instructions on the country read real names.
+      const label = labelKeyAt(g, g.roadLabel[r]);
+      builder.addWay(way, limits || label ? { ...base, limits, label } : base);
     }
     // Access nodes: the main-component node nearest a point half-way from the centre to each side.
     for (let side = 0; side < 4; side++) {

@@ -6,7 +6,8 @@ export { GraphBuilder } from './graph/GraphBuilder.js';
 export {
   carRoadAttributes, carBarrierBlocks, ferryCarriesCars, parseMaxspeed, RoadFlag, UNPAVED_SURFACES, HIGHWAY_CLASSES, type OsmTags, type RoadAttributes,
 } from './graph/carProfile.js';
-export { importOsm, importOsmWithSummary, OSM_ATTRIBUTION, type ImportSummary, type OsmImportOptions } from './graph/importOsm.js';
+export { importOsm, importOsmWithSummary, OSM_ATTRIBUTION, type ImportSummary, type OsmFormat, type OsmImportOptions } from './graph/importOsm.js';
+export type { RoadLabel } from './graph/roadLabels.js';
 export { importGeoJson } from './graph/importGeoJson.js';
 export { toNgraph, fromNgraph, type FromNgraphOptions } from './graph/ngraphBridge.js';
 export { GRAPH_FORMAT_VERSION } from './graph/graphFile.js';
@@ -22,6 +23,8 @@ export {
   CALCULATION_MODES, metricOf, type CalculationMode, type Route, type RouteLeg, type RouteRequest, type ZoneEntered,
 } from './routing/routeRequest.js';
 export { Router, type RouterOptions } from './routing/Router.js';
+export { STEP_TYPES, TURN_THRESHOLD_DEGREES, type RouteStep, type StepType } from './routing/steps.js';
+export { STEP_LANGUAGES, type StepLanguage } from './routing/stepTexts.js';
 export {
   matrixByRoutes, matrixElement, MAX_MATRIX_ELEMENTS, type MatrixRequest, type MatrixResult, type MatrixElement, type MatrixFailure,
 } from './routing/matrix.js';

@@ -81,13 +81,28 @@ for (const { make, skip } of kinds) {
       assert.ok(res.body.totalDistance > free.body.totalDistance);
     });
 
-    test('the SDK\'s trip with a truck and turn-by-turn: 400 UNSUPPORTED_FEATURE naming turnByTurn alone; without it, a truck\'s route', async () => {
-      const res = await trip(body('sdk-trip-truck-turnbyturn.json'));
-      assert.equal(res.status, 400, res.text);
-      assert.equal(res.body.code, 'UNSUPPORTED_FEATURE');
-      assert.deepEqual(res.body.members, ['turnByTurn']);
+    test('the SDK\'s trip with a truck and turn-by-turn: a truck\'s route with Portuguese instructions', async () => {
+      const sdk = await trip(body('sdk-trip-truck-turnbyturn.json'));
+      assert.equal(sdk.status, 201, sdk.text);
+      const steps = sdk.body.legs[0].turnByTurn;
+      assert.ok(steps.length >= 3, sdk.text);
+      assert.equal(steps.at(-1).type, 'LAST_POINT');
+      assert.equal(steps.at(-1).text, 'Você chegou ao seu destino');
+      assert.match(steps[0].text, /^Siga (norte|sul|leste|oeste|nordeste|noroeste|sudeste|sudoeste)/);
+      assert.ok(steps.some((s: { text: string }) => /^(Vire|Siga|Continue|Permaneça|Mantenha-se|Entre na rotatória|Saia da rotatória|Faça)/.test(s.text) && s !== steps[0]));
+      // Maplink's units: metres per step summing to the leg's, whole milliseconds summing to its seconds; each step's points its stretch of the leg.
+      const metres = steps.reduce((sum: number, s: { distance: number }) => sum + s.distance, 0);
+      assert.ok(Math.abs(metres - sdk.body.legs[0].distance) <= 1, `${metres} m of steps, ${sdk.body.legs[0].distance} m of leg`);
+      const millis = steps.reduce((sum: number, s: { duration: number }) => sum + s.duration, 0);
+      assert.ok(steps.every((s: { duration: number }) => Number.isInteger(s.duration)));
+      assert.ok(Math.abs(millis / 1000 - sdk.body.legs[0].nominalDuration) <= 1, `${millis} ms of steps, ${sdk.body.legs[0].nominalDuration} s of leg`);
+      const legPoints = polyline.decode(sdk.body.legs[0].points);
+      assert.deepEqual(polyline.decode(steps[0].points)[0], legPoints[0]);
+      assert.deepEqual(polyline.decode(steps.at(-2).points).at(-1), legPoints.at(-1));
       const { turnByTurn: _, ...truckTrip } = body('sdk-trip-truck-turnbyturn.json');
       const truck = await trip(truckTrip);
+      assert.equal(truck.body.legs[0].turnByTurn, undefined, 'no instructions unless asked');
+      assert.equal(truck.body.totalDistance, sdk.body.totalDistance);
       assert.equal(truck.status, 201, truck.text);
       assert.deepEqual([truck.body.vehicle.vehicleType, truck.body.vehicle.height, truck.body.vehicle.weight], ['TRUCK_WITH_TWO_DOUBLE_AXLES', 4.4, 16000]);
       const car = await trip({ ...truckTrip, vehicleType: undefined });
@@ -147,7 +162,6 @@ for (const { make, skip } of kinds) {
         freight: { operationType: ['A'] },
         emission: { fuelType: 'DIESEL', autonomy: 3 },
         place: { categories: ['POSTOS_DE_COMBUSTIVEL'] },
-        turnByTurn: { language: 'en' },
       };
       for (const [member, value] of Object.entries(asked)) {
         const res = await trip({ points, [member]: value });
@@ -161,6 +175,18 @@ for (const { make, skip } of kinds) {
       assert.deepEqual([badEnum.status, badEnum.body.code, badEnum.body.errors[0].path], [400, 'INVALID_REQUEST', 'vehicleType']);
       const tooTall = await trip({ points, vehicleSpecification: { maxHeight: 42 } });
       assert.deepEqual([tooTall.status, tooTall.body.code, tooTall.body.errors?.[0]?.path], [400, 'INVALID_VEHICLE', 'vehicleSpecification.maxHeight'], tooTall.text);
+      const noLanguage = await trip({ points, turnByTurn: {} });
+      assert.deepEqual([noLanguage.status, noLanguage.body.errors?.[0]?.path], [400, 'turnByTurn.language'], noLanguage.text);
+      const twoLanguages = await trip({ points, turnByTurn: { language: 'en', languageCode: 'es_AR' } });
+      assert.deepEqual([twoLanguages.status, twoLanguages.body.errors?.[0]?.path], [400, 'turnByTurn.languageCode'], twoLanguages.text);
+      const klingon = await trip({ points, turnByTurn: { language: 'tlh' } });
+      assert.deepEqual([klingon.status, klingon.body.code, klingon.body.errors?.[0]?.path], [400, 'INVALID_REQUEST', 'turnByTurn.language'], klingon.text);
+      for (const [language, arrival] of [['en', 'You have arrived at your destination'], ['es_AR', 'Has llegado a tu destino'], ['pt_BR', 'Você chegou ao seu destino']]) {
+        const worded = await trip({ points, turnByTurn: { language } }, sdkHeaders, '?pointsMode=object');
+        assert.equal(worded.status, 201, worded.text);
+        assert.equal(worded.body.legs[0].turnByTurn.at(-1).text, arrival);
+        assert.deepEqual(Object.keys(worded.body.legs[0].turnByTurn[0].points[0]), ['latitude', 'longitude']);
+      }
       const callback = await trip({ points, callback: { url: 'http://127.0.0.1:9/' } });
       assert.deepEqual([callback.status, callback.body.errors[0].path], [400, 'callback']);
     });
@@ -256,7 +282,7 @@ for (const { make, skip } of kinds) {
     test('asynchronous trips are checked when posted: unknown zones, features, stops off the graph, and at most 10 unfinished per client', async () => {
       const post = (json: unknown) => http(`${svc.url}/trip/v1/problems`, { json, headers: sdkHeaders });
       assert.deepEqual((await post({ points: [west, east], restrictionZones: ['nope'] })).body.code, 'ZONE_NOT_FOUND');
-      assert.deepEqual((await post({ points: [west, east], turnByTurn: { language: 'en' } })).body.members, ['turnByTurn']);
+      assert.deepEqual((await post({ points: [west, east], turnByTurn: {} })).body.errors?.[0]?.path, 'turnByTurn.language');
       const tooHeavy = await post({ points: [west, east], vehicleSpecification: { maxWeight: 1e9 } });
       assert.deepEqual([tooHeavy.status, tooHeavy.body.code, tooHeavy.body.errors?.[0]?.path], [400, 'INVALID_VEHICLE', 'vehicleSpecification.maxWeight']);
       assert.equal((await post(body('docs-trip-mandatory-only.json'))).status, 422);

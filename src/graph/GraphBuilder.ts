@@ -5,17 +5,18 @@ import { RoadFlag, type RoadAttributes } from './carProfile.js';
 import { Growable } from './growable.js';
 import { RoadGraph, roadCentimetres, type GraphMeta } from './RoadGraph.js';
 import { expandTurns, outAdjacency } from './turnExpansion.js';
+import { LabelTable, type LabelKey } from './roadLabels.js';
 import { limitArrays, sameStoredLimits, strictestLimits, type RoadLimits } from './vehicleLimits.js';
 
-/** A way's attributes for the car, and the limits it puts on heavy vehicles (none: undefined). */
-export type WayAttributes = RoadAttributes & { limits?: RoadLimits };
+/** A way's attributes for the car, the limits it puts on heavy vehicles (none: undefined) and its label (roadLabels.ts; none: ''). */
+export type WayAttributes = RoadAttributes & { limits?: RoadLimits; label?: LabelKey };
 
 const DIRECTION_BITS = RoadFlag.FORWARD | RoadFlag.BACKWARD;
 
 /**
  * Collects points and ways from any source (OSM, GeoJSON, ngraph) and builds a RoadGraph.
  * Ways are split at junctions (points shared by several ways, or way ends); then chains of
- * pieces that meet at a point no other road touches, with equal attributes, are joined into one
+ * pieces that meet at a point no other road touches, with equal attributes and label, are joined into one
  * road, which keeps every route identical while shrinking the graph.
  * Turn restrictions (given as sequences of directed roads, see build) split junctions into copies
  * so the graph stays node-based (turnExpansion.ts).
@@ -274,7 +275,8 @@ function joinChains(pieces: Pieces, pointCount: number, kept: Set<number>): Road
       orientedFlags(A, aReversed) === orientedFlags(B, bReversed) &&
       A.speedKmh === B.speedKmh &&
       A.highwayClass === B.highwayClass &&
-      sameStoredLimits(A.limits, B.limits)
+      sameStoredLimits(A.limits, B.limits) &&
+      (A.label ?? '') === (B.label ?? '')
     ) {
       mergeable[v] = 1;
     }
@@ -406,6 +408,8 @@ function assemble(
   const roadFlags = new Uint16Array(roadCount);
   const roadClass = new Uint8Array(roadCount);
   const limits: (RoadLimits | undefined)[] = new Array(roadCount);
+  const labels = new LabelTable();
+  const roadLabel = new Uint32Array(roadCount);
   let baseEdgeCount = 0;
   const roadEnds = new Uint32Array(baseNodeCount);
   for (let r = 0; r < roadCount; r++) {
@@ -439,6 +443,7 @@ function assemble(
     let roadLimits = attrs.limits;
     if (pointLimits.size > 0) for (let i = a; i < b; i++) roadLimits = strictestLimits(roadLimits, pointLimits.get(pts[i]));
     limits[r] = roadLimits;
+    roadLabel[r] = labels.id(attrs.label);
     if (attrs.flags & RoadFlag.FORWARD) baseEdgeCount++;
     if (attrs.flags & RoadFlag.BACKWARD) baseEdgeCount++;
   }
@@ -527,7 +532,7 @@ function assemble(
   const graph = new RoadGraph(
     {
       nodeLatE7, nodeLonE7, firstOut, edgeHead, edgeRoad, edgeReversed, roadFrom, roadTo, roadShapeStart, shapeLatE7, shapeLonE7, roadLengthCm, roadSpeedKmh,
-      roadFlags, roadClass, ...limitArrays(limits),
+      roadFlags, roadClass, ...limitArrays(limits), ...labels.arrays(roadLabel),
     },
     meta,
   );

@@ -2,6 +2,7 @@ import { unitVectors } from '../geo/chord.js';
 import { fromE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { csrRow, sortedIndexOf } from './csr.js';
+import { labelKeyAt, labelOfKey, type RoadLabel, type RoadLabelArrays } from './roadLabels.js';
 import { limitsAt, type RoadLimits } from './vehicleLimits.js';
 
 /** Facts about where a graph came from, stored in its file. */
@@ -21,7 +22,7 @@ export interface GraphMeta {
  * between two junctions (degree-2 chains are collapsed into it); an edge is one direction of
  * travel along a road. Adjacency is CSR: the out-edges of node u are firstOut[u] .. firstOut[u+1]-1.
  */
-export interface RoadGraphArrays {
+export interface RoadGraphArrays extends RoadLabelArrays {
   /**
    * Node latitude / longitude in 1e-7 degree (toE7 / fromE7; RoadGraph.nodeLatitude reads
    * degrees): OSM's own precision in half the bytes of float64 degrees.
@@ -58,6 +59,10 @@ export interface RoadGraphArrays {
   limitRoads: Uint32Array;
   limitValues: Uint16Array;
   limitAccess: Uint8Array;
+  /** Per road, its label (name, ref, destination; roadLabels.ts) in the deduplicated table labelBytes / labelStart. */
+  roadLabel: Uint32Array;
+  labelBytes: Uint8Array;
+  labelStart: Uint32Array;
 }
 
 /**
@@ -143,6 +148,9 @@ export class RoadGraph implements RoadGraphArrays {
   readonly limitRoads!: Uint32Array;
   readonly limitValues!: Uint16Array;
   readonly limitAccess!: Uint8Array;
+  readonly roadLabel!: Uint32Array;
+  readonly labelBytes!: Uint8Array;
+  readonly labelStart!: Uint32Array;
 
   readonly meta: GraphMeta;
   /** See nodeXYZ: made on first use. */
@@ -150,6 +158,8 @@ export class RoadGraph implements RoadGraphArrays {
   /** See edgeTail, firstIn, inEdge: derived from the forward CSR on first use. */
   private tails?: Uint32Array;
   private reverse?: { firstIn: Uint32Array; inEdge: Uint32Array };
+  /** Labels read so far, by id (labelOf). */
+  private readonly labels = new Map<number, RoadLabel>();
   /** Per road, travel time in whole milliseconds (see roadMillis). */
   private millis?: Uint32Array;
   private fastest?: number;
@@ -251,6 +261,14 @@ export class RoadGraph implements RoadGraphArrays {
   roadLimits(r: number): RoadLimits | undefined {
     const k = sortedIndexOf(this.limitRoads, r);
     return k < 0 ? undefined : limitsAt(this, k);
+  }
+
+  /** What a driver reads of road r: its name, ref and signed destinations (empty when untagged). */
+  labelOf(r: number): RoadLabel {
+    const id = this.roadLabel[r];
+    let label = this.labels.get(id);
+    if (!label) this.labels.set(id, (label = labelOfKey(labelKeyAt(this, id))));
+    return label;
   }
 
   /** Number of points of road r's polyline, both end nodes included (at least 2). */
@@ -386,4 +404,5 @@ export class RoadGraph implements RoadGraphArrays {
 export const ARRAY_KEYS = [
   'nodeLatE7', 'nodeLonE7', 'firstOut', 'edgeHead', 'edgeRoad', 'edgeReversed', 'roadFrom', 'roadTo', 'roadShapeStart',
   'shapeLatE7', 'shapeLonE7', 'roadLengthCm', 'roadSpeedKmh', 'roadFlags', 'roadClass', 'limitRoads', 'limitValues', 'limitAccess',
+  'roadLabel', 'labelBytes', 'labelStart',
 ] as const satisfies readonly (keyof RoadGraphArrays)[];

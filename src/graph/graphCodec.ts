@@ -7,7 +7,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
 import { LIMIT_STRIDE } from './vehicleLimits.js';
 
 /**
- * The detour graph file (format version 10):
+ * The detour graph file (format version 11):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -28,7 +28,8 @@ import { LIMIT_STRIDE } from './vehicleLimits.js';
  * road lengths as uint32 centimetres, `roadLengthCm`, instead of float64 metres; version 9 adds the
  * overlay's second cliques, `cells.durationSecond` and `cells.distanceSecond`, and drops the nested
  * dissection order; version 10 adds the limits on heavy vehicles, `limitRoads`, `limitValues`,
- * `limitAccess`, so a truck is never routed on a graph that could not know them). A hierarchy's rank
+ * `limitAccess`, so a truck is never routed on a graph that could not know them; version 11 the roads'
+ * labels, `roadLabel`, `labelBytes`, `labelStart`, for turn-by-turn instructions). A hierarchy's rank
  * is its contraction order, or any order its arcs lead up in when contraction left no core (then
  * only loading reads it, to check the arcs, and the loaded hierarchy drops it). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
@@ -36,7 +37,7 @@ import { LIMIT_STRIDE } from './vehicleLimits.js';
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 10;
+export const GRAPH_FORMAT_VERSION = 11;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 /** A section's array. */
@@ -294,6 +295,7 @@ const ELEMENT_TYPES: { readonly [K in keyof RoadGraphArrays]: (typeof TYPES)[num
   edgeReversed: Uint8Array, roadFrom: Uint32Array, roadTo: Uint32Array, roadShapeStart: Uint32Array, shapeLatE7: Int32Array,
   shapeLonE7: Int32Array, roadLengthCm: Uint32Array, roadSpeedKmh: Float32Array, roadFlags: Uint16Array, roadClass: Uint8Array,
   limitRoads: Uint32Array, limitValues: Uint16Array, limitAccess: Uint8Array,
+  roadLabel: Uint32Array, labelBytes: Uint8Array, labelStart: Uint32Array,
 };
 const TYPE_NAMES = new Map<(typeof TYPES)[number], string>([
   [Float64Array, 'float64'], [Float32Array, 'float32'], [Uint32Array, 'uint32'], [Uint8Array, 'uint8'], [Int32Array, 'int32'], [Uint16Array, 'uint16'],
@@ -338,4 +340,9 @@ function checkShape(a: RoadGraphArrays, source: string): void {
   for (let k = 0; k < limited; k++) {
     if (a.limitRoads[k] >= r || (k > 0 && a.limitRoads[k] <= a.limitRoads[k - 1])) throw corrupt(source, 'limitRoads are not ascending road ids');
   }
+  same('roadLabel', a.roadLabel.length, r);
+  const labels = a.labelStart.length - 1;
+  if (labels < 1 || a.labelStart[0] !== 0 || a.labelStart[labels] !== a.labelBytes.length) throw corrupt(source, 'label offsets do not match the label bytes');
+  for (let k = 0; k < labels; k++) if (a.labelStart[k] > a.labelStart[k + 1]) throw corrupt(source, `the offsets of label ${k} are out of order`);
+  for (let i = 0; i < r; i++) if (a.roadLabel[i] >= labels) throw corrupt(source, `road ${i} names label ${a.roadLabel[i]} of ${labels}`);
 }

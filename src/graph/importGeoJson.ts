@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { carRoadAttributes, type OsmTags } from './carProfile.js';
 import { GraphBuilder, type WayAttributes } from './GraphBuilder.js';
 import { readRoadLimits } from './vehicleLimits.js';
+import { labelKeyOf } from './roadLabels.js';
 import type { RoadGraph } from './RoadGraph.js';
 
 interface GeoJsonFeature {
@@ -60,6 +61,7 @@ export function importGeoJson(data: unknown, options: GeoJsonImportOptions = {})
     const attrs: WayAttributes | null = carRoadAttributes(tags);
     if (!attrs) return;
     attrs.limits = readRoadLimits(tags);
+    attrs.label = labelKeyOf(tags);
     lines.forEach((line, l) => {
       const where = `features[${f}].geometry.coordinates${geometry.type === 'MultiLineString' ? `[${l}]` : ''}`;
       if (!Array.isArray(line)) throw new DetourError(ErrorCode.INVALID_INPUT, `${where}: a line must be an array`);

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { OSMTransform } from 'osm-pbf-parser-node';
 import { SaxesParser } from 'saxes';
 import { DetourError, ErrorCode } from '../errors.js';
+import { labelKeyOf } from './roadLabels.js';
 import { carBarrierBlocks, carRoadAttributes, RoadFlag, type OsmTags } from './carProfile.js';
 import { GraphBuilder, type RoadLayout, type TurnRule, type TurnStats, type WayAttributes } from './GraphBuilder.js';
 import { Growable } from './growable.js';
@@ -23,6 +24,8 @@ export type ProgressCallback = (bytesRead: number, totalBytes: number, pass: num
 export interface ImportSummary {
   /** Ways cars may use. */
   carWays: number;
+  /** Of those, the ways with a name, ref or destination (their roads keep it for instructions). */
+  labelledWays: number;
   /** Turn restriction relations: read, applied, skipped by reason. */
   restrictions: RestrictionSummary;
   /**
@@ -90,6 +93,7 @@ export async function importOsmWithSummary(
   const restrictions: OsmRestriction[] = [];
   const summary: ImportSummary = {
     carWays: 0,
+    labelledWays: 0,
     restrictions: emptyRestrictionSummary(),
     barriers: { blocking: 0, passable: 0, tollBooths: 0 },
     turns: { sequences: 0, uTurnSequences: 0, nodesAdded: 0, edgesAdded: 0 },
@@ -105,6 +109,8 @@ export async function importOsmWithSummary(
       }
       attrs.limits = readRoadLimits(tags, limitCounts);
       if (attrs.limits) limitCounts.ways++;
+      attrs.label = labelKeyOf(tags);
+      if (attrs.label) summary.labelledWays++;
       for (let i = 0; i < wayRefs.length; i++) refs.push(wayRefs[i]);
       ways.ids.push(id);
       ways.refsStart.push(refs.length);

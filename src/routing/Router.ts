@@ -20,6 +20,8 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
+import { legSteps, type RouteStep } from './steps.js';
+import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
 import { limitReason, vehicleKey, vehicleRoads, type Vehicle, type VehicleRoads } from './vehicle.js';
 
 
@@ -122,6 +124,7 @@ export class Router {
     if (!Array.isArray(points) || points.length < 2) {
       throw new DetourError(ErrorCode.TOO_FEW_POINTS, `a route needs at least 2 points, got ${Array.isArray(points) ? points.length : 0}`);
     }
+    const language = stepLanguage(request.steps);
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
     const zones = request.zones ?? [];
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
@@ -146,6 +149,13 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding, masks);
       this.releaseMasks(masks);
+    }
+    if (language) {
+      legs.forEach((leg, i) => {
+        const steps = legSteps(this.graph, leg as Leg, i === legs.length - 1);
+        wordSteps(steps, language, i, legs.length);
+        leg.steps = steps;
+      });
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
@@ -542,7 +552,7 @@ export class Router {
       else line.pushBackward(from.road, from.segment, to.segment + 1);
       line.push(to.latitude, to.longitude);
       // No edges: the whole line is the one road's part, measured as the start's.
-      const leg = new Leg(metres, duration, line.coordinates(), [], from, to, line.count - 1, line.count - 1);
+      const leg = new Leg(metres, duration, line.coordinates(), [], from, to, line.count - 1, line.count - 1, direct.reversed, direct.reversed, true);
       if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, [], from, to, true, 0, 0));
       return leg;
     }
@@ -576,7 +586,7 @@ export class Router {
     if (target.reversed) line.pushBackward(to.road, g.roadPointCount(to.road) - 1, to.segment + 1);
     else line.pushForward(to.road, 0, to.segment);
     line.push(to.latitude, to.longitude);
-    return new Leg(distance, duration, line.coordinates(), edges, from, to, edgesFirst, edgesLast);
+    return new Leg(distance, duration, line.coordinates(), edges, from, to, edgesFirst, edgesLast, source.reversed, target.reversed, false);
   }
 
 }
@@ -586,20 +596,44 @@ class Leg implements RouteLeg {
   readonly averageSpeed: number;
   declare zonesEntered?: ZoneEntered[];
   declare avoidedTypesDriven?: AvoidedTypeDriven[];
+  declare steps?: RouteStep[];
   #points?: LatLon[];
   /** The points of `edges` in `coordinates`: from edgesFirst (the first edge's tail) to edgesLast; the rest are the start and end roads' parts. */
   readonly #edgePoints: [number, number];
+  /** Whether the start road is driven against its shape, and the end road (StepLeg). */
+  readonly #reversed: [boolean, boolean];
+  readonly #direct: boolean;
 
   constructor(
     readonly distance: number, readonly duration: number, readonly coordinates: Float64Array,
     readonly edges: number[], readonly from: Snap, readonly to: Snap, edgesFirst: number, edgesLast: number,
+    startReversed: boolean, endReversed: boolean, direct: boolean,
   ) {
     this.averageSpeed = speedKmh(distance, duration);
     this.#edgePoints = [edgesFirst, edgesLast];
+    this.#reversed = [startReversed, endReversed];
+    this.#direct = direct;
+  }
+
+  /** Whether the leg stays on one road from stop to stop (StepLeg). */
+  get direct(): boolean {
+    return this.#direct;
   }
 
   get edgePoints(): readonly [number, number] {
     return this.#edgePoints;
+  }
+
+  get edgesFirst(): number {
+    return this.#edgePoints[0];
+  }
+
+  get startReversed(): boolean {
+    return this.#reversed[0];
+  }
+
+  get endReversed(): boolean {
+    return this.#reversed[1];
   }
 
   get points(): LatLon[] {
@@ -624,6 +658,16 @@ interface AvoidanceMasks {
   /** Masks cleared road by road (zones' and avoided types' roads) and masks cleared whole. */
   lists: Uint8Array[];
   copied: Uint8Array[];
+}
+
+/** The language of a request's steps, or undefined when it wants none; INVALID_INPUT names a language detour does not word. */
+function stepLanguage(steps: RouteRequest['steps']): StepLanguage | undefined {
+  if (steps === undefined || steps === false) return undefined;
+  if (steps === true) return 'en';
+  if (!STEP_LANGUAGES.includes(steps)) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `steps: language must be one of ${STEP_LANGUAGES.join(', ')}, got ${JSON.stringify(steps)}`, { field: 'steps' });
+  }
+  return steps;
 }
 
 function noRoute(index: number, labels: string[]): DetourError {

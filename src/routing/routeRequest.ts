@@ -3,6 +3,8 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { AvoidanceBehavior, AvoidanceType, AvoidedTypeDriven } from './avoidance.js';
+import type { RouteStep } from './steps.js';
+import type { StepLanguage } from './stepTexts.js';
 import type { Vehicle, VehicleRoads } from './vehicle.js';
 
 /** Maplink's calculation modes: THE_FASTEST minimises seconds, THE_SHORTEST metres. */
@@ -30,6 +32,8 @@ export interface RouteRequest {
   avoidanceBehavior?: AvoidanceBehavior;
   /** The vehicle the route must be legal for (vehicleOf); default a car, which the graph's roads all admit. */
   vehicle?: Vehicle;
+  /** Turn-by-turn steps on every leg (`leg.steps`), worded in the language given (true: English). */
+  steps?: boolean | StepLanguage;
 }
 
 /**
@@ -78,6 +82,8 @@ export interface RouteLeg {
   zonesEntered?: ZoneEntered[];
   /** Present when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to). */
   avoidedTypesDriven?: AvoidedTypeDriven[];
+  /** The driver's instructions, when the request asked for steps (legSteps). */
+  steps?: RouteStep[];
 }
 
 export interface Route {

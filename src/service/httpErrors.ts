@@ -58,7 +58,7 @@ export function fromDetourError(err: DetourError): HttpError | undefined {
   if (Array.isArray(d.avoidanceTypes)) details.avoidanceTypes = d.avoidanceTypes;
   if (Array.isArray(d.members)) details.members = d.members;
   if (typeof d.zone === 'string') details.zones = [d.zone];
-  if (typeof d.field === 'string' && err.code === ErrorCode.INVALID_VEHICLE) details.errors = [{ path: d.field, message: err.message }];
+  if (typeof d.field === 'string') details.errors = [{ path: d.field, message: err.message }];
   if (Array.isArray(d.limits)) details.limits = d.limits;
   return apiError(status, err.code, err.message, details);
 }

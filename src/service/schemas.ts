@@ -1,3 +1,4 @@
+import { STEP_TYPES } from '../routing/steps.js';
 import { POINTS_MODES, GEOHASH_PRECISION } from '../geo/pointEncodings.js';
 import { CALCULATION_MODES } from '../routing/routeRequest.js';
 import { AVOIDANCE_BEHAVIORS, AVOIDANCE_TYPES, RELAXED_EXTRA_PER_METRE } from '../routing/avoidance.js';
@@ -268,7 +269,7 @@ const maplinkTripFeatures = {
     type: 'object',
     properties: { language: { type: 'string', enum: TURN_BY_TURN_LANGUAGES }, languageCode: { type: 'string', enum: TURN_BY_TURN_LANGUAGES } },
     additionalProperties: false,
-    description: 'Turn-by-turn instructions: absent or null only (not supported yet).',
+    description: 'Turn-by-turn instructions in the language given (language or languageCode; both must agree): each leg answers turnByTurn.',
   }),
   vehicleType: vehicleSchemas.vehicleType,
   vehicleSpecification: vehicleSchemas.vehicleSpecification,
@@ -392,6 +393,21 @@ export const tripResponseSchema = {
             type: 'array',
             description: 'Only when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to): metres per type.',
             items: { type: 'object', properties: { type: { type: 'string' }, distance: { type: 'number', description: 'metres' } } },
+          },
+          turnByTurn: {
+            type: 'array',
+            description: 'Only when the trip asked for turnByTurn: the instructions of the leg, each for its stretch up to the next; the last is VIA_POINT or, on the last leg, LAST_POINT.',
+            items: {
+              type: 'object',
+              properties: {
+                distance: { type: 'number', description: 'metres' },
+                type: { type: 'string', enum: STEP_TYPES },
+                points: { description: 'The stretch of the leg the step covers, in the requested pointsMode.' },
+                text: { type: 'string' },
+                duration: { type: 'integer', description: 'milliseconds' },
+                exitNumber: { type: 'integer', description: 'ROUNDABOUT: the exit taken' },
+              },
+            },
           },
         },
       },

@@ -4,7 +4,9 @@ import type { CalculationMode } from '../routing/routeRequest.js';
 import type { Router } from '../routing/Router.js';
 import type { AvoidanceBehavior, AvoidanceType } from '../routing/avoidance.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
-import { unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';
+import type { RouteStep, StepType } from '../routing/steps.js';
+import type { StepLanguage } from '../routing/stepTexts.js';
+import { turnByTurnLanguage, unsupportedFeature, unsupportedTripMembers, type MaplinkTripExtras } from './maplinkVocabulary.js';
 import { appliedVehicle, vehicleOf, type Vehicle, type VehicleSpecification } from '../routing/vehicle.js';
 
 /** What snaps a trip's stops (a Router, or a snap index alone where nothing is routed: SnapIndex.snapStops). */
@@ -60,6 +62,21 @@ export interface TripLeg {
   restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>;
   /** Present only when the leg drove roads of avoided types (STRONG could not avoid them, RELAXED chose to): metres per type. */
   avoidedTypesDriven?: Array<{ type: AvoidanceType; distance: number }>;
+  /** Present when the trip asked for turnByTurn: the leg's instructions. */
+  turnByTurn?: TurnByTurnInstruction[];
+}
+
+/** Maplink's TurnByTurnInstruction. */
+export interface TurnByTurnInstruction {
+  /** Metres. */
+  distance: number;
+  type: StepType;
+  points: EncodedPoints;
+  text: string;
+  /** Milliseconds. */
+  duration: number;
+  /** ROUNDABOUT: the exit taken. */
+  exitNumber?: number;
 }
 
 export interface TripResponse {
@@ -96,6 +113,12 @@ export interface TripContext {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/** What a trip asks of the route beyond its stops: the vehicle, the language of its instructions. */
+export interface TripFeatures {
+  vehicle?: Vehicle;
+  language?: StepLanguage;
+}
+
 /** Label of a stop in errors: its siteId when it has one, else its place in points[]. */
 export const pointLabel = (p: TripPoint, i: number): string => (p.siteId !== undefined && p.siteId !== '' ? `points[${i}] (siteId ${JSON.stringify(p.siteId)})` : `points[${i}]`);
 
@@ -107,9 +130,10 @@ export const pointLabel = (p: TripPoint, i: number): string => (p.siteId !== und
 export function calculateTrip(request: TripRequest, context: TripContext): TripResponse {
   const mode = request.calculationMode ?? 'THE_FASTEST';
   const pointLabels = request.points.map(pointLabel);
-  const vehicle = checkTripFeatures(request, context.router, pointLabels);
+  const { vehicle, language } = checkTripFeatures(request, context.router, pointLabels);
   const route = context.router.route({
     vehicle,
+    steps: language,
     points: request.points,
     calculationMode: mode,
     zones: context.zones,
@@ -141,6 +165,7 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
       ...(leg.avoidedTypesDriven && {
         avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, distance: Math.round(d.metres) })),
       }),
+      ...(leg.steps && { turnByTurn: leg.steps.map((step) => turnByTurnInstruction(step, leg.coordinates, pointsMode)) }),
     })),
     ...(vehicle && { vehicle: appliedVehicle(vehicle) }),
     createdAt: (context.now ?? new Date()).toISOString(),
@@ -149,15 +174,33 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
 }
 
 /**
+ * A step as Maplink's TurnByTurnInstruction: metres (to the centimetre), the type, the step's
+ * stretch of the leg's points (in the leg's pointsMode), the text, the duration in whole
+ * milliseconds (an int in the schema; its sample gives 61185 for 704 m of avenue), the exit taken
+ * on a roundabout.
+ */
+function turnByTurnInstruction(step: RouteStep, coordinates: Float64Array, pointsMode: PointsMode): TurnByTurnInstruction {
+  return {
+    distance: Math.round(step.distance * 100) / 100,
+    type: step.type,
+    points: encodePoints(coordinates.subarray(2 * step.first, 2 * step.last + 2), pointsMode),
+    text: step.text,
+    duration: Math.round(step.duration * 1000),
+    ...(step.exitNumber !== undefined && { exitNumber: step.exitNumber }),
+  };
+}
+
+/**
  * Throws INVALID_VEHICLE for a vehicle member out of range; 400 UNSUPPORTED_FEATURE naming every Maplink member whose value asks for what detour does
  * not do yet (unsupportedTripMembers), after the stops are snapped: a stop off this graph's roads
  * (422 POINT_NOT_ROUTABLE) is the more basic answer, and snapping costs only such requests.
- * Returns the trip's vehicle (vehicleOf).
+ * Returns the trip's vehicle (vehicleOf) and the language of its instructions (turnByTurnLanguage).
  */
-export function checkTripFeatures(request: TripRequest, stops: StopSnapper, pointLabels = request.points.map(pointLabel)): Vehicle | undefined {
+export function checkTripFeatures(request: TripRequest, stops: StopSnapper, pointLabels = request.points.map(pointLabel)): TripFeatures {
   const vehicle = vehicleOf(request.vehicleType, request.vehicleSpecification as VehicleSpecification | null | undefined);
+  const language = turnByTurnLanguage(request);
   const unsupported = unsupportedTripMembers(request);
-  if (unsupported.length === 0) return vehicle;
+  if (unsupported.length === 0) return { vehicle, language };
   stops.snapStops(request.points, pointLabels);
   throw unsupportedFeature(unsupported);
 }

@@ -1,4 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
+import { STEP_LANGUAGES, type StepLanguage } from '../routing/stepTexts.js';
 
 /**
  * Maplink's request vocabulary (the Trip API's v2 and v1 members, the Matrix API's) that detour
@@ -24,8 +25,8 @@ export const ROAD_TYPES = [
   'MAIN_ROAD', 'EXPRESSWAY', 'HIGHWAY',
 ] as const;
 
-/** `turnByTurn.language` values. */
-export const TURN_BY_TURN_LANGUAGES = ['pt_BR', 'es_AR', 'en'] as const;
+/** `turnByTurn.language` values: the languages steps are worded in. */
+export const TURN_BY_TURN_LANGUAGES = STEP_LANGUAGES;
 
 /** `crossedBorders` levels and reverse geocoding modes. */
 export const CROSSED_BORDER_LEVELS = ['NONE', 'CITY', 'STATE'] as const;
@@ -71,7 +72,7 @@ export interface MaplinkTripExtras {
   freight?: object | null;
   emission?: object | null;
   place?: object | null;
-  turnByTurn?: object | null;
+  turnByTurn?: { language?: StepLanguage | null; languageCode?: StepLanguage | null } | null;
   vehicleType?: VehicleType | null;
   vehicleSpecification?: Record<string, unknown> | null;
   avoidanceTypes?: string[] | null;
@@ -99,14 +100,14 @@ const isEmpty = (value: unknown): boolean =>
  * The members of a trip request (v2 body or v1 payload, already schema-checked) that ask for a
  * feature detour does not implement, each with what is not supported; empty when detour can
  * answer the request as asked. Defaults pass: absent, null, `[]`, `{}`, `crossedBorders` with
- * level and reverse geocoding NONE. `vehicleType` and `vehicleSpecification` are acted on (vehicleOf).
+ * level and reverse geocoding NONE. `vehicleType` and `vehicleSpecification` are acted on (vehicleOf),
+ * as is `turnByTurn` (turnByTurnLanguage).
  */
 export function unsupportedTripMembers(request: MaplinkTripExtras): MemberIssue[] {
   const found: MemberIssue[] = [];
   const refuse = (path: string, message: string) => found.push({ path, message });
   found.push(...unsupportedAvoidance(request.avoidanceTypes));
   if (!isEmpty(request.speedPreferences)) refuse('speedPreferences', 'speeds per road type are not supported yet: durations use the graph\'s car speeds');
-  if (!isEmpty(request.turnByTurn)) refuse('turnByTurn', 'turn-by-turn instructions are not supported yet');
   if (!isEmpty(request.toll)) refuse('toll', 'toll costs are not calculated: the graph holds no toll prices');
   const borders = request.crossedBorders;
   if (!isEmpty(borders) && ((borders!.level ?? 'NONE') !== 'NONE' || (borders!.reverseGeocode ?? 'NONE') !== 'NONE')) {
@@ -116,6 +117,24 @@ export function unsupportedTripMembers(request: MaplinkTripExtras): MemberIssue[
   if (!isEmpty(request.emission)) refuse('emission', 'emissions are not calculated');
   if (!isEmpty(request.place)) refuse('place', 'places along the route are not searched: the graph holds no points of interest');
   return found;
+}
+
+/**
+ * The language of a trip's instructions, or undefined when it asks for none. Maplink's SDK sends
+ * both `language` and its `languageCode`; one is enough, two must agree, and an object naming
+ * neither is refused as Maplink refuses it (TURN_BY_TURN_LANGUAGE_NOT_FOUND).
+ */
+export function turnByTurnLanguage(request: MaplinkTripExtras): StepLanguage | undefined {
+  const t = request.turnByTurn;
+  if (t === undefined || t === null) return undefined;
+  const language = t.language ?? t.languageCode ?? undefined;
+  if (language === undefined) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `turnByTurn.language is required: one of ${STEP_LANGUAGES.join(', ')} (TURN_BY_TURN_LANGUAGE_NOT_FOUND)`, { field: 'turnByTurn.language' });
+  }
+  if (t.languageCode != null && t.language != null && t.languageCode !== t.language) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `turnByTurn.languageCode (${t.languageCode}) differs from turnByTurn.language (${t.language})`, { field: 'turnByTurn.languageCode' });
+  }
+  return language;
 }
 
 /** A decimal number as Maplink's examples write coordinates in strings ("-23.5666499"). */
