@@ -16,6 +16,7 @@ import { Router } from './routing/Router.js';
 import type { CalculationMode } from './routing/routeRequest.js';
 import { AVOIDANCE_TYPES, type AvoidanceBehavior, type AvoidanceType } from './routing/avoidance.js';
 import { VEHICLE_TYPE_FIGURES, vehicleOf, type Vehicle } from './routing/vehicle.js';
+import { STEP_LANGUAGES, type StepLanguage } from './routing/stepTexts.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { formatMatrix, readMatrixPoints } from './matrixFiles.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
@@ -215,7 +216,9 @@ export function buildProgram(): Command {
     .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'geojson']).default('json'))
     .option('--avoid <zone-file>', 'restriction zone to avoid: GeoJSON Polygon/MultiPolygon/Feature/FeatureCollection or a zone JSON {name, geometries} (repeatable)', collect((v: string) => v), [])
-    .option('--with-stops', 'GeoJSON: a FeatureCollection with the snapped stops and the avoided zones too')
+    .option('--with-stops', 'GeoJSON: a FeatureCollection with the snapped stops, the steps\' maneuvers and the avoided zones too')
+    .option('--steps', 'turn-by-turn instructions on every leg')
+    .addOption(new Option('--language <language>', 'language of the instructions (implies --steps)').choices(STEP_LANGUAGES).default('en'))
     .option('--avoid-types <types>', `road types to avoid, comma-separated: ${Object.keys(AVOID_TYPE_NAMES).join(', ')}`, avoidTypesArg)
     .addOption(new Option('--avoidance-behavior <behavior>', 'fail: error when a leg cannot avoid them; strong: the fewest metres of them; relaxed: a cost per metre (see README)')
       .choices(['fail', 'strong', 'relaxed']).default('fail'))
@@ -225,7 +228,7 @@ export function buildProgram(): Command {
       if (!(n > 0)) throw new InvalidArgumentError('must be a positive number of metres');
       return n;
     }, 1000))
-    .action(async (opts) => {
+    .action(async (opts, command: Command) => {
       const vehicle = cliVehicle(opts);
       const graph = await openWithProgress(opts.graph);
       const router = new Router(graph, { engine: opts.engine, maxSnapDistance: opts.maxSnap });
@@ -236,6 +239,7 @@ export function buildProgram(): Command {
       const route = router.route({
         points, pointLabels: labels, calculationMode: mode, zones,
         avoidanceTypes: opts.avoidTypes, avoidanceBehavior: opts.avoidanceBehavior.toUpperCase() as AvoidanceBehavior, vehicle,
+        steps: opts.steps || command.getOptionValueSource('language') === 'cli' ? (opts.language as StepLanguage) : undefined,
       });
       const out =
         opts.format === 'geojson'

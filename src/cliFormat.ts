@@ -2,6 +2,7 @@ import { featureCollection, lineString, point, polygon } from '@turf/helpers';
 import type { Feature, LineString, Point, Polygon } from 'geojson';
 import type { LatLon } from './geo/coordinates.js';
 import type { Route, RouteLeg } from './routing/routeRequest.js';
+import type { RouteStep } from './routing/steps.js';
 import { appliedVehicle } from './routing/vehicle.js';
 import type { CalculatedZone } from './zones/calculateZone.js';
 
@@ -28,11 +29,27 @@ export function routeToJson(route: Route, mode: string) {
   };
 }
 
-/** What a leg had to drive: zones entered and avoided types driven, each only when present. */
+/** What a leg had to drive (zones entered, avoided types driven) and its steps, each only when present. */
 function legNotes(leg: RouteLeg): Record<string, unknown> {
   return {
     ...(leg.zonesEntered ? { zonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
     ...(leg.avoidedTypesDriven ? { avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, metres: round(d.metres, 1) })) } : {}),
+    ...(leg.steps ? { steps: leg.steps.map((s) => stepToJson(s, leg)) } : {}),
+  };
+}
+
+/** A step: what to do and where (the maneuver's point), how far and long until the next, its stretch of the leg's points. */
+function stepToJson(step: RouteStep, leg: RouteLeg) {
+  return {
+    type: step.type,
+    text: step.text,
+    at: roundPoint(leg.points[step.first]),
+    distance: round(step.distance, 1),
+    duration: round(step.duration, 1),
+    ...(step.name !== undefined && { name: step.name }),
+    ...(step.ref !== undefined && { ref: step.ref }),
+    ...(step.exitNumber !== undefined && { exitNumber: step.exitNumber }),
+    points: [step.first, step.last],
   };
 }
 
@@ -69,7 +86,7 @@ export function routeToGeoJson(route: Route, mode: string): Feature<LineString> 
   });
 }
 
-/** Route plus its stops and avoided zones, for `--format geojson --with-stops`. */
+/** Route plus its stops, its steps' maneuvers and the avoided zones, for `--format geojson --with-stops`. */
 export function routeWithStops(route: Route, mode: string, zones: CalculatedZone[] = []) {
   const stops = [route.legs[0].from, ...route.legs.map((l) => l.to)].map((s, i) =>
     point([round(s.longitude, 7), round(s.latitude, 7)], { stop: i }),
@@ -81,5 +98,10 @@ export function routeWithStops(route: Route, mode: string, zones: CalculatedZone
       }),
     ),
   );
-  return featureCollection<LineString | Point | Polygon>([routeToGeoJson(route, mode), ...stops, ...areas]);
+  // Each step's maneuver as a point carrying its instruction (when the route has steps).
+  const maneuvers = route.legs.flatMap((leg, l) => (leg.steps ?? []).map((s, i) => {
+    const at = leg.points[s.first];
+    return point([round(at.longitude, 7), round(at.latitude, 7)], { leg: l, step: i, type: s.type, text: s.text });
+  }));
+  return featureCollection<LineString | Point | Polygon>([routeToGeoJson(route, mode), ...stops, ...maneuvers, ...areas]);
 }

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadGraph } from '../src/index.js';
+import { loadGraph, Router } from '../src/index.js';
 import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detour-cli-'));
@@ -49,6 +49,32 @@ test('route --format geojson is a Feature<LineString> in [longitude, latitude] o
     '--format', 'geojson', '--with-stops').stdout);
   assert.equal(stops.type, 'FeatureCollection');
   assert.equal(stops.features.length, 3);
+});
+
+test('route --steps and --language: each leg\'s instructions, as the library words them; in GeoJSON each maneuver a point with its text', () => {
+  const args = ['route', '--graph', graphPath, '--from', '57.70887,11.97456', '--via', '57.69514,11.99253', '--to', '57.68431,11.94347'];
+  const plain = JSON.parse(detour(...args).stdout);
+  assert.ok(plain.legs.every((l: { steps?: unknown }) => l.steps === undefined), 'no steps unless asked');
+  const r = detour(...args, '--language', 'pt_BR');
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  const library = new Router(loadGraph(graphPath)).route({ points: [[57.70887, 11.97456], [57.69514, 11.99253], [57.68431, 11.94347]].map(([latitude, longitude]) => ({ latitude, longitude })), steps: 'pt_BR' });
+  out.legs.forEach((leg: { steps: Array<{ text: string; type: string; points: number[]; distance: number }> }, i: number) => {
+    assert.deepEqual(leg.steps.map((s) => s.text), library.legs[i].steps!.map((s) => s.text));
+    assert.deepEqual(leg.steps.map((s) => s.points), library.legs[i].steps!.map((s) => [s.first, s.last]));
+    assert.equal(leg.steps.at(-1)!.type, i === 0 ? 'VIA_POINT' : 'LAST_POINT');
+  });
+  assert.equal(out.legs[1].steps.at(-1).text, 'Você chegou ao seu destino');
+  const english = JSON.parse(detour(...args, '--steps').stdout);
+  assert.equal(english.legs[1].steps.at(-1).text, 'You have arrived at your destination');
+  const geo = JSON.parse(detour(...args, '--steps', '--format', 'geojson', '--with-stops').stdout);
+  const maneuvers = geo.features.filter((f: { properties: { text?: string } }) => f.properties.text !== undefined);
+  assert.equal(maneuvers.length, english.legs[0].steps.length + english.legs[1].steps.length);
+  assert.deepEqual(maneuvers[0].geometry.coordinates, [english.legs[0].steps[0].at.longitude, english.legs[0].steps[0].at.latitude]);
+  assert.equal(geo.features[0].properties.legs[0].steps.length, english.legs[0].steps.length);
+  const bad = detour(...args, '--language', 'de');
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /--language.*pt_BR, es_AR, en/);
 });
 
 test('errors go to stderr with a code and a non-zero exit', () => {

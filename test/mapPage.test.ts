@@ -154,6 +154,18 @@ describe('map page in Chromium', { skip: missing }, () => {
     assert.equal((await (await asked).json()).vehicle.vehicleType, 'TRUCK_WITH_TWO_DOUBLE_AXLES');
     await routedAfter(routed);
     assert.match((await resultOf('result-free')).distance, /km$/);
+    // Instructions in the language picked, each highlighting its stretch of the route.
+    routed = await page.evaluate(() => document.body.dataset.routed);
+    await page.getByLabel('Instructions', { exact: true }).selectOption('pt_BR');
+    await routedAfter(routed);
+    const steps = page.getByRole('list', { name: 'Turn-by-turn instructions' }).getByRole('button');
+    assert.ok((await steps.count()) >= 2);
+    assert.equal(await steps.last().textContent(), 'Você chegou ao seu destino');
+    assert.match((await steps.first().textContent()) ?? '', /^Siga /);
+    await steps.nth(1).click();
+    assert.equal(await steps.nth(1).getAttribute('aria-pressed'), 'true');
+    assert.ok(Number(await page.evaluate(() => document.body.dataset.stepPoints)) >= 2, 'the step\'s stretch is highlighted');
+    await page.screenshot({ path: `${OUTPUT}map-page-steps.png` });
     // The wrong secret's 401 is expected (and shown); nothing else may fail or throw.
     assert.deepEqual(browserErrors.filter((e) => !/status of 401/.test(e)), []);
   });

@@ -1,7 +1,7 @@
 /**
  * The map page: signs in with a client's id and secret, shows and edits the client's restriction
  * zones through the Restriction Zone API, and routes between clicked stops through the Trip API,
- * with and without the checked zones side by side. Talks to the service like any client does.
+ * with and without the checked zones side by side, the route around them with its instructions. Talks to the service like any client does.
  */
 import * as maplibregl from 'maplibre-gl';
 import type { GeoJSONSource, StyleSpecification } from 'maplibre-gl';
@@ -21,7 +21,11 @@ interface Zone {
   geometries: Array<{ name?: string; vertices: Vertex[] }>;
   status: { name: string; description: string };
 }
-interface TripLeg { distance: number; nominalDuration: number; points: Array<[number, number]>; restrictionZonesEntered?: Array<{ name: string; distanceInside: number }> }
+interface TurnByTurn { distance: number; type: string; points: Array<[number, number]>; text: string; duration: number; exitNumber?: number }
+interface TripLeg {
+  distance: number; nominalDuration: number; points: Array<[number, number]>;
+  restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>; turnByTurn?: TurnByTurn[];
+}
 interface Trip { totalDistance: number; totalNominalDuration: number; averageSpeed: number; legs: TripLeg[] }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -263,6 +267,34 @@ function showResult(id: string, trip: Trip | null, error?: string): void {
   row('polyline', polyline.encode(line));
 }
 
+/** The route's instructions, each a button that highlights its stretch of the route on the map. */
+function showSteps(trip: Trip | null): void {
+  const list = $('steps');
+  list.replaceChildren();
+  setStep(null);
+  for (const step of trip?.legs.flatMap((l) => l.turnByTurn ?? []) ?? []) {
+    const button = Object.assign(document.createElement('button'), { type: 'button', textContent: step.text });
+    button.setAttribute('aria-pressed', 'false');
+    if (step.distance > 0) button.append(Object.assign(document.createElement('span'), { className: 'distance', textContent: step.distance >= 1000 ? `${(step.distance / 1000).toFixed(1)} km` : `${Math.round(step.distance)} m` }));
+    const pick = () => {
+      for (const b of list.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b === button));
+      setStep(step);
+    };
+    button.addEventListener('click', pick);
+    button.addEventListener('mouseenter', pick);
+    button.addEventListener('focus', pick);
+    list.append(Object.assign(document.createElement('li'), { className: step.type }));
+    list.lastElementChild!.append(button);
+  }
+}
+
+/** Highlights a step's stretch of the route (none: clears it). */
+function setStep(step: TurnByTurn | null): void {
+  const coordinates = step ? step.points.map(([lat, lon]) => [lon, lat]) : [];
+  map.getSource<GeoJSONSource>('step')?.setData({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates } });
+  document.body.dataset.stepPoints = String(coordinates.length);
+}
+
 function setLine(source: string, trip: Trip | null): void {
   const coordinates = trip ? trip.legs.flatMap((l) => l.points.map(([lat, lon]) => [lon, lat])) : [];
   (map.getSource(source) as GeoJSONSource).setData({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates } });
@@ -277,6 +309,7 @@ async function route(after?: string): Promise<void> {
   const ticket = ++routeRequest;
   if (stops.length < 2 || !session.token) {
     for (const [s, r] of [['route-free', 'result-free'], ['route-zones', 'result-zones']]) { setLine(s, null); showResult(r, null); }
+    showSteps(null);
     return;
   }
   const vehicleType = ($('vehicle') as HTMLSelectElement).value;
@@ -288,7 +321,9 @@ async function route(after?: string): Promise<void> {
   const names = [...checked];
   const [free, around] = await Promise.allSettled([
     api<Trip>('/trip/v2/calculations?pointsMode=array', { method: 'POST', body }),
-    api<Trip>('/trip/v2/calculations?pointsMode=array', { method: 'POST', body: { ...body, restrictionZones: names } }),
+    api<Trip>('/trip/v2/calculations?pointsMode=array', {
+      method: 'POST', body: { ...body, restrictionZones: names, turnByTurn: { language: ($('language') as HTMLSelectElement).value } },
+    }),
   ]);
   if (ticket !== routeRequest) return; // a newer request has started
   const show = (s: string, r: string, result: PromiseSettledResult<Trip>) => {
@@ -297,6 +332,7 @@ async function route(after?: string): Promise<void> {
   };
   show('route-free', 'result-free', free);
   show('route-zones', 'result-zones', around);
+  showSteps(around.status === 'fulfilled' ? around.value : null);
   const failed = [free, around].find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
   const head = after ? `${after}; ` : '';
   if (failed) say(`${head}${failed.reason.message}`);
@@ -340,6 +376,7 @@ map.addLayer({ id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-c
 for (const [id, paint] of [
   ['route-free', { 'line-color': '#616161', 'line-width': 4, 'line-dasharray': [2, 1.5] }],
   ['route-zones', { 'line-color': '#1a73e8', 'line-width': 5, 'line-opacity': 0.85 }],
+  ['step', { 'line-color': '#fbc02d', 'line-width': 9, 'line-opacity': 0.9 }],
 ] as const) {
   map.addSource(id, { type: 'geojson', data: { type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: [] } } });
   map.addLayer({ id, type: 'line', source: id, paint: paint as maplibregl.LineLayerSpecification['paint'], layout: { 'line-cap': 'round', 'line-join': 'round' } });
@@ -376,6 +413,7 @@ $('cancel-draw').addEventListener('click', stopDrawing);
 $('save-shape').addEventListener('click', () => void saveDrawnZone().catch((e) => say(e.message)));
 $('mode').addEventListener('change', () => void route());
 $('vehicle').addEventListener('change', () => void route());
+$('language').addEventListener('change', () => void route());
 $('clear-stops').addEventListener('click', () => {
   for (const s of stops) s.marker.remove();
   stops.length = 0;
