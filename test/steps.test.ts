@@ -9,7 +9,7 @@ import {
   type OsmFormat, type RoadGraph, type Route, type RouteLeg, type RouteStep,
 } from '../src/index.js';
 import { labelKeyOf, labelOfKey } from '../src/graph/roadLabels.js';
-import { STEP_TYPES, TURN_THRESHOLD_DEGREES } from '../src/routing/steps.js';
+import { OBVIOUS_MARGIN_DEGREES, STEP_TYPES, TURN_THRESHOLD_DEGREES } from '../src/routing/steps.js';
 import { STEP_LANGUAGES, wordSteps } from '../src/routing/stepTexts.js';
 import { seededRandom, sharedExtract } from './support/helpers.js';
 
@@ -160,6 +160,16 @@ function polylineBearing(points: RouteLeg['points'], i: number, dir: 1 | -1, m: 
   return undefined;
 }
 
+/** Bearing of leaving a road by its start (its end when reversed), from its points at least 20 m along. */
+function roadBearingFrom(graph: RoadGraph, road: number, reversed: boolean): number {
+  const n = graph.roadPointCount(road);
+  const pt = (k: number) => at(graph.roadPointLat(road, k), graph.roadPointLon(road, k));
+  const ks = [...Array(n).keys()];
+  if (reversed) ks.reverse();
+  const points = ks.map(pt);
+  return polylineBearing(points as RouteLeg['points'], 0, 1, 20) ?? polylineBearing(points as RouteLeg['points'], 0, 1, 0)!;
+}
+
 const extracts: Array<[string, string, OsmFormat]> = [
   ['Monaco', 'monaco.osm.pbf', 'pbf'], ['Andorra', 'andorra.osm.pbf', 'pbf'], ['Campo Grande', 'campo-grande.osm.gz', 'xml.gz'],
 ];
@@ -171,8 +181,9 @@ for (const [name, file, format] of extracts) {
     const rand = seededRandom(file.length * 104729);
     const { firstOut, edgeHead, edgeRoad, edgeReversed, roadFlags } = graph;
     const isRoundabout = (road: number) => (roadFlags[road] & RoadFlag.ROUNDABOUT) !== 0;
-    const named = (road: number) => { const l = graph.labelOf(road); return `${l.name ?? ''}|${l.ref ?? ''}`; };
-    let checkedRenamed = 0, checkedTurns = 0, checkedStraight = 0, roundabouts = 0;
+    // What a driver follows: the road number where there is one, else the name.
+    const named = (road: number) => { const l = graph.labelOf(road); return l.ref !== undefined ? `ref ${l.ref}` : `name ${l.name ?? ''}`; };
+    let checkedRenamed = 0, checkedTurns = 0, checkedBends = 0, checkedStraight = 0, roundabouts = 0;
     for (let k = 0; k < 40; k++) {
       const points = [0, 1, 2].slice(0, 2 + Math.floor(rand() * 2)).map(() => {
         const road = Math.floor(rand() * graph.roadCount);
@@ -202,15 +213,20 @@ for (const [name, file, format] of extracts) {
             checkedRenamed++;
             continue;
           }
-          const choice = [...Array(firstOut[v + 1] - firstOut[v]).keys()].map((j) => firstOut[v] + j)
-            .some((e) => e !== b && !(edgeRoad[e] === ra && edgeReversed[e] !== edgeReversed[a]));
+          const others = [...Array(firstOut[v + 1] - firstOut[v]).keys()].map((j) => firstOut[v] + j)
+            .filter((e) => e !== b && !(edgeRoad[e] === ra && edgeReversed[e] !== edgeReversed[a]));
           const before = polylineBearing(leg.points, p, -1, 20), after = polylineBearing(leg.points, p, 1, 20);
           // Only where both roads run 20 m from the junction (the polyline then measures what the roads do).
           if (before === undefined || after === undefined || graph.roadMetres(ra) < 25 || graph.roadMetres(rb) < 25) continue;
           const angle = Math.abs(angleBetween(before, after));
-          if (choice && angle > TURN_THRESHOLD_DEGREES + 10) {
+          // How far each other road turns, from its own points 20 m out of the junction.
+          const otherAngles = others.map((e) => Math.abs(angleBetween(before, roadBearingFrom(graph, edgeRoad[e], edgeReversed[e] === 1))));
+          if (angle > TURN_THRESHOLD_DEGREES + 10 && otherAngles.some((o) => o < angle + OBVIOUS_MARGIN_DEGREES - 10)) {
             assert.ok(starts.has(p), `a step at a ${angle.toFixed(0)}° turn on ${named(ra)}`);
             checkedTurns++;
+          } else if (angle > TURN_THRESHOLD_DEGREES + 10 && otherAngles.every((o) => o > angle + OBVIOUS_MARGIN_DEGREES + 10)) {
+            assert.ok(!starts.has(p), `no step where ${named(ra)} bends ${angle.toFixed(0)}° and the other roads turn further`);
+            checkedBends++;
           } else if (angle < TURN_THRESHOLD_DEGREES - 10) {
             assert.ok(!starts.has(p), `no step going straight on along ${named(ra)} (${angle.toFixed(0)}°)`);
             checkedStraight++;
@@ -235,7 +251,7 @@ for (const [name, file, format] of extracts) {
     }
     assert.ok(checkedRenamed > 20 && checkedStraight > 20, `${checkedRenamed} name changes, ${checkedTurns} turns, ${checkedStraight} straight junctions checked`);
     if (name !== 'Monaco') assert.ok(checkedTurns > 5, `${checkedTurns} turns checked`);
-    t.diagnostic(`${checkedRenamed} name changes, ${checkedTurns} turns, ${checkedStraight} straight junctions, ${roundabouts} roundabout exits checked`);
+    t.diagnostic(`${checkedRenamed} name changes, ${checkedTurns} turns, ${checkedBends} bends, ${checkedStraight} straight junctions, ${roundabouts} roundabout exits checked`);
   });
 }
 

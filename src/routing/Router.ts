@@ -628,6 +628,10 @@ class Leg implements RouteLeg {
     return this.#edgePoints[0];
   }
 
+  get edgesLast(): number {
+    return this.#edgePoints[1];
+  }
+
   get startReversed(): boolean {
     return this.#reversed[0];
   }

@@ -39,15 +39,29 @@ const MANEUVER: Readonly<Record<StepType, { type: string; modifier?: string }>> 
 export function wordSteps(steps: RouteStep[], language: StepLanguage, legIndex: number, legCount: number): void {
   const code = OSRM_LANGUAGE[language];
   steps.forEach((step, i) => {
-    const maneuver = i === 0 && step.type === 'CONTINUE_ON_STREET'
-      ? { type: 'depart', bearing_after: step.bearing }
-      : { ...MANEUVER[step.type], ...(step.exitNumber !== undefined && { exit: step.exitNumber }) };
-    // A roundabout's exit is feminine in Portuguese (a 2ª saída); the library's ordinals are masculine (destino).
-    const formatToken = code === 'pt-BR' && step.type === 'ROUNDABOUT'
-      ? (token: string, value: string) => (token === 'exit_number' ? value.replace('º', 'ª') : value)
-      : undefined;
-    step.text = compiler.compile(code, {
-      maneuver, name: step.name ?? '', ref: step.ref, destinations: step.destination, mode: 'driving',
-    }, { legIndex, legCount, formatToken });
+    const depart = i === 0 && step.type === 'CONTINUE_ON_STREET';
+    const arrive = step.type === 'VIA_POINT' || step.type === 'LAST_POINT';
+    // Everything the text depends on: a city's streets are worded again and again.
+    const key = `${code}\u001f${depart ? `depart ${step.bearing}` : step.type}\u001f${step.exitNumber}\u001f${step.name}\u001f${step.ref}\u001f${step.destination}\u001f${arrive ? `${legIndex}/${legCount}` : ''}`;
+    let text = texts.get(key);
+    if (text === undefined) {
+      const maneuver = depart
+        ? { type: 'depart', bearing_after: step.bearing }
+        : { ...MANEUVER[step.type], ...(step.exitNumber !== undefined && { exit: step.exitNumber }) };
+      // A roundabout's exit is feminine in Portuguese (a 2ª saída); the library's ordinals are masculine (destino).
+      const formatToken = code === 'pt-BR' && step.type === 'ROUNDABOUT'
+        ? (token: string, value: string) => (token === 'exit_number' ? value.replace('º', 'ª') : value)
+        : undefined;
+      text = compiler.compile(code, {
+        maneuver, name: step.name ?? '', ref: step.ref, destinations: step.destination, mode: 'driving',
+      }, { legIndex, legCount, formatToken });
+      if (texts.size >= MAX_TEXTS) texts.clear();
+      texts.set(key, text);
+    }
+    step.text = text;
   });
 }
+
+/** Texts worded lately, by what they depend on (wordSteps); emptied when full. */
+const texts = new Map<string, string>();
+const MAX_TEXTS = 65_536;

@@ -19,6 +19,11 @@ export type StepType = (typeof STEP_TYPES)[number];
  * route goes straight on, and a run of such junctions on one road stays one step.
  */
 export const TURN_THRESHOLD_DEGREES = 30;
+/**
+ * Where the route stays on its road as it bends beyond the threshold, the bend is still no step
+ * when every other road there turns at least this much further: a driver follows the road.
+ */
+export const OBVIOUS_MARGIN_DEGREES = 30;
 /** Beyond this a turn is a turn, not a slight one; beyond SHARP_DEGREES sharp; beyond U_TURN_DEGREES a U-turn. */
 export const SLIGHT_DEGREES = 60;
 export const SHARP_DEGREES = 140;
@@ -39,13 +44,13 @@ export interface RouteStep {
   first: number;
   last: number;
   /** ROUNDABOUT: the exit taken, counting the roundabout's exits from where the route entered. */
-  exitNumber?: number;
+  exitNumber?: number | undefined;
   /** The road the maneuver leads onto (a roundabout's: the road it leaves by), as signed. */
-  name?: string;
-  ref?: string;
-  destination?: string;
-  /** Degrees from the direction of arrival to that of departure, positive to the right (none at the start and the stops). */
-  turnAngle?: number;
+  name?: string | undefined;
+  ref?: string | undefined;
+  destination?: string | undefined;
+  /** Degrees from the direction of arrival to that of departure, positive to the right (none at the start, after a roundabout and at the stops). */
+  turnAngle?: number | undefined;
   /** Compass bearing of departure, degrees clockwise from north. */
   bearing: number;
   /** The instruction in the requested language (stepTexts.ts). */
@@ -62,129 +67,151 @@ export interface StepLeg {
   /** Whether the start road is driven against its shape, and the end road. */
   startReversed: boolean;
   endReversed: boolean;
-  /** The first edge's tail in `coordinates` (StepLeg points are latitude, longitude interleaved). */
+  /** The first edge's tail and the last edge's head in `coordinates` (latitude, longitude interleaved). */
   edgesFirst: number;
+  edgesLast: number;
   coordinates: Float64Array;
   distance: number;
 }
 
-/** A road driven by the leg, whole or in part. */
-interface Traversal {
-  road: number;
-  reversed: boolean;
-  metres: number;
-  seconds: number;
-  /** The point of the leg's polyline where it ends. */
-  end: number;
-  /** The node where it ends (where the next one starts); -1 for the last. */
-  node: number;
+/**
+ * The roads a leg drives, as flat arrays (k-th road driven: its road, direction, the metres and
+ * seconds the leg counts for it, the point of the leg's polyline where it ends, the node it ends at).
+ */
+interface Driven {
+  count: number;
+  road: Int32Array;
+  reversed: Uint8Array;
+  metres: Float64Array;
+  seconds: Float64Array;
+  end: Int32Array;
+  node: Int32Array;
 }
 
 /**
  * The maneuvers of a leg (texts left empty: stepTexts fills them), derived from its roads after the
  * search at a cost proportional to its path: a step where the road's name or ref changes, where
- * the route turns by more than TURN_THRESHOLD_DEGREES at a junction offering another road (a name
+ * the route turns by more than TURN_THRESHOLD_DEGREES at a junction offering another road (unless
+ * it follows its own road's bend and every other road turns OBVIOUS_MARGIN_DEGREES further; a name
  * change where another road within the threshold could be taken is a fork: KEEP_LEFT or
  * KEEP_RIGHT by the side the route keeps to), on entering a roundabout (with the exit it takes)
  * and on leaving it, at a U-turn; the leg ends with VIA_POINT or, for the last leg, LAST_POINT.
  */
 export function legSteps(graph: RoadGraph, leg: StepLeg, last: boolean): RouteStep[] {
-  const trav = traversals(graph, leg);
+  const d = drivenRoads(graph, leg);
   const count = leg.coordinates.length >> 1;
   const steps: RouteStep[] = [];
-  const arrival = (first: number): RouteStep => ({
-    type: last ? 'LAST_POINT' : 'VIA_POINT', distance: 0, duration: 0, first, last: count - 1, bearing: 0, text: '',
+  const arrival = (): RouteStep => ({
+    type: last ? 'LAST_POINT' : 'VIA_POINT', distance: 0, duration: 0, first: Math.max(0, count - 1), last: Math.max(0, count - 1),
+    exitNumber: undefined, name: undefined, ref: undefined, destination: undefined, turnAngle: undefined, bearing: 0, text: '',
   });
-  if (trav.length === 0) return [arrival(Math.max(0, count - 1))];
-  let step = startStep(graph, trav[0], 'CONTINUE_ON_STREET', 0);
+  if (d.count === 0) return [arrival()];
+  const { roadFlags, roadLabel } = graph;
+  const { road, reversed, metres, seconds, end, node } = d;
+  let step = startStep(graph, road[0], 'CONTINUE_ON_STREET', 0, departureBearing(graph, road[0], reversed[0] === 1));
   let exits = -1; // exits passed in the roundabout being driven (-1: not in one since a roundabout step began)
   for (let k = 0; ; k++) {
-    const t = trav[k];
-    step.distance += t.metres;
-    step.duration += t.seconds;
-    if (k + 1 === trav.length) break;
-    const next = trav[k + 1];
-    const turn = junction(graph, t, next);
-    const inRoundabout = (graph.roadFlags[t.road] & RoadFlag.ROUNDABOUT) !== 0;
-    const toRoundabout = (graph.roadFlags[next.road] & RoadFlag.ROUNDABOUT) !== 0;
+    step.distance += metres[k];
+    step.duration += seconds[k];
+    if (k + 1 === d.count) break;
+    const r = road[k], next = road[k + 1], rev = reversed[k] === 1, nextRev = reversed[k + 1] === 1, v = node[k];
+    const inRoundabout = (roadFlags[r] & RoadFlag.ROUNDABOUT) !== 0;
+    const toRoundabout = (roadFlags[next] & RoadFlag.ROUNDABOUT) !== 0;
     let type: StepType | undefined;
+    let angle: number | undefined, leave: number | undefined;
     if (toRoundabout && !inRoundabout) {
       type = 'ROUNDABOUT';
     } else if (toRoundabout) {
-      if (exits >= 0 && turn.leavesRoundabout) exits++;
+      if (exits >= 0 && leavesRoundabout(graph, v)) exits++;
     } else if (inRoundabout) {
       if (exits >= 0) {
         step.exitNumber = exits + 1;
-        Object.assign(step, labelFields(graph, next.road));
+        setLabel(step, graph, next);
       }
       type = 'LEAVE_ROUNDABOUT';
+    } else if (next === r) {
+      type = 'U_TURN'; // back along the same road (a dead end)
     } else {
-      type = maneuver(graph, t, next, turn);
+      const renamed = roadLabel[r] !== roadLabel[next] && !sameName(graph, r, next);
+      // Staying on the road where no other road leaves the junction is never a maneuver: no bearing needed.
+      if (!renamed && !hasOtherRoad(graph, v, r, rev, next, nextRev)) continue;
+      const arrive = arrivalBearing(graph, r, rev);
+      leave = departureBearing(graph, next, nextRev);
+      angle = turnAngle(arrive, leave);
+      type = maneuver(graph, v, r, rev, next, nextRev, arrive, angle, renamed);
     }
     if (type === undefined) continue;
-    step.last = t.end;
+    step.last = end[k];
     steps.push(step);
-    step = startStep(graph, next, type, t.end, turn.angle);
+    leave ??= departureBearing(graph, next, nextRev);
+    if (angle === undefined && type !== 'LEAVE_ROUNDABOUT') angle = turnAngle(arrivalBearing(graph, r, rev), leave);
+    step = startStep(graph, next, type, end[k], leave, angle);
     exits = type === 'ROUNDABOUT' ? 0 : -1;
   }
   step.last = count - 1;
   steps.push(step);
-  steps.push(arrival(count - 1));
+  steps.push(arrival());
   return steps;
 }
 
-function startStep(graph: RoadGraph, t: Traversal, type: StepType, first: number, turnAngle?: number): RouteStep {
+function startStep(graph: RoadGraph, road: number, type: StepType, first: number, bearing: number, turnAngle?: number): RouteStep {
+  const { name, ref, destination } = graph.labelOf(road);
+  // Every member set here, in one order, so steps share one shape (undefined members are left out of JSON).
   return {
-    type, distance: 0, duration: 0, first, last: first, ...labelFields(graph, t.road),
-    ...(turnAngle !== undefined && { turnAngle: Math.round(turnAngle) }), bearing: Math.round(departureBearing(graph, t.road, t.reversed)), text: '',
+    type, distance: 0, duration: 0, first, last: first, exitNumber: undefined, name, ref, destination,
+    turnAngle: turnAngle === undefined ? undefined : Math.round(turnAngle), bearing: Math.round(bearing), text: '',
   };
 }
 
-function labelFields(graph: RoadGraph, road: number): { name?: string; ref?: string; destination?: string } {
+/** The step's road label: the road's name, ref and destination (those it has). */
+function setLabel(step: RouteStep, graph: RoadGraph, road: number): void {
   const { name, ref, destination } = graph.labelOf(road);
-  return { name, ref, destination };
+  step.name = name;
+  step.ref = ref;
+  step.destination = destination;
 }
 
-/** What a junction offers: the route's turn angle, and the other roads a driver could take there. */
-interface Junction {
-  angle: number;
-  /** Turn angles of the other roads out of the junction (not the way back). */
-  others: number[];
-  /** Whether one of the other roads is not a roundabout's (an exit, when the route drives a roundabout). */
-  leavesRoundabout: boolean;
-}
-
-function junction(graph: RoadGraph, t: Traversal, next: Traversal): Junction {
-  const arrive = arrivalBearing(graph, t.road, t.reversed);
-  const angle = turnAngle(arrive, departureBearing(graph, next.road, next.reversed));
-  const others: number[] = [];
-  let leavesRoundabout = false;
-  const v = t.node;
-  const { firstOut, edgeRoad, edgeReversed, roadFlags } = graph;
+/** Whether a road other than the route's next one and the way back leaves node v. */
+function hasOtherRoad(graph: RoadGraph, v: number, r: number, rev: boolean, next: number, nextRev: boolean): boolean {
+  const { firstOut, edgeRoad, edgeReversed } = graph;
   for (let e = firstOut[v]; e < firstOut[v + 1]; e++) {
-    const r = edgeRoad[e], reversed = edgeReversed[e] === 1;
-    if (r === next.road && reversed === next.reversed) continue; // the route's own
-    if (r === t.road && reversed !== t.reversed) continue; // back the way it came
-    others.push(turnAngle(arrive, departureBearing(graph, r, reversed)));
-    if ((roadFlags[r] & RoadFlag.ROUNDABOUT) === 0) leavesRoundabout = true;
+    const o = edgeRoad[e], oRev = edgeReversed[e] === 1;
+    if (!(o === next && oRev === nextRev) && !(o === r && oRev !== rev)) return true;
   }
-  return { angle, others, leavesRoundabout };
+  return false;
 }
 
-/** The maneuver between two roads off roundabouts, or undefined where the route simply goes on. */
-function maneuver(graph: RoadGraph, t: Traversal, next: Traversal, turn: Junction): StepType | undefined {
-  if (next.road === t.road) return 'U_TURN'; // back along the same road (a dead end)
-  const renamed = !sameName(graph, t.road, next.road);
-  const a = turn.angle;
-  if (Math.abs(a) > TURN_THRESHOLD_DEGREES) return renamed || turn.others.length > 0 ? turnType(a) : undefined;
-  // Within the threshold, staying on the road is going on, whatever branches off beside it.
-  if (!renamed) return undefined;
-  // Onto another road: a fork when another road within the threshold could be taken too; the side the route keeps to.
-  let fork: number | undefined;
-  for (const o of turn.others) {
-    if (Math.abs(o) <= TURN_THRESHOLD_DEGREES && (fork === undefined || Math.abs(o - a) < Math.abs(fork - a))) fork = o;
+/** Whether a road off the roundabout leaves node v (an exit the route passes or takes). */
+function leavesRoundabout(graph: RoadGraph, v: number): boolean {
+  const { firstOut, edgeRoad, roadFlags } = graph;
+  for (let e = firstOut[v]; e < firstOut[v + 1]; e++) if ((roadFlags[edgeRoad[e]] & RoadFlag.ROUNDABOUT) === 0) return true;
+  return false;
+}
+
+/**
+ * The maneuver from road r onto road next at node v (off roundabouts), or undefined where the route
+ * simply goes on; `angle` is the route's turn there, `arrive` its bearing of arrival.
+ */
+function maneuver(
+  graph: RoadGraph, v: number, r: number, rev: boolean, next: number, nextRev: boolean, arrive: number, angle: number, renamed: boolean,
+): StepType | undefined {
+  const a = Math.abs(angle);
+  if (a <= TURN_THRESHOLD_DEGREES && !renamed) return undefined; // going on, whatever branches off beside
+  if (a > TURN_THRESHOLD_DEGREES && renamed) return turnType(angle);
+  // Beyond the threshold on the same road: no step where it bends and every other road turns
+  // OBVIOUS_MARGIN_DEGREES further. Within it onto another road: a fork when another road within
+  // the threshold could be taken too (the other nearest the route's direction says the side).
+  const { firstOut, edgeRoad, edgeReversed } = graph;
+  let obvious = true, fork = NaN;
+  for (let e = firstOut[v]; e < firstOut[v + 1]; e++) {
+    const o = edgeRoad[e], oRev = edgeReversed[e] === 1;
+    if ((o === next && oRev === nextRev) || (o === r && oRev !== rev)) continue; // the route's own road, the way back
+    const other = turnAngle(arrive, departureBearing(graph, o, oRev));
+    if (Math.abs(other) < a + OBVIOUS_MARGIN_DEGREES) obvious = false;
+    if (Math.abs(other) <= TURN_THRESHOLD_DEGREES && !(Math.abs(other - angle) >= Math.abs(fork - angle))) fork = other;
   }
-  return fork === undefined ? 'CONTINUE_ON_STREET' : a < fork ? 'KEEP_LEFT' : 'KEEP_RIGHT';
+  if (a > TURN_THRESHOLD_DEGREES) return obvious ? undefined : turnType(angle);
+  return Number.isNaN(fork) ? 'CONTINUE_ON_STREET' : angle < fork ? 'KEEP_LEFT' : 'KEEP_RIGHT';
 }
 
 /** The step type of a turn angle beyond the threshold. */
@@ -198,11 +225,16 @@ export function turnType(angle: number): StepType {
   return 'CONTINUE_ON_STREET';
 }
 
-/** Whether two roads carry the same name and ref (destinations aside: signs change along a road). */
+/**
+ * Whether a driver stays on the same road going from road a to road b: the same ref (route number)
+ * where a has one, whatever the names of its stretches; else the same name and no ref on b either
+ * (destinations aside: signs change along a road).
+ */
 export function sameName(graph: RoadGraph, a: number, b: number): boolean {
   if (graph.roadLabel[a] === graph.roadLabel[b]) return true;
   const la = graph.labelOf(a), lb = graph.labelOf(b);
-  return la.name === lb.name && la.ref === lb.ref;
+  // One road number through stretches of other names (E 6 through Tingstadstunneln): the driver follows the number.
+  return la.ref !== undefined ? la.ref === lb.ref : la.name === lb.name && lb.ref === undefined;
 }
 
 /** Degrees from bearing `from` to bearing `to`, in (-180, 180], positive clockwise (to the right). */
@@ -211,37 +243,42 @@ export function turnAngle(from: number, to: number): number {
   return d > 180 ? d - 360 : d;
 }
 
-/** Compass bearing (degrees clockwise from north) from one point to another, in [0, 360). */
-export function bearing(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const dx = (lon2 - lon1) * Math.cos(((lat1 + lat2) / 2) * (Math.PI / 180));
-  const b = Math.atan2(dx, lat2 - lat1) * (180 / Math.PI);
-  return b < 0 ? b + 360 : b;
-}
-
 /** The bearing of leaving a road's start (its end when reversed), over BEARING_METRES of it. */
 export function departureBearing(graph: RoadGraph, road: number, reversed: boolean): number {
-  const n = graph.roadPointCount(road);
-  return roadBearing(graph, road, reversed ? n - 1 : 0, reversed ? -1 : 1, n);
+  return bearingInto(graph, road, !reversed);
 }
 
 /** The bearing of arriving at a road's end (its start when reversed), over BEARING_METRES of it. */
 export function arrivalBearing(graph: RoadGraph, road: number, reversed: boolean): number {
-  const n = graph.roadPointCount(road);
-  return (roadBearing(graph, road, reversed ? 0 : n - 1, reversed ? 1 : -1, n) + 180) % 360;
+  return (bearingInto(graph, road, reversed) + 180) % 360;
 }
 
-/** Bearing from point `at` of a road towards the point BEARING_METRES away in direction `dir` (or its last). */
-function roadBearing(graph: RoadGraph, road: number, at: number, dir: number, n: number): number {
-  const lat0 = graph.roadPointLat(road, at), lon0 = graph.roadPointLon(road, at);
-  const cos = Math.cos(lat0 * (Math.PI / 180));
-  let lat = lat0, lon = lon0;
-  for (let k = at + dir; k >= 0 && k < n; k += dir) {
-    lat = graph.roadPointLat(road, k);
-    lon = graph.roadPointLon(road, k);
-    const dy = (lat - lat0) * 111_195, dx = (lon - lon0) * 111_195 * cos;
-    if (dx * dx + dy * dy >= BEARING_METRES * BEARING_METRES) break;
+/** Metres per 1e-7 degree of latitude. */
+const METRES_PER_E7 = 0.0111195;
+
+/**
+ * The bearing from one end of a road (its start when `fromStart`) towards the first of its points
+ * BEARING_METRES away along it (or its other end), read from the graph's 1e-7 degree arrays.
+ */
+function bearingInto(graph: RoadGraph, road: number, fromStart: boolean): number {
+  const { roadShapeStart, shapeLatE7, shapeLonE7, nodeLatE7, nodeLonE7 } = graph;
+  const s = roadShapeStart[road], z = roadShapeStart[road + 1];
+  const here = fromStart ? graph.roadFrom[road] : graph.roadTo[road], there = fromStart ? graph.roadTo[road] : graph.roadFrom[road];
+  const lat0 = nodeLatE7[here], lon0 = nodeLonE7[here];
+  const kx = Math.cos(lat0 * 1e-7 * (Math.PI / 180));
+  const far = (BEARING_METRES / METRES_PER_E7) ** 2;
+  let dLat = nodeLatE7[there] - lat0, dLon = nodeLonE7[there] - lon0;
+  for (let i = 0; i < z - s; i++) {
+    const k = fromStart ? s + i : z - 1 - i;
+    const y = shapeLatE7[k] - lat0, x = (shapeLonE7[k] - lon0) * kx;
+    if (x * x + y * y >= far) {
+      dLat = y;
+      dLon = shapeLonE7[k] - lon0;
+      break;
+    }
   }
-  return bearing(lat0, lon0, lat, lon);
+  const b = Math.atan2(dLon * kx, dLat) * (180 / Math.PI);
+  return b < 0 ? b + 360 : b;
 }
 
 /**
@@ -249,23 +286,48 @@ function roadBearing(graph: RoadGraph, road: number, at: number, dir: number, n:
  * (a part of no length, a stop on a junction, left out), with the metres and seconds the leg
  * counts for each and where each ends in its polyline.
  */
-function traversals(graph: RoadGraph, leg: StepLeg): Traversal[] {
+function drivenRoads(graph: RoadGraph, leg: StepLeg): Driven {
   const { from, to, edges } = leg;
   const count = leg.coordinates.length >> 1;
-  const out: Traversal[] = [];
-  const seconds = (road: number, metres: number) => partialCost(graph, road, metres, 'duration');
+  const n = edges.length + 2;
+  const d: Driven = {
+    count: 0, road: new Int32Array(n), reversed: new Uint8Array(n), metres: new Float64Array(n), seconds: new Float64Array(n),
+    end: new Int32Array(n), node: new Int32Array(n),
+  };
+  const push = (road: number, reversed: boolean, metres: number, seconds: number, end: number, node: number) => {
+    const k = d.count++;
+    d.road[k] = road; d.reversed[k] = reversed ? 1 : 0; d.metres[k] = metres; d.seconds[k] = seconds; d.end[k] = end; d.node[k] = node;
+  };
   if (leg.direct) {
-    if (leg.distance > 0) out.push({ road: from.road, reversed: leg.startReversed, metres: leg.distance, seconds: seconds(from.road, leg.distance), end: count - 1, node: -1 });
-    return out;
+    if (leg.distance > 0) push(from.road, leg.startReversed, leg.distance, partialCost(graph, from.road, leg.distance, 'duration'), count - 1, -1);
+    return d;
   }
   const startMetres = leg.startReversed ? from.offset : graph.roadMetres(from.road) - from.offset;
   const endMetres = leg.endReversed ? graph.roadMetres(to.road) - to.offset : to.offset;
   // The junction the start road leads to (a copy of it, where turn restrictions split it, is the edges' own).
   const junction = edges.length > 0 ? graph.edgeTailOf(edges[0]) : roadExitNode(graph, from.road, leg.startReversed);
-  if (startMetres > 0) out.push({ road: from.road, reversed: leg.startReversed, metres: startMetres, seconds: seconds(from.road, startMetres), end: leg.edgesFirst, node: junction });
-  // Where each edge ends in the polyline: LegLine's rule again (a point equal to the one before is left out).
-  const { edgeRoad, edgeReversed, edgeHead, roadShapeStart, shapeLatE7, shapeLonE7, nodeLatE7, nodeLonE7, roadLengthCm } = graph;
+  if (startMetres > 0) push(from.road, leg.startReversed, startMetres, partialCost(graph, from.road, startMetres, 'duration'), leg.edgesFirst, junction);
+  const { edgeRoad, edgeReversed, edgeHead, roadShapeStart, roadLengthCm } = graph;
   const millis = graph.roadMillis;
+  // Each edge adds its shape points and head, unless LegLine left out a point equal to the one before:
+  // then (rarely) the points are walked again to find where each edge ends.
+  let at = leg.edgesFirst;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i], r = edgeRoad[e];
+    at += roadShapeStart[r + 1] - roadShapeStart[r] + 1;
+    push(r, edgeReversed[e] === 1, roadLengthCm[r] * COST_STEP.distance, millis[r] * COST_STEP.duration, at, edgeHead[e]);
+  }
+  if (at !== leg.edgesLast) walkEdgePoints(graph, leg, d, d.count - edges.length);
+  if (endMetres > 0) push(to.road, leg.endReversed, endMetres, partialCost(graph, to.road, endMetres, 'duration'), count - 1, -1);
+  if (d.count === 0) return d;
+  d.end[d.count - 1] = count - 1;
+  d.node[d.count - 1] = -1;
+  return d;
+}
+
+/** Where each edge ends in the leg's polyline when points equal to the one before were left out (LegLine's rule, again). */
+function walkEdgePoints(graph: RoadGraph, leg: StepLeg, d: Driven, firstEdge: number): void {
+  const { edgeRoad, edgeReversed, edgeHead, roadShapeStart, shapeLatE7, shapeLonE7, nodeLatE7, nodeLonE7 } = graph;
   const xy = leg.coordinates;
   let at = leg.edgesFirst, lat = xy[2 * at], lon = xy[2 * at + 1];
   const add = (pLat: number, pLon: number) => {
@@ -273,17 +335,11 @@ function traversals(graph: RoadGraph, leg: StepLeg): Traversal[] {
     if (a === lat && b === lon) return;
     lat = a; lon = b; at++;
   };
-  for (let i = 0; i < edges.length; i++) {
-    const e = edges[i], r = edgeRoad[e], s = roadShapeStart[r], z = roadShapeStart[r + 1];
+  leg.edges.forEach((e, i) => {
+    const r = edgeRoad[e], s = roadShapeStart[r], z = roadShapeStart[r + 1];
     if (edgeReversed[e] === 0) for (let k = s; k < z; k++) add(shapeLatE7[k], shapeLonE7[k]);
     else for (let k = z - 1; k >= s; k--) add(shapeLatE7[k], shapeLonE7[k]);
-    const head = edgeHead[e];
-    add(nodeLatE7[head], nodeLonE7[head]);
-    out.push({ road: r, reversed: edgeReversed[e] === 1, metres: roadLengthCm[r] * COST_STEP.distance, seconds: millis[r] * COST_STEP.duration, end: at, node: head });
-  }
-  if (endMetres > 0) out.push({ road: to.road, reversed: leg.endReversed, metres: endMetres, seconds: seconds(to.road, endMetres), end: count - 1, node: -1 });
-  if (out.length === 0) return out;
-  out[out.length - 1].end = count - 1;
-  out[out.length - 1].node = -1;
-  return out;
+    add(nodeLatE7[edgeHead[e]], nodeLonE7[edgeHead[e]]);
+    d.end[firstEdge + i] = at;
+  });
 }
