@@ -52,7 +52,7 @@ for (const size of parseSizes(opts.sizes!)) {
       const t = performance.now();
       const made = a.route.legs.map((leg, i) => {
         const s = legSteps(graph, leg as unknown as StepLeg, i === a.route.legs.length - 1);
-        wordSteps(s, 'pt_BR', i, a.route.legs.length);
+        wordSteps(s, 'pt_BR', i, a.route.legs.length, graph.roadLabel);
         return s;
       });
       const stepMillis = performance.now() - t;

@@ -216,7 +216,7 @@ for (const { make, skip } of kinds) {
     });
 
     test('a trip\'s id reads back at /trip/v1/solutions/{id}, as answered or in another pointsMode; another client gets 404; expireIn bounds it', async () => {
-      const answered = await trip({ points: [west, east], restrictionZones: ['Centrum'] });
+      const answered = await trip({ points: [west, east], restrictionZones: ['Centrum'], turnByTurn: { language: 'es_AR' } });
       assert.equal(answered.status, 201);
       assert.ok(Date.parse(answered.body.expiryIn) - Date.parse(answered.body.createdAt) >= 7 * 24 * 3600_000 - 1000);
       const read = await get(`/trip/v1/solutions/${answered.body.id}`);
@@ -226,6 +226,10 @@ for (const { make, skip } of kinds) {
       const decoded = polyline.decode(answered.body.legs[0].points);
       assert.deepEqual(asArray.body.legs[0].points, decoded);
       assert.deepEqual({ ...asArray.body, legs: undefined }, { ...answered.body, legs: undefined });
+      // The instructions' points are the leg's, rewritten the same way.
+      const steps = asArray.body.legs[0].turnByTurn;
+      assert.deepEqual(steps.map((s: { points: unknown }) => s.points), answered.body.legs[0].turnByTurn.map((s: { points: string }) => polyline.decode(s.points)));
+      assert.deepEqual(steps.map((s: { text: string }) => s.text), answered.body.legs[0].turnByTurn.map((s: { text: string }) => s.text));
       const other = await authorise(svc.url, await newClient(store));
       const theirs = await get(`/trip/v1/solutions/${answered.body.id}`, { authorization: other.headers.authorization });
       assert.deepEqual([theirs.status, theirs.body.code], [404, 'TRIP_JOB_NOT_FOUND']);

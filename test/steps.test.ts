@@ -134,7 +134,7 @@ describe('steps on a hand-built crossing and roundabout', () => {
 test('every step type is worded in every language, with the road and the exit', () => {
   for (const language of STEP_LANGUAGES) {
     for (const type of STEP_TYPES) {
-      const step: RouteStep = { type, distance: 10, duration: 1, first: 0, last: 1, name: 'Rua Augusta', ref: 'SP-55', bearing: 90, text: '', ...(type === 'ROUNDABOUT' && { exitNumber: 2 }) };
+      const step: RouteStep = { type, distance: 10, duration: 1, first: 0, last: 1, road: 0, name: 'Rua Augusta', ref: 'SP-55', bearing: 90, text: '', ...(type === 'ROUNDABOUT' && { exitNumber: 2 }) };
       const lead: RouteStep = { ...step, type: 'CONTINUE_ON_STREET' };
       wordSteps([lead, step], language, 0, type === 'VIA_POINT' ? 2 : 1);
       assert.ok(step.text.length > 0 && !/[{}]/.test(step.text), `${language} ${type}: ${step.text}`);

@@ -153,7 +153,7 @@ export class Router {
     if (language) {
       legs.forEach((leg, i) => {
         const steps = legSteps(this.graph, leg as Leg, i === legs.length - 1);
-        wordSteps(steps, language, i, legs.length);
+        wordSteps(steps, language, i, legs.length, this.graph.roadLabel);
         leg.steps = steps;
       });
     }

@@ -1,5 +1,5 @@
 import createInstructions from 'osrm-text-instructions';
-import type { RouteStep, StepType } from './steps.js';
+import { STEP_TYPES, type RouteStep, type StepType } from './steps.js';
 
 /** The languages of Maplink's turnByTurn (trip-schema `Languages`). */
 export const STEP_LANGUAGES = ['pt_BR', 'es_AR', 'en'] as const;
@@ -34,34 +34,42 @@ const MANEUVER: Readonly<Record<StepType, { type: string; modifier?: string }>> 
 /**
  * Words every step of a leg in the language (osrm-text-instructions, OSRM's and Mapbox's phrasing
  * library): the first step as a departure with its compass direction, the others by type, with the
- * road's name and ref, a roundabout's exit, the stop reached (`legIndex` of `legCount` legs).
+ * road's name and ref, a roundabout's exit, the stop reached (`legIndex` of `legCount` legs). Given
+ * the graph's `roadLabel`, texts are kept by what they depend on (the road's label, the type, the
+ * exit): a country's streets are worded again and again.
  */
-export function wordSteps(steps: RouteStep[], language: StepLanguage, legIndex: number, legCount: number): void {
+export function wordSteps(steps: RouteStep[], language: StepLanguage, legIndex: number, legCount: number, roadLabel?: Uint32Array): void {
   const code = OSRM_LANGUAGE[language];
-  steps.forEach((step, i) => {
+  const kept = (texts[language] ??= new Map<number, string>());
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
     const depart = i === 0 && step.type === 'CONTINUE_ON_STREET';
-    const arrive = step.type === 'VIA_POINT' || step.type === 'LAST_POINT';
-    // Everything the text depends on: a city's streets are worded again and again.
-    const key = `${code}\u001f${depart ? `depart ${step.bearing}` : step.type}\u001f${step.exitNumber}\u001f${step.name}\u001f${step.ref}\u001f${step.destination}\u001f${arrive ? `${legIndex}/${legCount}` : ''}`;
-    let text = texts.get(key);
+    const exit = step.exitNumber ?? 0;
+    // Departures (their compass direction) and arrivals (their stop's number) are worded each time: one of each a leg.
+    const key = roadLabel && !depart && step.road >= 0 && exit < 32 ? roadLabel[step.road] * 1024 + STEP_TYPES.indexOf(step.type) * 32 + exit : -1;
+    let text = key >= 0 ? kept.get(key) : undefined;
     if (text === undefined) {
-      const maneuver = depart
-        ? { type: 'depart', bearing_after: step.bearing }
-        : { ...MANEUVER[step.type], ...(step.exitNumber !== undefined && { exit: step.exitNumber }) };
-      // A roundabout's exit is feminine in Portuguese (a 2ª saída); the library's ordinals are masculine (destino).
-      const formatToken = code === 'pt-BR' && step.type === 'ROUNDABOUT'
-        ? (token: string, value: string) => (token === 'exit_number' ? value.replace('º', 'ª') : value)
-        : undefined;
-      text = compiler.compile(code, {
-        maneuver, name: step.name ?? '', ref: step.ref, destinations: step.destination, mode: 'driving',
-      }, { legIndex, legCount, formatToken });
-      if (texts.size >= MAX_TEXTS) texts.clear();
-      texts.set(key, text);
+      text = compile(code, step, depart, legIndex, legCount);
+      if (key >= 0) {
+        if (kept.size >= MAX_TEXTS) kept.clear();
+        kept.set(key, text);
+      }
     }
     step.text = text;
-  });
+  }
 }
 
-/** Texts worded lately, by what they depend on (wordSteps); emptied when full. */
-const texts = new Map<string, string>();
+function compile(code: string, step: RouteStep, depart: boolean, legIndex: number, legCount: number): string {
+  const maneuver = depart
+    ? { type: 'depart', bearing_after: step.bearing }
+    : { ...MANEUVER[step.type], ...(step.exitNumber !== undefined && { exit: step.exitNumber }) };
+  // A roundabout's exit is feminine in Portuguese (a 2ª saída); the library's ordinals are masculine (destino).
+  const formatToken = code === 'pt-BR' && step.type === 'ROUNDABOUT'
+    ? (token: string, value: string) => (token === 'exit_number' ? value.replace('º', 'ª') : value)
+    : undefined;
+  return compiler.compile(code, { maneuver, name: step.name ?? '', ref: step.ref, destinations: step.destination, mode: 'driving' }, { legIndex, legCount, formatToken });
+}
+
+/** Texts worded lately per language, by label, type and exit (wordSteps); emptied when full. */
+const texts: Partial<Record<StepLanguage, Map<number, string>>> = {};
 const MAX_TEXTS = 65_536;

@@ -45,7 +45,8 @@ export interface RouteStep {
   last: number;
   /** ROUNDABOUT: the exit taken, counting the roundabout's exits from where the route entered. */
   exitNumber?: number | undefined;
-  /** The road the maneuver leads onto (a roundabout's: the road it leaves by), as signed. */
+  /** The graph's road the maneuver leads onto (a roundabout's: the road it leaves by; -1 at the stops), and its name, ref and destination as signed. */
+  road: number;
   name?: string | undefined;
   ref?: string | undefined;
   destination?: string | undefined;
@@ -103,7 +104,7 @@ export function legSteps(graph: RoadGraph, leg: StepLeg, last: boolean): RouteSt
   const steps: RouteStep[] = [];
   const arrival = (): RouteStep => ({
     type: last ? 'LAST_POINT' : 'VIA_POINT', distance: 0, duration: 0, first: Math.max(0, count - 1), last: Math.max(0, count - 1),
-    exitNumber: undefined, name: undefined, ref: undefined, destination: undefined, turnAngle: undefined, bearing: 0, text: '',
+    exitNumber: undefined, road: -1, name: undefined, ref: undefined, destination: undefined, turnAngle: undefined, bearing: 0, text: '',
   });
   if (d.count === 0) return [arrival()];
   const { roadFlags, roadLabel } = graph;
@@ -158,14 +159,15 @@ function startStep(graph: RoadGraph, road: number, type: StepType, first: number
   const { name, ref, destination } = graph.labelOf(road);
   // Every member set here, in one order, so steps share one shape (undefined members are left out of JSON).
   return {
-    type, distance: 0, duration: 0, first, last: first, exitNumber: undefined, name, ref, destination,
+    type, distance: 0, duration: 0, first, last: first, exitNumber: undefined, road, name, ref, destination,
     turnAngle: turnAngle === undefined ? undefined : Math.round(turnAngle), bearing: Math.round(bearing), text: '',
   };
 }
 
-/** The step's road label: the road's name, ref and destination (those it has). */
+/** The step's road and its label: the road's name, ref and destination (those it has). */
 function setLabel(step: RouteStep, graph: RoadGraph, road: number): void {
   const { name, ref, destination } = graph.labelOf(road);
+  step.road = road;
   step.name = name;
   step.ref = ref;
   step.destination = destination;

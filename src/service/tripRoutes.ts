@@ -192,9 +192,12 @@ export async function tripRoutes(app: FastifyInstance, options: TripRoutesOption
   });
 }
 
-/** A trip solution's JSON with every leg's points re-encoded from one pointsMode into another. */
+/** A trip solution's JSON with every leg's points, and its instructions' points, re-encoded from one pointsMode into another. */
 function rewritePoints(json: string, from: PointsMode, to: PointsMode): string {
   const solution = JSON.parse(json) as TripResponse;
-  for (const leg of solution.legs) leg.points = encodePoints(decodePoints(leg.points as EncodedPoints, from), to);
+  for (const leg of solution.legs) {
+    leg.points = encodePoints(decodePoints(leg.points as EncodedPoints, from), to);
+    for (const step of leg.turnByTurn ?? []) step.points = encodePoints(decodePoints(step.points, from), to);
+  }
   return JSON.stringify(solution);
 }
