@@ -70,6 +70,7 @@ for (const size of parseSizes(opts.sizes!)) {
     rows.push(`| ${mode} | ${plain.length} | ${ms(quantile(plain, 0.5))} | ${ms(quantile(worded, 0.5))} | ${ms(quantile(alone, 0.5))} | ${ms(quantile(alone, 0.95))} | ${(100 * p50Share).toFixed(1)} % | ${(100 * quantile(share, 0.5)).toFixed(1)} % | ${(steps / legs).toFixed(1)} | ${Math.round(edges / legs)} |`);
     summary.push(`${mode} ${(100 * p50Share).toFixed(1)} %`);
   }
+  const labelBytes = graph.roadLabel.byteLength + graph.labelBytes.byteLength + graph.labelStart.byteLength;
   const section = [
     `## Turn-by-turn steps: synthetic country ${size.key}`,
     '',
@@ -79,7 +80,7 @@ for (const size of parseSizes(opts.sizes!)) {
     '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Routes differing with and without steps: ${differ}; legs whose steps do not sum to their distance: ${untiled}.`,
+    `Routes differing with and without steps: ${differ}; legs whose steps do not sum to their distance: ${untiled}. The roads' labels (ids and table) take ${(labelBytes / 2 ** 20).toFixed(1)} MiB, ${(100 * labelBytes / graph.byteSize()).toFixed(1)} % of the graph's arrays (${(graph.labelStart.length - 1).toLocaleString('en')} distinct labels).`,
   ].join('\n');
   console.log(section);
   if (!opts['no-write']) updateResults(undefined, [section]);

@@ -109,7 +109,8 @@ export function legSteps(graph: RoadGraph, leg: StepLeg, last: boolean): RouteSt
   if (d.count === 0) return [arrival()];
   const { roadFlags, roadLabel } = graph;
   const { road, reversed, metres, seconds, end, node } = d;
-  let step = startStep(graph, road[0], 'CONTINUE_ON_STREET', 0, departureBearing(graph, road[0], reversed[0] === 1));
+  const xy = leg.coordinates;
+  let step = startStep(graph, road[0], 'CONTINUE_ON_STREET', 0, polylineBearing(xy, 0, end[0]));
   let exits = -1; // exits passed in the roundabout being driven (-1: not in one since a roundabout step began)
   for (let k = 0; ; k++) {
     step.distance += metres[k];
@@ -136,16 +137,17 @@ export function legSteps(graph: RoadGraph, leg: StepLeg, last: boolean): RouteSt
       const renamed = roadLabel[r] !== roadLabel[next] && !sameName(graph, r, next);
       // Staying on the road where no other road leaves the junction is never a maneuver: no bearing needed.
       if (!renamed && !hasOtherRoad(graph, v, r, rev, next, nextRev)) continue;
-      const arrive = arrivalBearing(graph, r, rev);
-      leave = departureBearing(graph, next, nextRev);
+      // The route's own directions from its polyline (read in order), over BEARING_METRES of each road.
+      const arrive = (polylineBearing(xy, end[k], k > 0 ? end[k - 1] : 0) + 180) % 360;
+      leave = polylineBearing(xy, end[k], end[k + 1]);
       angle = turnAngle(arrive, leave);
       type = maneuver(graph, v, r, rev, next, nextRev, arrive, angle, renamed);
     }
     if (type === undefined) continue;
     step.last = end[k];
     steps.push(step);
-    leave ??= departureBearing(graph, next, nextRev);
-    if (angle === undefined && type !== 'LEAVE_ROUNDABOUT') angle = turnAngle(arrivalBearing(graph, r, rev), leave);
+    leave ??= polylineBearing(xy, end[k], end[k + 1]);
+    if (angle === undefined && type !== 'LEAVE_ROUNDABOUT') angle = turnAngle((polylineBearing(xy, end[k], k > 0 ? end[k - 1] : 0) + 180) % 360, leave);
     step = startStep(graph, next, type, end[k], leave, angle);
     exits = type === 'ROUNDABOUT' ? 0 : -1;
   }
@@ -245,15 +247,31 @@ export function turnAngle(from: number, to: number): number {
   return d > 180 ? d - 360 : d;
 }
 
-/** The bearing of leaving a road's start (its end when reversed), over BEARING_METRES of it. */
+/** The bearing of leaving a road's start (its end when reversed), over BEARING_METRES of it (the roads a route does not take). */
 export function departureBearing(graph: RoadGraph, road: number, reversed: boolean): number {
   return bearingInto(graph, road, !reversed);
 }
 
-/** The bearing of arriving at a road's end (its start when reversed), over BEARING_METRES of it. */
-export function arrivalBearing(graph: RoadGraph, road: number, reversed: boolean): number {
-  return (bearingInto(graph, road, reversed) + 180) % 360;
+/**
+ * The bearing along a leg's polyline (latitude, longitude interleaved) from point `at` towards
+ * point `limit`: to the first point BEARING_METRES away, or `limit` itself when none is.
+ */
+export function polylineBearing(xy: Float64Array, at: number, limit: number): number {
+  const dir = limit > at ? 1 : -1;
+  const lat0 = xy[2 * at], lon0 = xy[2 * at + 1];
+  const kx = Math.cos(lat0 * (Math.PI / 180));
+  const far = (BEARING_METRES / METRES_PER_DEGREE) ** 2;
+  let dLat = 0, dLon = 0;
+  for (let k = at + dir; dir > 0 ? k <= limit : k >= limit; k += dir) {
+    dLat = xy[2 * k] - lat0;
+    dLon = xy[2 * k + 1] - lon0;
+    if (dLat * dLat + dLon * kx * dLon * kx >= far) break;
+  }
+  const b = Math.atan2(dLon * kx, dLat) * (180 / Math.PI);
+  return b < 0 ? b + 360 : b;
 }
+
+const METRES_PER_DEGREE = 111_195;
 
 /** Metres per 1e-7 degree of latitude. */
 const METRES_PER_E7 = 0.0111195;
