@@ -22,7 +22,7 @@ import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult }
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
 import { legSteps, type RouteStep } from './steps.js';
 import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
-import { limitReason, vehicleKey, vehicleRoads, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { limitReason, vehicleKey, vehicleRoads, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 
 
 export interface RouterOptions {
@@ -126,7 +126,7 @@ export class Router {
     }
     const language = stepLanguage(request.steps);
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
-    const zones = request.zones ?? [];
+    const zones = zonesFor(request.zones ?? [], request.vehicle);
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
     // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
     const shared = zones.length > 0 ? this.cliques.prepare(zones, 0) : NO_ZONE_SET;

@@ -13,7 +13,7 @@ import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
-import type { Vehicle, VehicleRoads } from './vehicle.js';
+import { zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
 export interface MatrixRequest {
@@ -115,7 +115,9 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
  * component, or two stops on one road that must enter a zone, go to Router.route one by one. So every element equals what Router.route
  * answers for its pair. A graph without a hierarchy and a two-level overlay gets the reference.
  */
-export function computeMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
+export function computeMatrix(router: MatrixRouter, given: MatrixRequest): MatrixResult {
+  // The zones whose vehicles rule takes in the request's vehicle (each element is Router.route's, which keeps the same).
+  const request = given.zones ? { ...given, zones: zonesFor(given.zones, given.vehicle) } : given;
   const graph = router.graph;
   if (!graph.hierarchy?.overlay?.fine) return matrixByRoutes(router, request);
   const avoidance = readMatrixRequest(request);

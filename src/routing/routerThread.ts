@@ -37,12 +37,13 @@ export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterO
 
 /**
  * A calculated zone as posted to a thread: its prepared polygons' fields (typed arrays, copied by
- * the structured clone) without the polygons themselves, which routing never reads.
+ * the structured clone) and its vehicles rule, without the polygons themselves, which routing never reads.
  */
 export type ZoneFields = Omit<CalculatedZone, 'prepared'> & { prepared: PreparedPolygonFields[] };
 
 export function zoneFields(zone: CalculatedZone): ZoneFields {
-  return { ...zone, zone: { name: zone.zone.name, polygons: [] }, prepared: zone.prepared.map((p) => ({ ...p })) };
+  const { name, vehicles } = zone.zone;
+  return { ...zone, zone: vehicles ? { name, polygons: [], vehicles } : { name, polygons: [] }, prepared: zone.prepared.map((p) => ({ ...p })) };
 }
 
 /** The zone a thread received: prepared polygons revived (a clone keeps no class), nothing rebuilt. */

@@ -2,6 +2,9 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
 import type { BlockedCellCliques } from './PathSearch.js';
+import { vehicleAxles } from '../vehicleTypes.js';
+import type { CalculatedZone } from '../zones/calculateZone.js';
+import type { ZoneVehicles } from '../zones/Zone.js';
 
 /**
  * A vehicle a route must be legal for: its dimensions and weights (metres, tonnes; undefined:
@@ -176,4 +179,24 @@ export function appliedVehicle(v: Vehicle): Record<string, unknown> {
     accessClass: v.accessClass,
     dangerousGoods: v.hazmat,
   };
+}
+
+/**
+ * Whether a zone's vehicles rule takes in a vehicle: its type is listed, or one of its figures
+ * reaches a minimum given (tonnes, metres, axles: those of its Maplink type). No rule: every
+ * vehicle. A request without a vehicle is a car of no known figures: only a rule listing CAR takes it in.
+ */
+export function zoneAppliesTo(rule: ZoneVehicles | undefined, vehicle?: Vehicle): boolean {
+  if (!rule) return true;
+  const type = vehicle?.type ?? 'CAR';
+  if (rule.types?.includes(type)) return true;
+  if (!vehicle) return false;
+  const reaches = (min: number | undefined, value: number | undefined) => min !== undefined && value !== undefined && value >= min;
+  return reaches(rule.minWeight, vehicle.weightT) || reaches(rule.minLength, vehicle.lengthM) || reaches(rule.minHeight, vehicle.heightM) ||
+    reaches(rule.minWidth, vehicle.widthM) || reaches(rule.minAxles, vehicleAxles(type));
+}
+
+/** The zones that apply to the vehicle (zoneAppliesTo); the same array when all do. */
+export function zonesFor(zones: CalculatedZone[], vehicle?: Vehicle): CalculatedZone[] {
+  return zones.every((z) => !z.zone.vehicles) ? zones : zones.filter((z) => zoneAppliesTo(z.zone.vehicles, vehicle));
 }

@@ -6,7 +6,7 @@ import {
   CROSSED_BORDER_LEVELS, FREIGHT_GOODS_TYPES, FREIGHT_OPERATION_TYPES, LOAD_TYPES, REVERSE_GEOCODE_MODES, ROAD_TYPES, TOLL_BILLING_TYPES, TOLL_BILLINGS,
   TOLL_PERIODS, TOLL_TYPES, TRANSPONDER_OPERATORS, TURN_BY_TURN_LANGUAGES, VEHICLE_SPECIFICATION_LIMITS, VEHICLE_TYPES,
 } from '../trip/maplinkVocabulary.js';
-import { ZONE_LIMITS } from '../zones/Zone.js';
+import { ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS } from '../zones/Zone.js';
 
 /**
  * JSON schemas of every body, query and response. Fastify validates requests with them (ajv,
@@ -85,6 +85,20 @@ const vertex = {
   required: ['latitude', 'longitude'],
 } as const;
 
+/** A zone's vehicles rule (detour extension; validateZone checks it and names each member's problem). */
+const zoneVehiclesSchema = {
+  type: ['object', 'null'],
+  description:
+    'detour extension: the vehicles the zone closes its roads to: those of the Maplink types listed, and those at or above any minimum ' +
+    '(gross weight in tonnes, length, height and width in metres, axles of the Maplink type). Left out: every vehicle. A trip without a vehicleType is a car.',
+  properties: {
+    types: { type: 'array', minItems: 1, maxItems: VEHICLE_TYPES.length, items: { type: 'string', enum: VEHICLE_TYPES } },
+    ...Object.fromEntries(Object.entries(ZONE_VEHICLE_MINIMUMS).map(([key, most]) => [key, { type: 'number', minimum: 0, maximum: most }])),
+  },
+  additionalProperties: false,
+  examples: [{ types: ['TRUCK_WITH_TWO_DOUBLE_AXLES', 'TRUCK_WITH_THREE_DOUBLE_AXLES'], minWeight: 10 }],
+} as const;
+
 export const zoneBodySchema = {
   type: 'object',
   description:
@@ -107,6 +121,7 @@ export const zoneBodySchema = {
         required: ['vertices'],
       },
     },
+    vehicles: zoneVehiclesSchema,
   },
   required: ['name', 'geometries'],
   examples: [{
@@ -142,6 +157,7 @@ export const zoneResponseSchema = {
         },
       },
     },
+    vehicles: zoneVehiclesSchema,
     status: zoneStatusSchema,
   },
   required: ['name', 'geometries', 'status'],

@@ -9,15 +9,9 @@ import { STEP_LANGUAGES, type StepLanguage } from '../routing/stepTexts.js';
  * The schema is maplink/sdk-java's `trip-schema/` (members, enums, defaults).
  */
 
-/** Maplink's vehicle types (v2 `vehicleType`, `toll.vehicleType`); TRUCK_WITH_TWO_SINGLE_AXIS is spelt so. */
-export const VEHICLE_TYPES = [
-  'CAR', 'MOTORCYCLE', 'CAR_WITH_THREE_SIMPLE_AXLES', 'CAR_WITH_FOUR_SIMPLE_AXLES',
-  'BUS_WITH_TWO_DOUBLE_AXLES', 'BUS_WITH_THREE_DOUBLE_AXLES', 'BUS_WITH_FOUR_DOUBLE_AXLES', 'BUS_WITH_FIVE_DOUBLE_AXLES',
-  'TRUCK_WITH_TWO_SINGLE_AXIS', 'TRUCK_WITH_TWO_DOUBLE_AXLES', 'TRUCK_WITH_THREE_DOUBLE_AXLES', 'TRUCK_WITH_FOUR_DOUBLE_AXLES',
-  'TRUCK_WITH_FIVE_DOUBLE_AXLES', 'TRUCK_WITH_SIX_DOUBLE_AXLES', 'TRUCK_WITH_SEVEN_DOUBLE_AXLES', 'TRUCK_WITH_EIGHT_DOUBLE_AXLES',
-  'TRUCK_WITH_NINE_DOUBLE_AXLES', 'TRUCK_WITH_TEN_DOUBLE_AXLES',
-] as const;
-export type VehicleType = (typeof VEHICLE_TYPES)[number];
+/** Maplink's vehicle types (v2 `vehicleType`, `toll.vehicleType`). */
+export { VEHICLE_TYPES, type VehicleType } from '../vehicleTypes.js';
+import type { VehicleType } from '../vehicleTypes.js';
 
 /** Road types of `speedPreferences` (Maplink's v1 RoadType). */
 export const ROAD_TYPES = [

@@ -6,10 +6,28 @@ export interface ZoneVertex {
   longitude: number;
 }
 
-/** A zone as the API takes it: a name and one or more polygons (outer rings, no holes). */
+/**
+ * Which vehicles a zone closes its roads to (a detour extension of Maplink's zone): those of the
+ * Maplink types listed, and those at or above any minimum given (gross tonnes, metres, axles). A
+ * zone without it applies to every vehicle.
+ */
+export interface ZoneVehicles {
+  types?: string[];
+  minWeight?: number;
+  minLength?: number;
+  minHeight?: number;
+  minWidth?: number;
+  minAxles?: number;
+}
+
+/** The minimums of ZoneVehicles, and their largest values (beyond them a request is surely in other units). */
+export const ZONE_VEHICLE_MINIMUMS = { minWeight: 500, minLength: 100, minHeight: 20, minWidth: 20, minAxles: 20 } as const;
+
+/** A zone as the API takes it: a name and one or more polygons (outer rings, no holes), and optionally the vehicles it applies to. */
 export interface ZoneInput {
   name: string;
   geometries: Array<{ name?: string; vertices: ZoneVertex[] }>;
+  vehicles?: ZoneVehicles;
 }
 
 /** A polygon of a zone: an outer ring and optional holes, as [longitude, latitude] (GeoJSON order), open. */
@@ -22,6 +40,8 @@ export interface ZonePolygon {
 export interface Zone {
   name: string;
   polygons: ZonePolygon[];
+  /** The vehicles it applies to (absent: every vehicle). */
+  vehicles?: ZoneVehicles;
 }
 
 export type ZoneStatusName = 'IN_CALCULATION' | 'CALCULATED' | 'CALCULATED_WITHOUT_ROADS' | 'CALCULATION_ERROR';
@@ -62,5 +82,6 @@ export function zoneToInput(zone: Zone): ZoneInput {
       name: p.name,
       vertices: p.rings[0].map(([longitude, latitude]) => ({ latitude, longitude })),
     })),
+    ...(zone.vehicles && { vehicles: zone.vehicles }),
   };
 }

@@ -4,7 +4,7 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
-import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+import { zoneStatus, type Zone, type ZoneStatus, type ZoneVehicles } from './Zone.js';
 import { checkZoneJson, type CheckedZoneJson } from './zoneJson.js';
 import type { ZoneWorkerData } from './zoneWorker.js';
 
@@ -40,6 +40,8 @@ interface WorkerReply {
   millis: number;
   /** For a zone sent as JSON text: its polygons' names and the polygons, prepared there. */
   polygonNames?: string[];
+  /** The zone's vehicles rule, read from its JSON text there. */
+  vehicles?: ZoneVehicles;
   prepared?: PreparedPolygonFields[];
   /** The answer to a checkJson request; sameText: its json is the text sent (and left out). */
   checked?: CheckedZoneJson;
@@ -217,7 +219,7 @@ export class ZoneCalculator {
         if (reply.status.name === 'CALCULATION_ERROR') return fail(reply.status);
         const prepared = reply.prepared ? reply.prepared.map(PreparedPolygon.revive) : zone.polygons.map((p) => new PreparedPolygon(p.rings));
         return {
-          zone: reply.polygonNames ? zoneOfPrepared(zone.name, reply.polygonNames, prepared) : zone,
+          zone: reply.polygonNames ? zoneOfPrepared(zone.name, reply.polygonNames, prepared, reply.vehicles) : zone,
           status: reply.status,
           roadCount: this.graph.roadCount,
           roads: reply.roads,
@@ -253,9 +255,9 @@ export class ZoneCalculator {
 }
 
 /** A Zone whose polygons are rebuilt from the prepared ones when first read (routing reads only the prepared). */
-function zoneOfPrepared(name: string, polygonNames: string[], prepared: PreparedPolygon[]): Zone {
+function zoneOfPrepared(name: string, polygonNames: string[], prepared: PreparedPolygon[], vehicles?: ZoneVehicles): Zone {
   let polygons: Zone['polygons'] | undefined;
-  const zone = { name } as Zone;
+  const zone = (vehicles ? { name, vehicles } : { name }) as Zone;
   Object.defineProperty(zone, 'polygons', { enumerable: true, get: () => (polygons ??= prepared.map((p, i) => ({ name: polygonNames[i], rings: p.rings() }))) });
   return zone;
 }

@@ -1,7 +1,8 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Ring } from '../geo/PreparedPolygon.js';
 import { allOnOneLine, findSelfIntersection, selfIntersectionSteps } from '../geo/selfIntersection.js';
-import { ZONE_LIMITS, type Zone, type ZoneInput, type ZonePolygon } from './Zone.js';
+import { VEHICLE_TYPES } from '../vehicleTypes.js';
+import { ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS, type Zone, type ZoneInput, type ZonePolygon, type ZoneVehicles } from './Zone.js';
 
 /** One problem with a zone: where (a JSON path such as `geometries[0].vertices[3].latitude`) and what. */
 export interface ValidationIssue {
@@ -162,8 +163,44 @@ function* zoneSteps(input: unknown): Generator<void, Zone, void> {
       if (ring) polygons.push({ name: geometryName, rings: [ring] });
     }
   }
+  const vehicles = input.vehicles === undefined || input.vehicles === null ? undefined : checkVehicles(input.vehicles, issues);
   if (issues.length > 0) throw new ZoneValidationError(issues);
-  return { name: input.name as string, polygons };
+  return { name: input.name as string, polygons, ...(vehicles && { vehicles }) };
+}
+
+/** A zone's `vehicles` rule, checked member by member (issues name each); undefined when it has a problem. */
+export function checkVehicles(input: unknown, issues: ValidationIssue[]): ZoneVehicles | undefined {
+  const before = issues.length;
+  if (!isObject(input)) {
+    issues.push({ path: 'vehicles', message: `must be an object {types, minWeight, minLength, minHeight, minWidth, minAxles}, got ${describe(input)}` });
+    return undefined;
+  }
+  const out: ZoneVehicles = {};
+  for (const [key, value] of Object.entries(input)) {
+    const path = `vehicles.${key}`;
+    if (value === null) continue;
+    if (key === 'types') {
+      if (!Array.isArray(value) || value.length === 0) {
+        issues.push({ path, message: `must be a non-empty array of Maplink vehicle types, got ${describe(value)}` });
+        continue;
+      }
+      value.forEach((t, i) => {
+        if (!(VEHICLE_TYPES as readonly unknown[]).includes(t)) issues.push({ path: `${path}[${i}]`, message: `must be one of ${VEHICLE_TYPES.join(', ')}, got ${describe(t)}` });
+      });
+      out.types = [...new Set(value as string[])];
+    } else if (key in ZONE_VEHICLE_MINIMUMS) {
+      const most = ZONE_VEHICLE_MINIMUMS[key as keyof typeof ZONE_VEHICLE_MINIMUMS];
+      if (typeof value !== 'number' || !(value >= 0 && value <= most)) {
+        issues.push({ path, message: `must be a number from 0 to ${most} (${key === 'minWeight' ? 'tonnes' : key === 'minAxles' ? 'axles' : 'metres'}), got ${describe(value)}` });
+      } else {
+        out[key as keyof typeof ZONE_VEHICLE_MINIMUMS] = value;
+      }
+    } else {
+      issues.push({ path, message: `is not a known member (types, ${Object.keys(ZONE_VEHICLE_MINIMUMS).join(', ')})` });
+    }
+  }
+  if (issues.length === before && Object.keys(out).length === 0) issues.push({ path: 'vehicles', message: 'must name types or a minimum (or be left out: the zone applies to every vehicle)' });
+  return issues.length === before ? out : undefined;
 }
 
 /** How many distinct positions the ring has, counting no further than 3. */
@@ -294,5 +331,9 @@ export function storedZone(body: ZoneInput): Zone {
     if (ring.length < 3) throw new Error(`stored geometries[${gi}] has fewer than 3 vertices`);
     return { name: typeof g.name === 'string' ? g.name : '', rings: [ring] };
   });
-  return { name: body.name, polygons };
+  if (body.vehicles === undefined) return { name: body.name, polygons };
+  const issues: ValidationIssue[] = [];
+  const vehicles = checkVehicles(body.vehicles, issues);
+  if (!vehicles) throw new Error(`the stored vehicles rule is not one: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+  return { name: body.name, polygons, vehicles };
 }

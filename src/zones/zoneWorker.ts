@@ -66,7 +66,9 @@ if (!isMainThread && parentPort) {
       blockedLength: result.blockedLength,
       millis: result.millis,
       // A zone from JSON text exists only here: its polygons go back prepared (typed arrays).
-      ...('zoneJson' in request ? { polygonNames: zone.polygons.map((p) => p.name), prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p })) } : {}),
+      ...('zoneJson' in request ? {
+        polygonNames: zone.polygons.map((p) => p.name), prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p })), vehicles: zone.vehicles,
+      } : {}),
     };
     const transfer = [result.roads.buffer, result.roadMetresInside.buffer, ...('zoneJson' in request ? result.prepared.flatMap((p) => [p.xy.buffer, p.next.buffer, p.rowStart.buffer, p.rowEdges.buffer]) : [])];
     port.postMessage(reply, transfer as ArrayBuffer[]);
