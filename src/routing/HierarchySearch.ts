@@ -4,13 +4,13 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { CHQuery } from './CHQuery.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
-import { drivesNone, noHierarchy, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
+import { drivesNone, noHierarchy, type BlockedCellCliques, type Penalty, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
 import { shortcutPathBytes, shortcutPathsPerMetric } from './ShortcutPaths.js';
 
 /**
- * The hierarchy engine: the CH query for routes with nothing penalised whose cheapest path drives
- * no blocked road (that path is then also the cheapest around them: blocking only removes paths),
- * otherwise the overlay search (OverlaySearch). Both exact; `settledCount` is the last query's
+ * The hierarchy engine: the CH query for routes whose cheapest path drives no blocked road and no
+ * penalised one (that path is then also the cheapest around them: blocking only removes paths, a
+ * penalty only adds), otherwise the overlay search (OverlaySearch). Both exact; `settledCount` is the last query's
  * expanded nodes.
  */
 export class HierarchySearch implements PathSearch {
@@ -71,12 +71,13 @@ export class HierarchySearch implements PathSearch {
 
   find(query: PathQuery): PathResult | null {
     let settled = 0;
-    const blocked = query.blockedRoads;
-    if (query.penalty === undefined) {
+    const blocked = query.blockedRoads, penalty = query.penalty;
+    if (penalty === undefined || !penalty.unavoidable) {
       // Most routes miss most zones: a free query (about a millisecond on a country) settles it.
+      // A penalty only adds (its endpoints' share is in their costs): a free path that pays none is the cheapest too.
       const found = this.free.find(query.sources, query.targets, query.metric);
       settled = this.free.settledCount;
-      if (blocked === undefined || found === null || drivesNone(this.graph.edgeRoad, found.edges, blocked)) {
+      if (found === null || ((blocked === undefined || drivesNone(this.graph.edgeRoad, found.edges, blocked)) && (penalty === undefined || paysNone(this.graph.edgeRoad, found.edges, penalty)))) {
         this.settledCount = settled;
         return found;
       }
@@ -85,4 +86,11 @@ export class HierarchySearch implements PathSearch {
     this.settledCount = settled + this.constrained.settledCount;
     return found;
   }
+}
+
+/** Whether none of the edges lies on a road the penalty charges. */
+function paysNone(edgeRoad: Uint32Array, edges: readonly number[], penalty: Penalty): boolean {
+  const { roads, costPerMetre } = penalty;
+  for (let i = 0; i < edges.length; i++) if (costPerMetre[roads[edgeRoad[edges[i]]]] !== 0) return false;
+  return true;
 }

@@ -17,6 +17,7 @@ import {
 import { lengthInside } from '../geo/lengthInside.js';
 import { sortedIndexOf } from '../graph/csr.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { softCostPerMetre } from '../zones/Zone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
@@ -126,14 +127,19 @@ export class Router {
     }
     const language = stepLanguage(request.steps);
     const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
-    const zones = zonesFor(request.zones ?? [], request.vehicle);
+    const { hard: zones, soft: softZones } = splitZones(zonesFor(request.zones ?? [], request.vehicle));
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
+    if (softZones.length > 0 && avoidance.types.length > 0) {
+      throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'SOFT zones with avoidanceTypes are not supported yet: name HARD zones, or no avoidance types', { members: ['avoidanceTypes'] });
+    }
+    checkUsable(softZones, this.graph.roadCount);
     // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
     const shared = zones.length > 0 ? this.cliques.prepare(zones, 0) : NO_ZONE_SET;
     const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
     const masks = this.masks(zones, request.blockedRoads, vehicle);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
+    const soft = softZones.length > 0 ? new SoftZones(softZones, () => this.scratch.pop() ?? new Uint8Array(this.graph.roadCount)) : undefined;
     try {
       const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
       if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
@@ -141,7 +147,7 @@ export class Router {
         try {
           legs.push(avoiding
             ? this.avoidingLeg(snaps[i], snaps[i + 1], metricOf(mode), masks, avoiding, zones, i, labels)
-            : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared));
+            : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared, soft));
         } catch (err) {
           throw vehicle && err instanceof DetourError && err.code === ErrorCode.ROUTE_NOT_FOUND ? this.vehicleBlocks(snaps[i], snaps[i + 1], metricOf(mode), vehicle, i, labels) ?? err : err;
         }
@@ -149,6 +155,7 @@ export class Router {
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding, masks);
       this.releaseMasks(masks);
+      if (soft) this.scratch.push(...soft.release(masks.softLists));
     }
     if (language) {
       legs.forEach((leg, i) => {
@@ -236,14 +243,7 @@ export class Router {
    * route cannot use. Call releaseMasks(masks) afterwards (the matrix uses these too).
    */
   masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks {
-    for (const z of zones) {
-      if (z.status.name === 'IN_CALCULATION') {
-        throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
-      }
-      if (z.status.name === 'CALCULATION_ERROR' || z.roadCount !== this.graph.roadCount) {
-        throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
-      }
-    }
+    checkUsable(zones, this.graph.roadCount);
     const softLists: ArrayLike<number>[] = zones.map((z) => z.roads);
     if (vehicle && vehicle.destinationOnly.length > 0) softLists.push(vehicle.destinationOnly);
     let hardLists: ArrayLike<number>[] | undefined = hard ? undefined : [];
@@ -361,7 +361,7 @@ export class Router {
    */
   private leg(
     from: Snap, to: Snap, metric: Metric, masks: RoadMasks, zones: CalculatedZone[], index: number, labels: string[],
-    shared: ZoneSetCliques,
+    shared: ZoneSetCliques, soft?: SoftZones,
   ): RouteLeg {
     const { zone, hard, all } = masks;
     const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
@@ -379,10 +379,13 @@ export class Router {
       cliques = [...zones.map((z) => this.cliques.ofZone(z)), prepared.cliques];
       cells = zones.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
     }
-    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, undefined, undefined, lists, cliques, hardLists && cells);
+    // SOFT zones' roads cost their penalty per metre, in both searches (their cells are walked then).
+    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, soft?.penalty, undefined, lists, cliques, hardLists && cells);
+    if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
     if (!leg && zone) {
-      leg = this.searchLeg(from, to, metric, hard, { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists }, undefined, hardLists);
-      if (leg) leg.zonesEntered = this.zonesEntered(leg, zones);
+      const penalty = soft ? soft.withHard(softLists, !stopInZone) : { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists };
+      leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
+      if (leg) withEntered(leg, this.zonesEntered(leg, soft ? [...zones, ...soft.zones] : zones));
     }
     if (!leg) throw noRoute(index, labels);
     return leg;
@@ -680,6 +683,78 @@ function noRoute(index: number, labels: string[]): DetourError {
     `no route for leg ${index} (${labels[index]} to ${labels[index + 1]}): no road connects them in the allowed directions`,
     { leg: index },
   );
+}
+
+function withEntered(leg: RouteLeg, entered: ZoneEntered[]): void {
+  if (entered.length > 0) leg.zonesEntered = entered;
+}
+
+/** ZONE_NOT_READY / ZONE_NOT_USABLE for a zone a route cannot use (still calculated, failed, of another graph). */
+function checkUsable(zones: readonly CalculatedZone[], roadCount: number): void {
+  for (const z of zones) {
+    if (z.status.name === 'IN_CALCULATION') {
+      throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
+    }
+    if (z.status.name === 'CALCULATION_ERROR' || z.roadCount !== roadCount) {
+      throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
+    }
+  }
+}
+
+/** A request's zones: HARD ones (closed) and SOFT ones (a cost per metre). */
+function splitZones(zones: CalculatedZone[]): { hard: CalculatedZone[]; soft: CalculatedZone[] } {
+  if (zones.every((z) => softCostPerMetre(z.zone) === undefined)) return { hard: zones, soft: [] };
+  return { hard: zones.filter((z) => softCostPerMetre(z.zone) === undefined), soft: zones.filter((z) => softCostPerMetre(z.zone) !== undefined) };
+}
+
+/**
+ * A request's SOFT zones as a penalty: each road of them costs the sum of its zones' costs per
+ * metre (a penalty class per distinct sum), filled in a scratch mask in O(their roads). withHard
+ * adds ZONE_COST_PER_METRE on the HARD zones' roads for a leg that must enter them.
+ */
+class SoftZones {
+  readonly penalty: Penalty;
+  private readonly costs: number[] = [0];
+  private readonly classOf = new Map<number, number>([[0, 0]]);
+  private hardClasses?: Uint8Array;
+
+  constructor(readonly zones: CalculatedZone[], private readonly take: () => Uint8Array) {
+    const roads = take();
+    for (const z of zones) {
+      const cost = softCostPerMetre(z.zone)!;
+      for (let i = 0; i < z.roads.length; i++) roads[z.roads[i]] = this.classFor(this.costs[roads[z.roads[i]]] + cost);
+    }
+    this.penalty = { roads, costPerMetre: Float64Array.from(this.costs), roadLists: zones.map((z) => z.roads) };
+  }
+
+  /** The penalty with the HARD zones' roads (`hardLists`) charged ZONE_COST_PER_METRE on top. */
+  withHard(hardLists: readonly ArrayLike<number>[], unavoidable: boolean): Penalty {
+    const roads = (this.hardClasses ??= this.take());
+    roads.set(this.penalty.roads);
+    for (const list of hardLists) for (let i = 0; i < list.length; i++) roads[list[i]] = this.classFor(this.costs[this.penalty.roads[list[i]]] + ZONE_COST_PER_METRE);
+    return { roads, costPerMetre: Float64Array.from(this.costs), unavoidable, roadLists: [...this.penalty.roadLists!, ...hardLists] };
+  }
+
+  private classFor(cost: number): number {
+    let c = this.classOf.get(cost);
+    if (c === undefined) {
+      if (this.costs.length > 255) throw new DetourError(ErrorCode.INVALID_INPUT, 'the SOFT zones overlap in more than 255 distinct costs per metre; name fewer of them');
+      c = this.costs.length;
+      this.costs.push(cost);
+      this.classOf.set(cost, c);
+    }
+    return c;
+  }
+
+  /** The scratch masks, cleared (the zones' roads, and the HARD roads withHard marked). */
+  release(hardLists: readonly ArrayLike<number>[]): Uint8Array[] {
+    const masks = [this.penalty.roads, ...(this.hardClasses ? [this.hardClasses] : [])];
+    for (const m of masks) {
+      for (const z of this.zones) for (let i = 0; i < z.roads.length; i++) m[z.roads[i]] = 0;
+      for (const list of hardLists) for (let i = 0; i < list.length; i++) m[list[i]] = 0;
+    }
+    return masks;
+  }
 }
 
 function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {

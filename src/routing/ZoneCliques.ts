@@ -1,4 +1,5 @@
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { softCostPerMetre } from '../zones/Zone.js';
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { BlockedCellCliques, PathSearch } from './PathSearch.js';
 
@@ -100,11 +101,11 @@ export class ZoneCliques {
 
   /**
    * Whether prepare may customize cells for the zone: the engine customizes, cliques may be
-   * kept, and the zone is calculated on this graph with roads to block.
+   * kept, and the zone is calculated on this graph with roads to block (a HARD zone: a SOFT one's roads are walked, with their cost).
    */
   canCustomize(zone: CalculatedZone): boolean {
     return this.search.customize !== undefined && this.zoneCliqueBytes > 0 && zone.roadCount === this.graph.roadCount
-      && zone.roads.length > 0 && zone.status.name === 'CALCULATED';
+      && zone.roads.length > 0 && zone.status.name === 'CALCULATED' && softCostPerMetre(zone.zone) === undefined;
   }
 
   /**

@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { softCostPerMetre } from '../zones/Zone.js';
 import type { Snap, SnapIndex, StopRole } from '../graph/SnapIndex.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
@@ -118,6 +119,7 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
 export function computeMatrix(router: MatrixRouter, given: MatrixRequest): MatrixResult {
   // The zones whose vehicles rule takes in the request's vehicle (each element is Router.route's, which keeps the same).
   const request = given.zones ? { ...given, zones: zonesFor(given.zones, given.vehicle) } : given;
+  if (request.zones?.some((z) => softCostPerMetre(z.zone) !== undefined)) return softMatrix(router, request);
   const graph = router.graph;
   if (!graph.hierarchy?.overlay?.fine) return matrixByRoutes(router, request);
   const avoidance = readMatrixRequest(request);
@@ -245,6 +247,21 @@ function freeCostsWhereClosedFail(
  * element, and the command line writes it as one text of about 70 bytes an element.
  */
 export const MAX_MATRIX_ELEMENTS = 4_000_000;
+
+/** Most elements of a matrix around SOFT zones (each is one route: softMatrix). */
+export const MAX_SOFT_MATRIX_ELEMENTS = 2_500;
+
+/**
+ * A matrix around SOFT zones: each element by Router.route, which weighs them (no bucket search
+ * charges a cost per metre yet), so its size is bounded (INVALID_INPUT past MAX_SOFT_MATRIX_ELEMENTS).
+ */
+function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
+  const elements = (request.origins?.length ?? 0) * (request.destinations?.length ?? 0);
+  if (elements > MAX_SOFT_MATRIX_ELEMENTS) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix around SOFT zones has at most ${MAX_SOFT_MATRIX_ELEMENTS} elements (each is a route), got ${request.origins.length} x ${request.destinations.length} = ${elements}`, { field: 'origins' });
+  }
+  return matrixByRoutes(router, request);
+}
 
 /** The request's avoidance, after checking its size (INVALID_INPUT past MAX_MATRIX_ELEMENTS) and behaviour. */
 function readMatrixRequest(request: MatrixRequest): Avoidance {

@@ -6,6 +6,7 @@ import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import type { GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { withHierarchy } from '../hierarchy/hierarchySections.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
+import { zoneRules } from '../zones/Zone.js';
 import { Router, type RouterOptions } from './Router.js';
 
 /**
@@ -37,13 +38,12 @@ export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterO
 
 /**
  * A calculated zone as posted to a thread: its prepared polygons' fields (typed arrays, copied by
- * the structured clone) and its vehicles rule, without the polygons themselves, which routing never reads.
+ * the structured clone) and its rules, without the polygons themselves, which routing never reads.
  */
 export type ZoneFields = Omit<CalculatedZone, 'prepared'> & { prepared: PreparedPolygonFields[] };
 
 export function zoneFields(zone: CalculatedZone): ZoneFields {
-  const { name, vehicles } = zone.zone;
-  return { ...zone, zone: vehicles ? { name, polygons: [], vehicles } : { name, polygons: [] }, prepared: zone.prepared.map((p) => ({ ...p })) };
+  return { ...zone, zone: { name: zone.zone.name, polygons: [], ...zoneRules(zone.zone) }, prepared: zone.prepared.map((p) => ({ ...p })) };
 }
 
 /** The zone a thread received: prepared polygons revived (a clone keeps no class), nothing rebuilt. */

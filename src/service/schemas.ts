@@ -6,7 +6,7 @@ import {
   CROSSED_BORDER_LEVELS, FREIGHT_GOODS_TYPES, FREIGHT_OPERATION_TYPES, LOAD_TYPES, REVERSE_GEOCODE_MODES, ROAD_TYPES, TOLL_BILLING_TYPES, TOLL_BILLINGS,
   TOLL_PERIODS, TOLL_TYPES, TRANSPONDER_OPERATORS, TURN_BY_TURN_LANGUAGES, VEHICLE_SPECIFICATION_LIMITS, VEHICLE_TYPES,
 } from '../trip/maplinkVocabulary.js';
-import { ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS } from '../zones/Zone.js';
+import { MAX_SOFT_COST_PER_KM, ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS } from '../zones/Zone.js';
 
 /**
  * JSON schemas of every body, query and response. Fastify validates requests with them (ajv,
@@ -99,6 +99,17 @@ const zoneVehiclesSchema = {
   examples: [{ types: ['TRUCK_WITH_TWO_DOUBLE_AXLES', 'TRUCK_WITH_THREE_DOUBLE_AXLES'], minWeight: 10 }],
 } as const;
 
+/** A zone's avoidance rule (detour extension). */
+const zoneAvoidanceSchema = {
+  type: ['object', 'null'],
+  description:
+    'detour extension: HARD (the default: routes never drive the zone\'s roads but to reach a stop) or SOFT: routes drive them when going ' +
+    'around costs more than costPerKm per km of them (seconds for THE_FASTEST, metres for THE_SHORTEST).',
+  properties: { mode: { type: 'string', enum: ['HARD', 'SOFT'] }, costPerKm: { type: 'number', exclusiveMinimum: 0, maximum: MAX_SOFT_COST_PER_KM } },
+  additionalProperties: false,
+  examples: [{ mode: 'SOFT', costPerKm: 600 }],
+} as const;
+
 export const zoneBodySchema = {
   type: 'object',
   description:
@@ -122,6 +133,7 @@ export const zoneBodySchema = {
       },
     },
     vehicles: zoneVehiclesSchema,
+    avoidance: zoneAvoidanceSchema,
   },
   required: ['name', 'geometries'],
   examples: [{
@@ -158,6 +170,7 @@ export const zoneResponseSchema = {
       },
     },
     vehicles: zoneVehiclesSchema,
+    avoidance: zoneAvoidanceSchema,
     status: zoneStatusSchema,
   },
   required: ['name', 'geometries', 'status'],
@@ -402,7 +415,7 @@ export const tripResponseSchema = {
           points: { description: 'The leg geometry in the requested pointsMode.' },
           restrictionZonesEntered: {
             type: 'array',
-            description: 'Only when a stop lies inside (or only behind) zones: the zones driven through and the metres inside each.',
+            description: 'Only when a stop lies inside (or only behind) zones, or the leg drove through SOFT zones: the zones driven through and the metres inside each.',
             items: { type: 'object', properties: { name: { type: 'string' }, distanceInside: { type: 'number' } } },
           },
           avoidedTypesDriven: {

@@ -23,11 +23,25 @@ export interface ZoneVehicles {
 /** The minimums of ZoneVehicles, and their largest values (beyond them a request is surely in other units). */
 export const ZONE_VEHICLE_MINIMUMS = { minWeight: 500, minLength: 100, minHeight: 20, minWidth: 20, minAxles: 20 } as const;
 
-/** A zone as the API takes it: a name and one or more polygons (outer rings, no holes), and optionally the vehicles it applies to. */
+/**
+ * How a route treats a zone (a detour extension): HARD (the default) never drives its roads but to
+ * reach a stop; SOFT drives them when going around costs more than `costPerKm` per km of them
+ * (seconds for THE_FASTEST, metres for THE_SHORTEST).
+ */
+export interface ZoneAvoidance {
+  mode: 'HARD' | 'SOFT';
+  costPerKm?: number;
+}
+
+/** Largest costPerKm of a SOFT zone: a day per km (beyond it a zone is as good as HARD). */
+export const MAX_SOFT_COST_PER_KM = 86_400;
+
+/** A zone as the API takes it: a name and one or more polygons (outer rings, no holes), and optionally its rules. */
 export interface ZoneInput {
   name: string;
   geometries: Array<{ name?: string; vertices: ZoneVertex[] }>;
   vehicles?: ZoneVehicles;
+  avoidance?: ZoneAvoidance;
 }
 
 /** A polygon of a zone: an outer ring and optional holes, as [longitude, latitude] (GeoJSON order), open. */
@@ -42,6 +56,18 @@ export interface Zone {
   polygons: ZonePolygon[];
   /** The vehicles it applies to (absent: every vehicle). */
   vehicles?: ZoneVehicles;
+  /** HARD (absent) or SOFT with its cost per km. */
+  avoidance?: ZoneAvoidance;
+}
+
+/** A zone's rules (those it has), as they travel with it: to threads, into stored bodies. */
+export function zoneRules(zone: Pick<Zone, 'vehicles' | 'avoidance'>): Pick<Zone, 'vehicles' | 'avoidance'> {
+  return { ...(zone.vehicles && { vehicles: zone.vehicles }), ...(zone.avoidance && { avoidance: zone.avoidance }) };
+}
+
+/** The cost per metre of a SOFT zone's roads (in the metric's units), or undefined for a HARD one. */
+export function softCostPerMetre(zone: Zone): number | undefined {
+  return zone.avoidance?.mode === 'SOFT' ? zone.avoidance.costPerKm! / 1000 : undefined;
 }
 
 export type ZoneStatusName = 'IN_CALCULATION' | 'CALCULATED' | 'CALCULATED_WITHOUT_ROADS' | 'CALCULATION_ERROR';
@@ -82,6 +108,6 @@ export function zoneToInput(zone: Zone): ZoneInput {
       name: p.name,
       vertices: p.rings[0].map(([longitude, latitude]) => ({ latitude, longitude })),
     })),
-    ...(zone.vehicles && { vehicles: zone.vehicles }),
+    ...zoneRules(zone),
   };
 }

@@ -4,7 +4,10 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
-import { zoneStatus, type Zone, type ZoneStatus, type ZoneVehicles } from './Zone.js';
+import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+
+/** A zone's rules (Zone.vehicles, Zone.avoidance). */
+type ZoneRules = Pick<Zone, 'vehicles' | 'avoidance'>;
 import { checkZoneJson, type CheckedZoneJson } from './zoneJson.js';
 import type { ZoneWorkerData } from './zoneWorker.js';
 
@@ -40,8 +43,8 @@ interface WorkerReply {
   millis: number;
   /** For a zone sent as JSON text: its polygons' names and the polygons, prepared there. */
   polygonNames?: string[];
-  /** The zone's vehicles rule, read from its JSON text there. */
-  vehicles?: ZoneVehicles;
+  /** The zone's rules, read from its JSON text there. */
+  rules?: ZoneRules;
   prepared?: PreparedPolygonFields[];
   /** The answer to a checkJson request; sameText: its json is the text sent (and left out). */
   checked?: CheckedZoneJson;
@@ -219,7 +222,7 @@ export class ZoneCalculator {
         if (reply.status.name === 'CALCULATION_ERROR') return fail(reply.status);
         const prepared = reply.prepared ? reply.prepared.map(PreparedPolygon.revive) : zone.polygons.map((p) => new PreparedPolygon(p.rings));
         return {
-          zone: reply.polygonNames ? zoneOfPrepared(zone.name, reply.polygonNames, prepared, reply.vehicles) : zone,
+          zone: reply.polygonNames ? zoneOfPrepared(zone.name, reply.polygonNames, prepared, reply.rules) : zone,
           status: reply.status,
           roadCount: this.graph.roadCount,
           roads: reply.roads,
@@ -255,9 +258,9 @@ export class ZoneCalculator {
 }
 
 /** A Zone whose polygons are rebuilt from the prepared ones when first read (routing reads only the prepared). */
-function zoneOfPrepared(name: string, polygonNames: string[], prepared: PreparedPolygon[], vehicles?: ZoneVehicles): Zone {
+function zoneOfPrepared(name: string, polygonNames: string[], prepared: PreparedPolygon[], rules: ZoneRules = {}): Zone {
   let polygons: Zone['polygons'] | undefined;
-  const zone = (vehicles ? { name, vehicles } : { name }) as Zone;
+  const zone = { name, ...rules } as Zone;
   Object.defineProperty(zone, 'polygons', { enumerable: true, get: () => (polygons ??= prepared.map((p, i) => ({ name: polygonNames[i], rings: p.rings() }))) });
   return zone;
 }

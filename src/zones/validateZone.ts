@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { Ring } from '../geo/PreparedPolygon.js';
 import { allOnOneLine, findSelfIntersection, selfIntersectionSteps } from '../geo/selfIntersection.js';
 import { VEHICLE_TYPES } from '../vehicleTypes.js';
-import { ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS, type Zone, type ZoneInput, type ZonePolygon, type ZoneVehicles } from './Zone.js';
+import { MAX_SOFT_COST_PER_KM, ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS, zoneRules, type Zone, type ZoneAvoidance, type ZoneInput, type ZonePolygon, type ZoneVehicles } from './Zone.js';
 
 /** One problem with a zone: where (a JSON path such as `geometries[0].vertices[3].latitude`) and what. */
 export interface ValidationIssue {
@@ -164,8 +164,27 @@ function* zoneSteps(input: unknown): Generator<void, Zone, void> {
     }
   }
   const vehicles = input.vehicles === undefined || input.vehicles === null ? undefined : checkVehicles(input.vehicles, issues);
+  const avoidance = input.avoidance === undefined || input.avoidance === null ? undefined : checkAvoidance(input.avoidance, issues);
   if (issues.length > 0) throw new ZoneValidationError(issues);
-  return { name: input.name as string, polygons, ...(vehicles && { vehicles }) };
+  return { name: input.name as string, polygons, ...(vehicles && { vehicles }), ...(avoidance && { avoidance }) };
+}
+
+/** A zone's `avoidance` rule: HARD, or SOFT with a cost per km of its roads; undefined when it has a problem. */
+export function checkAvoidance(input: unknown, issues: ValidationIssue[]): ZoneAvoidance | undefined {
+  if (!isObject(input)) {
+    issues.push({ path: 'avoidance', message: `must be an object {mode: HARD | SOFT, costPerKm}, got ${describe(input)}` });
+    return undefined;
+  }
+  const before = issues.length;
+  for (const key of Object.keys(input)) if (key !== 'mode' && key !== 'costPerKm') issues.push({ path: `avoidance.${key}`, message: 'is not a known member (mode, costPerKm)' });
+  const { mode, costPerKm } = input;
+  if (mode !== 'HARD' && mode !== 'SOFT') issues.push({ path: 'avoidance.mode', message: `must be HARD or SOFT, got ${describe(mode)}` });
+  if (mode === 'SOFT' && (typeof costPerKm !== 'number' || !(costPerKm > 0 && costPerKm <= MAX_SOFT_COST_PER_KM))) {
+    issues.push({ path: 'avoidance.costPerKm', message: `must be a number above 0 and at most ${MAX_SOFT_COST_PER_KM} (seconds per km for THE_FASTEST, metres per km for THE_SHORTEST), got ${describe(costPerKm)}` });
+  }
+  if (mode === 'HARD' && costPerKm !== undefined && costPerKm !== null) issues.push({ path: 'avoidance.costPerKm', message: 'is only for a SOFT zone' });
+  if (issues.length > before) return undefined;
+  return mode === 'SOFT' ? { mode, costPerKm: costPerKm as number } : { mode: 'HARD' };
 }
 
 /** A zone's `vehicles` rule, checked member by member (issues name each); undefined when it has a problem. */
@@ -331,9 +350,9 @@ export function storedZone(body: ZoneInput): Zone {
     if (ring.length < 3) throw new Error(`stored geometries[${gi}] has fewer than 3 vertices`);
     return { name: typeof g.name === 'string' ? g.name : '', rings: [ring] };
   });
-  if (body.vehicles === undefined) return { name: body.name, polygons };
   const issues: ValidationIssue[] = [];
-  const vehicles = checkVehicles(body.vehicles, issues);
-  if (!vehicles) throw new Error(`the stored vehicles rule is not one: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
-  return { name: body.name, polygons, vehicles };
+  const vehicles = body.vehicles === undefined ? undefined : checkVehicles(body.vehicles, issues);
+  const avoidance = body.avoidance === undefined ? undefined : checkAvoidance(body.avoidance, issues);
+  if (issues.length > 0) throw new Error(`the stored rules are not valid: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
+  return { name: body.name, polygons, ...zoneRules({ vehicles, avoidance }) };
 }

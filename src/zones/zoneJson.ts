@@ -1,9 +1,9 @@
 import { validateZone, ZoneValidationError, type ValidationIssue } from './validateZone.js';
-import type { Zone, ZoneInput } from './Zone.js';
+import { zoneRules, type Zone, type ZoneInput } from './Zone.js';
 
 /**
  * A zone body checked from its JSON text: the name (NFC), the body as it is stored (what the API
- * defines and nothing else, rings as sent, open or closed, the vehicles rule as checked) and its
+ * defines and nothing else, rings as sent, open or closed, the rules as checked) and its
  * vertices; or why it was refused.
  */
 export type CheckedZoneJson =
@@ -48,7 +48,7 @@ export function checkZoneJsonToZone(text: string): { checked: CheckedZoneJson; z
       vertexCount += g.vertices.length;
       return { name: g.name ?? '', vertices: g.vertices.map((v) => ({ latitude: v.latitude, longitude: v.longitude })) };
     }),
-    ...(zone.vehicles && { vehicles: zone.vehicles }),
+    ...zoneRules(zone),
   };
   return { checked: { ok: true, name: stored.name, json: JSON.stringify(stored), vertexCount }, zone };
 }

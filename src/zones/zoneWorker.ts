@@ -10,7 +10,7 @@ import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } fr
 import { calculateZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
 import { storedZone } from './validateZone.js';
-import { zoneStatus, type Zone, type ZoneInput } from './Zone.js';
+import { zoneRules, zoneStatus, type Zone, type ZoneInput } from './Zone.js';
 import { checkZoneJsonToZone } from './zoneJson.js';
 import { lowerThreadPriority } from '../workerThread.js';
 
@@ -67,7 +67,7 @@ if (!isMainThread && parentPort) {
       millis: result.millis,
       // A zone from JSON text exists only here: its polygons go back prepared (typed arrays).
       ...('zoneJson' in request ? {
-        polygonNames: zone.polygons.map((p) => p.name), prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p })), vehicles: zone.vehicles,
+        polygonNames: zone.polygons.map((p) => p.name), prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p })), rules: zoneRules(zone),
       } : {}),
     };
     const transfer = [result.roads.buffer, result.roadMetresInside.buffer, ...('zoneJson' in request ? result.prepared.flatMap((p) => [p.xy.buffer, p.next.buffer, p.rowStart.buffer, p.rowEdges.buffer]) : [])];

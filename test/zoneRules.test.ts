@@ -5,16 +5,21 @@ import {
   type CalculatedZone, type LatLon, type Route, type Vehicle,
 } from '../src/index.js';
 import { zoneAppliesTo } from '../src/routing/vehicle.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
+import type { Metric } from '../src/graph/RoadGraph.js';
 import type { Store } from '../src/store/Store.js';
-import { close, seededRandom } from './support/helpers.js';
+import { close, dijkstra, randomZone, seededRandom } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 
 /**
- * Zones for some vehicles (a zone's `vehicles` rule): checked member by member, kept by both stores
- * and answered by GET, and applied to exactly the vehicles it names: their routes and matrices equal
- * those around the same zone without a rule; every other vehicle's equal those without the zone.
+ * A zone's rules. `vehicles`: checked member by member, kept by both stores and answered by GET,
+ * and applied to exactly the vehicles it names: their routes and matrices equal those around the
+ * same zone without a rule; every other vehicle's equal those without the zone. `avoidance` SOFT:
+ * routes minimise their cost plus the zones' cost per metre of their roads, checked against a plain
+ * Dijkstra charging the same, with HARD zones and stops inside them too.
  */
 
 const square = (lat: number, lon: number, d: number) => [
@@ -111,6 +116,100 @@ describe('routes and matrices around a zone for heavy trucks only', () => {
   });
 });
 
+test('a zone\'s avoidance rule: HARD, or SOFT with a cost per km; each bad member named', () => {
+  const geometries = [{ vertices: square(57.7, 11.97, 0.005) }];
+  assert.deepEqual(validateZone({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 600 } }).avoidance, { mode: 'SOFT', costPerKm: 600 });
+  assert.deepEqual(validateZone({ name: 'z', geometries, avoidance: { mode: 'HARD' } }).avoidance, { mode: 'HARD' });
+  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'SOFT' } }), ['avoidance.costPerKm']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 0 } }), ['avoidance.costPerKm']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 1e9 } }), ['avoidance.costPerKm']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'HARD', costPerKm: 5 } }), ['avoidance.costPerKm']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'MAYBE', factor: 2 } }), ['avoidance.factor', 'avoidance.mode']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: 'SOFT' }), ['avoidance']);
+});
+
+describe('SOFT zones: the cost per metre of their roads weighed exactly', () => {
+  const graph = loadGraph(DEFAULT_GRAPH_PATH);
+  const router = new Router(graph);
+  const soft = (name: string, zone: CalculatedZone, costPerKm: number): CalculatedZone => ({ ...zone, zone: { ...zone.zone, name, avoidance: { mode: 'SOFT', costPerKm } } });
+
+  /** Per road, the penalty class of the oracle: the sum of its SOFT zones' costs per metre, plus ZONE_COST_PER_METRE on HARD zones' roads when asked. */
+  function oraclePenalty(softZones: CalculatedZone[], hardZones: CalculatedZone[] = []) {
+    const perRoad = new Float64Array(graph.roadCount);
+    for (const z of softZones) for (const r of z.roads) perRoad[r] += (z.zone.avoidance!.costPerKm!) / 1000;
+    for (const z of hardZones) for (const r of z.roads) perRoad[r] += ZONE_COST_PER_METRE;
+    const costs = [...new Set(perRoad)].sort((a, b) => a - b);
+    const roads = new Uint8Array(graph.roadCount);
+    perRoad.forEach((c, r) => { roads[r] = costs.indexOf(c); });
+    return { roads, costPerMetre: Float64Array.from(costs), perRoad };
+  }
+
+  /** What a leg costs under a penalty: its metric, and the penalty per metre of every road it drives (the start and end roads' parts). */
+  function penalisedCost(leg: Route['legs'][number], metric: Metric, perRoad: Float64Array): number {
+    const l = leg as unknown as { direct: boolean; startReversed: boolean; endReversed: boolean };
+    let cost = metric === 'distance' ? leg.distance : leg.duration;
+    if (l.direct) return cost + perRoad[leg.from.road] * Math.abs(leg.to.offset - leg.from.offset);
+    cost += perRoad[leg.from.road] * (l.startReversed ? leg.from.offset : graph.roadMetres(leg.from.road) - leg.from.offset);
+    cost += perRoad[leg.to.road] * (l.endReversed ? graph.roadMetres(leg.to.road) - leg.to.offset : leg.to.offset);
+    for (const e of leg.edges) cost += perRoad[graph.edgeRoad[e]] * graph.roadMetres(graph.edgeRoad[e]);
+    return cost;
+  }
+
+  test('routes with SOFT and HARD zones cost what a plain Dijkstra charging the same finds, stops inside HARD zones included', () => {
+    const rand = seededRandom(777);
+    let compared = 0, entered = 0, inside = 0;
+    for (let k = 0; k < 12; k++) {
+      const softZones = [0, 1, 2].map((i) => soft(`soft${i}`, randomZone(graph, rand, `s${i}`, 600 + rand() * 1500), [5, 60, 600, 6000][Math.floor(rand() * 4)]));
+      const hardZones = rand() < 0.5 ? [randomZone(graph, rand, 'hard', 700)] : [];
+      const closed = new Uint8Array(graph.roadCount);
+      for (const z of hardZones) for (const r of z.roads) closed[r] = 1;
+      for (let i = 0; i < 10; i++) {
+        const points = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return { latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }; });
+        const metric: Metric = rand() < 0.5 ? 'duration' : 'distance';
+        const [a, b] = router.snapStops(points);
+        // The oracle: around the HARD zones charging the SOFT ones; a stop on a HARD road, or none around: HARD roads charged too.
+        const best = (penalty: ReturnType<typeof oraclePenalty>, blocked?: Uint8Array) => Math.min(
+          dijkstra(graph, sourceEndpoints(graph, a, metric, penalty), targetEndpoints(graph, b, metric, penalty), metric, blocked, penalty),
+          blocked?.[a.road] ? Infinity : directCost(graph, a, b, metric, penalty).cost,
+        );
+        const around = oraclePenalty(softZones);
+        let penalty = around, want = closed[a.road] || closed[b.road] ? Infinity : best(around, hardZones.length ? closed : undefined);
+        if (want === Infinity && hardZones.length) { penalty = oraclePenalty(softZones, hardZones); want = best(penalty); inside++; }
+        let route: Route;
+        try {
+          route = router.route({ points, calculationMode: metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST', zones: [...softZones, ...hardZones] });
+        } catch (e) {
+          assert.equal(want, Infinity, `${(e as Error).message}: the oracle finds ${want}`);
+          continue;
+        }
+        const got = penalisedCost(route.legs[0], metric, penalty.perRoad);
+        assert.ok(Math.abs(got - want) <= 1e-6 * Math.max(1, want) + 0.05, `${metric}: route ${got}, oracle ${want}`);
+        if (route.legs[0].zonesEntered?.some((z) => z.name.startsWith('soft'))) entered++;
+        compared++;
+      }
+    }
+    assert.ok(compared > 80 && entered > 5, `${compared} compared, ${entered} entered SOFT zones, ${inside} stops inside HARD ones`);
+  });
+
+  test('a SOFT zone costing little is driven as if absent; one costing a day per km is gone around as a HARD one is; entered zones are reported', () => {
+    const v = (latitude: number, longitude: number) => ({ latitude, longitude });
+    const points = [v(57.7055, 11.95), v(57.7055, 11.985)];
+    const zone = calculateZone(graph, validateZone({ name: 'c', geometries: [{ vertices: square(57.705, 11.9675, 0.006) }] }));
+    const free = router.route({ points });
+    const hard = router.route({ points, zones: [zone] });
+    assert.ok(hard.distance > free.distance);
+    const cheap = router.route({ points, zones: [soft('cheap', zone, 0.001)] });
+    assert.equal(cheap.distance, free.distance);
+    assert.ok(cheap.legs[0].zonesEntered!.some((z) => z.name === 'cheap' && z.metresInside > 0), 'the SOFT zone driven through is reported');
+    assert.equal(router.route({ points, zones: [soft('dear', zone, 86_400)] }).distance, hard.distance);
+    assert.throws(() => router.route({ points, zones: [soft('s', zone, 60)], avoidanceTypes: ['TUNNELS'] }), (e: Error & { code?: string }) => e.code === 'UNSUPPORTED_FEATURE');
+    const m = router.matrix({ origins: points, destinations: points, zones: [soft('s', zone, 60)] });
+    points.forEach((o, i) => points.forEach((d, j) => assert.ok(close(m.distance[i * 2 + j], router.route({ points: [o, d], zones: [soft('s', zone, 60)] }).distance))));
+    const many = Array.from({ length: 60 }, () => points[0]);
+    assert.throws(() => router.matrix({ origins: many, destinations: many, zones: [soft('s', zone, 60)] }), (e: Error & { code?: string }) => e.code === 'INVALID_INPUT' && /2500/.test(e.message.replace(/,/g, '')));
+  });
+});
+
 const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [
   { make: sqliteKind, skip: false },
   { make: postgresKind, skip: (await postgresSkipReason()) ?? false },
@@ -157,6 +256,15 @@ for (const { make, skip } of kinds) {
       const bad = await http(`${svc.url}${ZONES_PATH}`, { json: { ...zone, name: 'bad', vehicles: { types: ['SPACESHIP'], minWeight: 'heavy' } }, headers });
       assert.equal(bad.status, 400, bad.text);
       assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path).sort(), ['vehicles.minWeight', 'vehicles.types[0]']);
+      // A SOFT zone: stored and answered with its cost; a trip drives through it when going around costs more.
+      const softZone = { name: 'Escola', geometries: zone.geometries, avoidance: { mode: 'SOFT', costPerKm: 1 } };
+      const softPosted = await http(`${svc.url}${ZONES_PATH}`, { json: softZone, headers });
+      assert.deepEqual([softPosted.status, softPosted.body.avoidance], [201, softZone.avoidance], softPosted.text);
+      const through = await trip({ restrictionZones: ['Escola'] });
+      assert.equal(through.body.totalDistance, free.body.totalDistance);
+      assert.ok(through.body.legs[0].restrictionZonesEntered.some((z: { name: string }) => z.name === 'Escola'));
+      const badSoft = await http(`${svc.url}${ZONES_PATH}`, { json: { ...softZone, name: 'x', avoidance: { mode: 'SOFT' } }, headers });
+      assert.deepEqual([badSoft.status, badSoft.body.errors?.[0]?.path], [400, 'avoidance.costPerKm'], badSoft.text);
       // Replaced without a rule: every vehicle again.
       const replaced = await http(`${svc.url}${ZONES_PATH}/${encodeURIComponent(zone.name)}`, { method: 'PUT', json: { name: zone.name, geometries: zone.geometries }, headers });
       assert.equal(replaced.status, 200, replaced.text);
