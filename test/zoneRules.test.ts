@@ -22,6 +22,9 @@ import {
  * Dijkstra charging the same, with HARD zones and stops inside them too.
  */
 
+// Asked before any test runs: the routing tests below hold the event loop for seconds.
+const pgSkip = (await postgresSkipReason()) ?? false;
+
 const square = (lat: number, lon: number, d: number) => [
   { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },
 ];
@@ -212,7 +215,7 @@ describe('SOFT zones: the cost per metre of their roads weighed exactly', () => 
 
 const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [
   { make: sqliteKind, skip: false },
-  { make: postgresKind, skip: (await postgresSkipReason()) ?? false },
+  { make: postgresKind, skip: pgSkip },
 ];
 
 for (const { make, skip } of kinds) {

@@ -136,10 +136,11 @@ export class Router {
     // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
     const shared = zones.length > 0 ? this.cliques.prepare(zones, 0) : NO_ZONE_SET;
     const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
+    // Made before the masks: should it throw, no scratch mask is left marked.
+    const soft = softZones.length > 0 ? new SoftZones(softZones, () => this.scratch.pop() ?? new Uint8Array(this.graph.roadCount)) : undefined;
     const masks = this.masks(zones, request.blockedRoads, vehicle);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
-    const soft = softZones.length > 0 ? new SoftZones(softZones, () => this.scratch.pop() ?? new Uint8Array(this.graph.roadCount)) : undefined;
     try {
       const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
       if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
@@ -385,7 +386,8 @@ export class Router {
     if (!leg && zone) {
       const penalty = soft ? soft.withHard(softLists, !stopInZone) : { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists };
       leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
-      if (leg) withEntered(leg, this.zonesEntered(leg, soft ? [...zones, ...soft.zones] : zones));
+      // Listed even when no metre lies inside a polygon (a stop on a road that only touches one).
+      if (leg) leg.zonesEntered = this.zonesEntered(leg, soft ? [...zones, ...soft.zones] : zones);
     }
     if (!leg) throw noRoute(index, labels);
     return leg;

@@ -91,7 +91,7 @@ interface Driven {
 
 /**
  * The maneuvers of a leg (texts left empty: stepTexts fills them), derived from its roads after the
- * search at a cost proportional to its path: a step where the road's name or ref changes, where
+ * search at a cost proportional to its path: a step where the road changes (sameName), where
  * the route turns by more than TURN_THRESHOLD_DEGREES at a junction offering another road (unless
  * it follows its own road's bend and every other road turns OBVIOUS_MARGIN_DEGREES further; a name
  * change where another road within the threshold could be taken is a fork: KEEP_LEFT or
