@@ -49,6 +49,7 @@ test('a zone\'s vehicles rule: types and minimums, each bad member named', () =>
   assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: ['CAR'] }), ['vehicles']);
   assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: { types: [] } }), ['vehicles.types']);
   assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: { minLength: 1000 } }), ['vehicles.minLength']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: JSON.parse('{"toString": 3, "__proto__": 2}') }), ['vehicles.toString', 'vehicles.__proto__']);
 });
 
 test('which vehicles a rule takes in: listed types, figures at or above a minimum, axles of the type; a request without a vehicle is a car', () => {

@@ -207,7 +207,7 @@ export function checkVehicles(input: unknown, issues: ValidationIssue[]): ZoneVe
         if (!(VEHICLE_TYPES as readonly unknown[]).includes(t)) issues.push({ path: `${path}[${i}]`, message: `must be one of ${VEHICLE_TYPES.join(', ')}, got ${describe(t)}` });
       });
       out.types = [...new Set(value as string[])];
-    } else if (key in ZONE_VEHICLE_MINIMUMS) {
+    } else if (Object.hasOwn(ZONE_VEHICLE_MINIMUMS, key)) {
       const most = ZONE_VEHICLE_MINIMUMS[key as keyof typeof ZONE_VEHICLE_MINIMUMS];
       if (typeof value !== 'number' || !(value >= 0 && value <= most)) {
         issues.push({ path, message: `must be a number from 0 to ${most} (${key === 'minWeight' ? 'tonnes' : key === 'minAxles' ? 'axles' : 'metres'}), got ${describe(value)}` });
