@@ -140,6 +140,9 @@ test('every step type is worded in every language, with the road and the exit', 
       assert.ok(step.text.length > 0 && !/[{}]/.test(step.text), `${language} ${type}: ${step.text}`);
       if (!['VIA_POINT', 'LAST_POINT'].includes(type)) assert.match(step.text, /Rua Augusta/, `${language} ${type}: ${step.text}`);
       if (type === 'ROUNDABOUT') assert.match(step.text, language === 'en' ? /2nd/ : /2ª/, `${language}: ${step.text}`);
+      // Each language's grammar: a stop is masculine in Spanish and Portuguese; Spanish leaves *de* la rotonda.
+      if (type === 'VIA_POINT') assert.match(step.text, { en: /your 1st destination/, pt_BR: /seu 1º destino/, es_AR: /tu 1º destino/ }[language], step.text);
+      if (type === 'LEAVE_ROUNDABOUT') assert.match(step.text, { en: /^Exit the roundabout/, pt_BR: /^Saia da rotatória/, es_AR: /^Sal de la rotonda/ }[language], step.text);
     }
   }
 });

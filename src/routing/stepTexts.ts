@@ -63,11 +63,17 @@ function compile(code: string, step: RouteStep, depart: boolean, legIndex: numbe
   const maneuver = depart
     ? { type: 'depart', bearing_after: step.bearing }
     : { ...MANEUVER[step.type], ...(step.exitNumber !== undefined && { exit: step.exitNumber }) };
-  // A roundabout's exit is feminine in Portuguese (a 2ª saída); the library's ordinals are masculine (destino).
+  // The library's ordinals have one gender per language: Portuguese's masculine (o 1º destino), where
+  // a roundabout's exit is feminine (a 2ª saída); Spanish's feminine (la 2ª salida), where a stop is
+  // masculine (tu 1º destino).
   const formatToken = code === 'pt-BR' && step.type === 'ROUNDABOUT'
     ? (token: string, value: string) => (token === 'exit_number' ? value.replace('º', 'ª') : value)
-    : undefined;
-  return compiler.compile(code, { maneuver, name: step.name ?? '', ref: step.ref, destinations: step.destination, mode: 'driving' }, { legIndex, legCount, formatToken });
+    : code === 'es' && step.type === 'VIA_POINT'
+      ? (token: string, value: string) => (token === 'nth' ? value.replace('ª', 'º') : value)
+      : undefined;
+  const text = compiler.compile(code, { maneuver, name: step.name ?? '', ref: step.ref, destinations: step.destination, mode: 'driving' }, { legIndex, legCount, formatToken });
+  // Its Spanish leaves a roundabout without the preposition ("Sal la rotonda").
+  return code === 'es' && step.type === 'LEAVE_ROUNDABOUT' ? text.replace(/^Sal la rotonda/, 'Sal de la rotonda') : text;
 }
 
 /** Texts worded lately per language, by label, type and exit (wordSteps); emptied when full. */
