@@ -58,14 +58,13 @@ for (const size of parseSizes(opts.sizes!)) {
         try { const r = run(); times[key].push(performance.now() - t); return r; } catch { times[key].push(performance.now() - t); return undefined; }
       };
       const free = timed('free', () => router.route({ points: c.points, calculationMode: mode }));
-      const hard = timed('hard', () => router.route({ points: c.points, calculationMode: mode, zones: c.hard }));
+      timed('hard', () => router.route({ points: c.points, calculationMode: mode, zones: c.hard }));
       const soft = timed('soft', () => router.route({ points: c.points, calculationMode: mode, zones: c.soft }));
       const car = timed('carTrucksOnly', () => router.route({ points: c.points, calculationMode: mode, zones: c.trucks }));
       const heavy = timed('truckTrucksOnly', () => router.route({ points: c.points, calculationMode: mode, zones: c.trucks, vehicle: truck }));
       const truckHard = timed('truckHard', () => router.route({ points: c.points, calculationMode: mode, zones: c.hard, vehicle: truck }));
       if (car?.distance !== free?.distance || heavy?.distance !== truckHard?.distance) wrong++;
       if (soft?.legs[0].zonesEntered?.length) softEntered++;
-      void hard;
     }
     const p50 = (k: string) => quantile(times[k], 0.5);
     rows.push(`| ${mode} | ${cases.length} | ${ms(p50('free'))} | ${ms(p50('hard'))} | ${ms(p50('soft'))} | ${ms(quantile(times.soft, 0.95))} | ${(p50('soft') / p50('hard')).toFixed(2)}x | ${softEntered} | ${ms(p50('carTrucksOnly'))} | ${ms(p50('truckTrucksOnly'))} | ${ms(p50('truckHard'))} |`);

@@ -11,7 +11,8 @@ export const VEHICLE_TYPES = [
 ] as const;
 export type VehicleType = (typeof VEHICLE_TYPES)[number];
 
-const AXLE_WORDS: Readonly<Record<string, number>> = { TWO: 2, THREE: 3, FOUR: 4, FIVE: 5, SIX: 6, SEVEN: 7, EIGHT: 8, NINE: 9, TEN: 10 };
+/** The axle counts Maplink's type names spell out. */
+export const AXLE_WORDS: Readonly<Record<string, number>> = { TWO: 2, THREE: 3, FOUR: 4, FIVE: 5, SIX: 6, SEVEN: 7, EIGHT: 8, NINE: 9, TEN: 10 };
 
 /** The axles of a Maplink vehicle type (cars and motorcycles: 2); undefined for another name. */
 export function vehicleAxles(type: string): number | undefined {

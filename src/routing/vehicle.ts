@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
 import type { BlockedCellCliques } from './PathSearch.js';
-import { vehicleAxles } from '../vehicleTypes.js';
+import { AXLE_WORDS, vehicleAxles } from '../vehicleTypes.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { ZoneVehicles } from '../zones/Zone.js';
 
@@ -39,7 +39,6 @@ export interface Vehicle {
  * routes (no limits apply). A vehicleSpecification's figures replace these.
  */
 const TRUCK_GROSS_T = [0, 0, 16, 23, 33, 41.5, 45, 57, 57, 74, 74];
-const AXLES: Record<string, number> = { TWO: 2, THREE: 3, FOUR: 4, FIVE: 5, SIX: 6, SEVEN: 7, EIGHT: 8, NINE: 9, TEN: 10 };
 
 export const VEHICLE_TYPE_FIGURES: Readonly<Record<string, Omit<Vehicle, 'type'>>> = (() => {
   const out: Record<string, Omit<Vehicle, 'type'>> = {
@@ -49,7 +48,7 @@ export const VEHICLE_TYPE_FIGURES: Readonly<Record<string, Omit<Vehicle, 'type'>
     CAR_WITH_FOUR_SIMPLE_AXLES: { weightT: 3.5, accessClass: 'none', hazmat: false },
     TRUCK_WITH_TWO_SINGLE_AXIS: { heightM: 4.4, widthM: 2.2, lengthM: 7.2, weightT: 12, axleLoadT: 6, accessClass: 'hgv', hazmat: false },
   };
-  for (const [word, n] of Object.entries(AXLES)) {
+  for (const [word, n] of Object.entries(AXLE_WORDS)) {
     const lengthM = n <= 3 ? 14 : n <= 6 ? 18.6 : n <= 8 ? 19.8 : 30;
     const dims = { heightM: 4.4, widthM: 2.6, lengthM, weightT: TRUCK_GROSS_T[n], axleLoadT: 10, hazmat: false };
     out[`TRUCK_WITH_${word}_DOUBLE_AXLES`] = { ...dims, accessClass: 'hgv' };
