@@ -67,6 +67,7 @@ export class AStarSearch implements PathSearch {
     const blocked = query.blockedRoads;
     const penalised = query.penalty?.roads;
     const perMetre = query.penalty?.costPerMetre;
+    const schedule = query.schedule, timed = schedule?.roads;
     // With a penalty, the penalty still to pay joins the bound (PenaltyBound).
     const left = query.penalty === undefined ? undefined : (this.penaltyLeft ??= new PenaltyBound(g));
     left?.reset(query.targets, query.penalty!, blocked);
@@ -173,6 +174,11 @@ export class AStarSearch implements PathSearch {
         const v = edgeHead[e];
         let cv = cu + weight[e];
         if (penalised !== undefined) cv += perMetre![penalised[edgeRoad[e]]] * edgeDistance[e];
+        if (timed !== undefined && timed[edgeRoad[e]] !== 0) {
+          const wait = schedule!.wait(timed[edgeRoad[e]], cu, weight[e]);
+          if (wait === Infinity) continue;
+          cv += wait;
+        }
         if (seen[v] !== stamp) {
           seen[v] = stamp;
           heuristic[v] = estimate(v) + (left === undefined ? 0 : left.of(v));

@@ -5,6 +5,7 @@ import { CHQuery } from './CHQuery.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
 import { drivesNone, noHierarchy, type BlockedCellCliques, type Penalty, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
+import { waitsNone } from './RoadSchedule.js';
 import { shortcutPathBytes, shortcutPathsPerMetric } from './ShortcutPaths.js';
 
 /**
@@ -77,7 +78,11 @@ export class HierarchySearch implements PathSearch {
       // A penalty only adds (its endpoints' share is in their costs): a free path that pays none is the cheapest too.
       const found = this.free.find(query.sources, query.targets, query.metric);
       settled = this.free.settledCount;
-      if (found === null || ((blocked === undefined || drivesNone(this.graph.edgeRoad, found.edges, blocked)) && (penalty === undefined || paysNone(this.graph.edgeRoad, found.edges, penalty)))) {
+      // A schedule only delays: a free path that waits nowhere arrives first.
+      const schedule = query.schedule;
+      if (found === null || ((blocked === undefined || drivesNone(this.graph.edgeRoad, found.edges, blocked))
+        && (penalty === undefined || paysNone(this.graph.edgeRoad, found.edges, penalty))
+        && (schedule === undefined || waitsNone(this.graph, found.edges, query.sources[found.source].cost, schedule)))) {
         this.settledCount = settled;
         return found;
       }

@@ -16,6 +16,8 @@ export interface MatrixJobRequest {
   zones: ZoneFields[];
   avoidanceTypes?: AvoidanceType[];
   vehicle?: Vehicle;
+  /** Epoch milliseconds or ISO-8601 (MatrixRequest.departure). */
+  departure?: number | string;
 }
 
 type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadError };
@@ -34,10 +36,11 @@ export class MatrixRunner {
   /** The matrix of `request`, computed on the worker thread. */
   async run(request: {
     origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[]; vehicle?: Vehicle;
+    departure?: number | string;
   }): Promise<MatrixResult> {
     const zones = (request.zones ?? []).map(zoneFields);
     const reply = await this.startWorker().request({
-      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle },
+      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle, departure: request.departure },
     });
     if ('error' in reply) throw fromThreadError(reply.error);
     return reply.result;

@@ -1,3 +1,4 @@
+import { DetourError, ErrorCode } from '../errors.js';
 import type { Graph, Link } from 'ngraph.graph';
 import ngraphPath from 'ngraph.path';
 import { haversineMetres } from '../geo/haversine.js';
@@ -25,6 +26,7 @@ export class NgraphSearch implements PathSearch {
     const weight = g.edgeCost(query.metric);
     const blocked = query.blockedRoads;
     const penalty = query.penalty;
+    if (query.schedule) throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'the ngraph engine has no time-dependent costs: route scheduled zones with the ch or astar engine');
     const edgeCost = (e: number) => (penalty ? weight[e] + penalty.costPerMetre[penalty.roads[g.edgeRoad[e]]] * g.edgeDistance[e] : weight[e]);
     const scale = query.metric === 'distance' ? 1 : 1 / g.maxSpeedMps;
     const finder = ngraphPath.aStar<NgraphNodeData, number>(this.ngraph, {

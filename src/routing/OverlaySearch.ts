@@ -283,6 +283,7 @@ export class OverlaySearch implements PathSearch {
     const blocked = query.blockedRoads;
     const penalty = query.penalty;
     const penalised = penalty?.roads, perMetre = penalty?.costPerMetre;
+    const schedule = query.schedule, timed = schedule?.roads;
     const { records, heap, toTargets } = this;
     const targets = query.targets;
     const T = targets.length;
@@ -363,6 +364,8 @@ export class OverlaySearch implements PathSearch {
         for (let r = 0; r < penalised.length; r++) if (perMetre![penalised[r]] !== 0) { openRoad(r); }
       }
     }
+    // Scheduled roads are walked: their cost depends on when they are reached.
+    if (schedule !== undefined) for (const list of schedule.roadLists) for (let k = 0; k < list.length; k++) openRoad(list[k]);
     let rowLength = 0;
     if (sourceCell >= 0) {
       const big = bigOf![sourceCell];
@@ -452,6 +455,12 @@ export class OverlaySearch implements PathSearch {
         if (blocked !== undefined && blocked[road] !== 0) continue;
         let cv = cu + (byTime ? millis[road] * COST_STEP.duration : roadLengthCm[road] * COST_STEP.distance);
         if (penalised !== undefined) cv += perMetre![penalised[road]] * (roadLengthCm[road] * COST_STEP.distance);
+        if (timed !== undefined && timed[road] !== 0) {
+          // Waiting only delays (FIFO): the earliest arrival at u stays the best to leave from.
+          const wait = schedule!.wait(timed[road], cu, millis[road] * COST_STEP.duration);
+          if (wait === Infinity) continue;
+          cv += wait;
+        }
         const i = records.improve(v, cv);
         if (i < 0) continue;
         records.words[4 * i + 3] = e;
@@ -507,8 +516,10 @@ export class OverlaySearch implements PathSearch {
     const at = (k: number) => 4 * (hops - k); // the k-th node from the source
     const source = query.sources.findIndex((s) => s.node === node && s.cost === path[at(0) + 2]);
     const edges: number[] = [];
+    // A stretch's free path must drive no scheduled road either: its time there would differ.
+    const avoided = penalised ?? timed;
     if (left !== undefined) {
-      this.unpack(0, hops, at, blocked, penalised, metric, edges);
+      this.unpack(0, hops, at, blocked, avoided, metric, edges);
       return { cost: best, source, target: bestTarget, edges };
     }
     // A hop on which the path's cost grows by what the potential falls (no slack gained) lies on a
@@ -522,7 +533,7 @@ export class OverlaySearch implements PathSearch {
       const runTight = tight(k + 1);
       let j = k + 1;
       while (j < hops && tight(j + 1) === runTight) j++;
-      this.unpack(k, j, at, blocked, penalised, metric, edges, true);
+      this.unpack(k, j, at, blocked, avoided, metric, edges, true);
       k = j;
     }
     return { cost: best, source, target: bestTarget, edges };

@@ -1,5 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric } from '../graph/RoadGraph.js';
+import type { RoadSchedule } from './RoadSchedule.js';
 
 /**
  * Where a search starts or ends: a graph node plus the cost of the partial road between the
@@ -48,6 +49,11 @@ export interface PathQuery {
   bigCellCliques?: readonly BlockedCellCliques[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
+  /**
+   * Roads closed at some times (scheduled zones), for the duration metric without a penalty:
+   * costs are then seconds since the departure, and a road waits until it may be driven.
+   */
+  schedule?: RoadSchedule;
 }
 
 /**

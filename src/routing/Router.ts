@@ -21,6 +21,7 @@ import { softCostPerMetre } from '../zones/Zone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
+import { departureOf, SCHEDULE_HORIZON_SECONDS, ScheduledZones, type ZoneWait } from './RoadSchedule.js';
 import { legSteps, type RouteStep } from './steps.js';
 import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
 import { limitReason, vehicleKey, vehicleRoads, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
@@ -133,30 +134,42 @@ export class Router {
       throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'SOFT zones with avoidanceTypes are not supported yet: name HARD zones, or no avoidance types', { members: ['avoidanceTypes'] });
     }
     checkUsable(softZones, this.graph.roadCount);
+    const departure = departureOf(request.departure);
+    const timedZones = zones.filter((z) => z.zone.schedule !== undefined);
+    if (timedZones.length > 0 && (softZones.length > 0 || avoidance.types.length > 0)) {
+      throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'zones with a schedule together with SOFT zones or avoidanceTypes are not supported yet: name them in separate routes', { members: ['zones'] });
+    }
+    checkUsable(timedZones, this.graph.roadCount);
     // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
-    const shared = zones.length > 0 ? this.cliques.prepare(zones, 0) : NO_ZONE_SET;
+    const shared = zones.length > 0 ? this.cliques.prepare(timedZones.length > 0 ? zones.filter((z) => !z.zone.schedule) : zones, 0) : NO_ZONE_SET;
     const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
     // Made before the masks: should it throw, no scratch mask is left marked.
     const soft = softZones.length > 0 ? new SoftZones(softZones, () => this.scratch.pop() ?? new Uint8Array(this.graph.roadCount)) : undefined;
+    const timed = timedZones.length > 0 ? new ScheduledZones(timedZones, departure, this.scratch.pop() ?? new Uint8Array(this.graph.roadCount)) : undefined;
     const masks = this.masks(zones, request.blockedRoads, vehicle);
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
+    const timedBlocked = timed && this.timedMasks(masks, timed, zones, metricOf(mode));
     try {
       const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
       if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
       for (let i = 0; i + 1 < snaps.length; i++) {
+        // Each leg leaves when the one before arrives.
+        if (timed) timed.offset = legs.reduce((sum, l) => sum + l.duration, 0);
         try {
           legs.push(avoiding
             ? this.avoidingLeg(snaps[i], snaps[i + 1], metricOf(mode), masks, avoiding, zones, i, labels)
-            : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared, soft));
+            : this.leg(snaps[i], snaps[i + 1], metricOf(mode), masks, zones, i, labels, shared, soft, timed && { zones: timed, blocked: timedBlocked!.mask }));
         } catch (err) {
           throw vehicle && err instanceof DetourError && err.code === ErrorCode.ROUTE_NOT_FOUND ? this.vehicleBlocks(snaps[i], snaps[i + 1], metricOf(mode), vehicle, i, labels) ?? err : err;
         }
       }
     } finally {
       if (avoiding) this.releaseAvoidanceMasks(avoiding, masks);
+      if (timedBlocked) this.releaseTimedMasks(timedBlocked, masks, timed!);
       this.releaseMasks(masks);
       if (soft) this.scratch.push(...soft.release(masks.softLists));
+      if (timed) this.scratch.push(timed.release());
     }
     if (language) {
       legs.forEach((leg, i) => {
@@ -167,7 +180,42 @@ export class Router {
     }
     const distance = legs.reduce((s, l) => s + l.distance, 0);
     const duration = legs.reduce((s, l) => s + l.duration, 0);
-    return { distance, duration, averageSpeed: speedKmh(distance, duration), legs, ...(request.vehicle && { vehicle: request.vehicle }) };
+    return {
+      distance, duration, averageSpeed: speedKmh(distance, duration), legs, ...(request.vehicle && { vehicle: request.vehicle }),
+      ...((request.departure !== undefined || timed) && { departure: new Date(departure).toISOString() }),
+    };
+  }
+
+  /**
+   * The mask a request with scheduled zones searches with first: the hard roads and the other
+   * zones' (and a vehicle's destination-only roads); for THE_SHORTEST also the scheduled roads
+   * that never open long enough to drive them within the horizon (others it drives, waiting as
+   * needed). Undefined when it blocks nothing. Release with releaseTimedMasks.
+   */
+  private timedMasks(masks: RoadMasks, timed: ScheduledZones, zones: CalculatedZone[], metric: Metric): { mask?: Uint8Array; whole: boolean } {
+    const untimed = masks.softLists.filter((_, i) => i >= zones.length || zones[i].zone.schedule === undefined);
+    const never: number[] = [];
+    if (metric === 'distance') {
+      const millis = this.graph.roadMillis;
+      for (const list of timed.roadLists) for (let i = 0; i < list.length; i++) if (!timed.passable(timed.roads[list[i]], millis[list[i]] * 0.001)) never.push(list[i]);
+    }
+    if (!masks.hard && untimed.length === 0 && never.length === 0) return { whole: false };
+    const mask = this.scratch.pop() ?? new Uint8Array(this.graph.roadCount);
+    if (masks.hard) mask.set(masks.hard.subarray(0, mask.length));
+    for (const list of untimed) for (let i = 0; i < list.length; i++) mask[list[i]] = 1;
+    for (const r of never) mask[r] = 1;
+    return { mask, whole: masks.hard !== undefined };
+  }
+
+  private releaseTimedMasks(made: { mask?: Uint8Array; whole: boolean }, masks: RoadMasks, timed: ScheduledZones): void {
+    const mask = made.mask;
+    if (!mask) return;
+    if (made.whole) mask.fill(0);
+    else {
+      for (const list of masks.softLists) for (let i = 0; i < list.length; i++) mask[list[i]] = 0;
+      for (const list of timed.roadLists) for (let i = 0; i < list.length; i++) mask[list[i]] = 0;
+    }
+    this.scratch.push(mask);
   }
 
   /**
@@ -362,10 +410,14 @@ export class Router {
    */
   private leg(
     from: Snap, to: Snap, metric: Metric, masks: RoadMasks, zones: CalculatedZone[], index: number, labels: string[],
-    shared: ZoneSetCliques, soft?: SoftZones,
+    shared: ZoneSetCliques, soft?: SoftZones, timed?: { zones: ScheduledZones; blocked?: Uint8Array },
   ): RouteLeg {
-    const { zone, hard, all } = masks;
-    const stopInZone = zone !== undefined && (zone[from.road] === 1 || zone[to.road] === 1);
+    const { zone, hard } = masks;
+    // Scheduled zones' roads are driven when they are open (a stop's own road at any time): the
+    // first search blocks only the other roads; should it fail, they count as zones to enter.
+    const all = timed ? timed.blocked : masks.all;
+    const inZone = (r: number) => zone !== undefined && zone[r] === 1 && (timed === undefined || timed.zones.roads[r] === 0 || timed.blocked?.[r] === 1);
+    const stopInZone = inZone(from.road) || inZone(to.road);
     const { softLists, hardLists } = masks;
     // Without a caller's mask, the lists hold every blocked road (a search may start from them); zones' customized cliques come first.
     let lists = hardLists && [...softLists, ...hardLists];
@@ -381,7 +433,7 @@ export class Router {
       cells = zones.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
     }
     // SOFT zones' roads cost their penalty per metre, in both searches (their cells are walked then).
-    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, soft?.penalty, undefined, lists, cliques, hardLists && cells);
+    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, soft?.penalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index);
     if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
     if (!leg && zone) {
       const penalty = soft ? soft.withHard(softLists, !stopInZone) : { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists };
@@ -537,7 +589,7 @@ export class Router {
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
     blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
-    cellCliques?: ZoneSetCliques,
+    cellCliques?: ZoneSetCliques, timed?: ScheduledZones, index = 0,
   ): Leg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
@@ -546,6 +598,7 @@ export class Router {
     const found = this.search.find({
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
       sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
+      ...(timed && metric === 'duration' && { schedule: timed }),
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
       const metres = Math.abs(to.offset - from.offset);
@@ -566,12 +619,21 @@ export class Router {
     const target = targets[found.target];
     const startMetres = source.reversed ? from.offset : g.roadMetres(from.road) - from.offset;
     const endMetres = target.reversed ? g.roadMetres(to.road) - to.offset : to.offset;
-    const leg = this.assembleLeg(from, to, source, target, found.edges, startMetres, endMetres);
+    let waited: { total: number; waits: ZoneWait[] } | undefined;
+    if (timed) {
+      waited = timed.waitsAlong(g, found.edges, partialCost(g, from.road, startMetres, 'duration'));
+      if (waited.total === Infinity) {
+        throw new DetourError(ErrorCode.ROUTE_NOT_FOUND, `no route for leg ${index}: its shortest path waits for a scheduled zone beyond ${SCHEDULE_HORIZON_SECONDS / 86_400} days after the departure`, { leg: index });
+      }
+    }
+    const leg = this.assembleLeg(from, to, source, target, found.edges, startMetres, endMetres, waited?.total);
+    if (waited && waited.waits.length > 0) leg.waits = waited.waits;
     if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, found.edges, from, to, false, startMetres, endMetres));
     return leg;
   }
 
-  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[], startMetres: number, endMetres: number): Leg {
+  /** The leg of a path; `waits` seconds of waiting for scheduled zones join its duration. */
+  private assembleLeg(from: Snap, to: Snap, source: Endpoint, target: Endpoint, edges: number[], startMetres: number, endMetres: number, waits = 0): Leg {
     const g = this.graph;
     let distance = startMetres + endMetres;
     let duration = partialCost(g, from.road, startMetres, 'duration') + partialCost(g, to.road, endMetres, 'duration');
@@ -591,7 +653,7 @@ export class Router {
     if (target.reversed) line.pushBackward(to.road, g.roadPointCount(to.road) - 1, to.segment + 1);
     else line.pushForward(to.road, 0, to.segment);
     line.push(to.latitude, to.longitude);
-    return new Leg(distance, duration, line.coordinates(), edges, from, to, edgesFirst, edgesLast, source.reversed, target.reversed, false);
+    return new Leg(distance, duration + waits, line.coordinates(), edges, from, to, edgesFirst, edgesLast, source.reversed, target.reversed, false);
   }
 
 }
@@ -602,6 +664,7 @@ class Leg implements RouteLeg {
   declare zonesEntered?: ZoneEntered[];
   declare avoidedTypesDriven?: AvoidedTypeDriven[];
   declare steps?: RouteStep[];
+  declare waits?: ZoneWait[];
   #points?: LatLon[];
   /** The points of `edges` in `coordinates`: from edgesFirst (the first edge's tail) to edgesLast; the rest are the start and end roads' parts. */
   readonly #edgePoints: [number, number];

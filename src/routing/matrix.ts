@@ -1,3 +1,4 @@
+import { departureOf } from './RoadSchedule.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
@@ -32,6 +33,8 @@ export interface MatrixRequest {
   avoidanceBehavior?: AvoidanceBehavior;
   /** The vehicle every element must be legal for, as in Router.route. */
   vehicle?: Vehicle;
+  /** When every element leaves (as RouteRequest.departure; default now). */
+  departure?: number | string | Date;
   /** Called now and then with the elements done so far and the total (progress bars). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -119,7 +122,10 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
 export function computeMatrix(router: MatrixRouter, given: MatrixRequest): MatrixResult {
   // The zones whose vehicles rule takes in the request's vehicle (each element is Router.route's, which keeps the same).
   const request = given.zones ? { ...given, zones: zonesFor(given.zones, given.vehicle) } : given;
-  if (request.zones?.some((z) => softCostPerMetre(z.zone) !== undefined)) return softMatrix(router, request);
+  if (request.zones?.some((z) => softCostPerMetre(z.zone) !== undefined || z.zone.schedule !== undefined)) {
+    // Every element leaves at the same instant: the request's, or now once.
+    return softMatrix(router, { ...request, departure: departureOf(request.departure) });
+  }
   const graph = router.graph;
   if (!graph.hierarchy?.overlay?.fine) return matrixByRoutes(router, request);
   const avoidance = readMatrixRequest(request);
@@ -248,17 +254,18 @@ function freeCostsWhereClosedFail(
  */
 export const MAX_MATRIX_ELEMENTS = 4_000_000;
 
-/** Most elements of a matrix around SOFT zones (each is one route: softMatrix). */
+/** Most elements of a matrix around SOFT or scheduled zones (each is one route: softMatrix). */
 export const MAX_SOFT_MATRIX_ELEMENTS = 2_500;
 
 /**
- * A matrix around SOFT zones: each element by Router.route, which weighs them (no bucket search
- * charges a cost per metre yet), so its size is bounded (INVALID_INPUT past MAX_SOFT_MATRIX_ELEMENTS).
+ * A matrix around SOFT or scheduled zones: each element by Router.route, which weighs them (no
+ * bucket search charges a cost per metre or waits yet), so its size is bounded (INVALID_INPUT past
+ * MAX_SOFT_MATRIX_ELEMENTS).
  */
 function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
   const elements = (request.origins?.length ?? 0) * (request.destinations?.length ?? 0);
   if (elements > MAX_SOFT_MATRIX_ELEMENTS) {
-    throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix around SOFT zones has at most ${MAX_SOFT_MATRIX_ELEMENTS} elements (each is a route), got ${request.origins.length} x ${request.destinations.length} = ${elements}`, { field: 'origins' });
+    throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix around SOFT or scheduled zones has at most ${MAX_SOFT_MATRIX_ELEMENTS} elements (each is a route), got ${request.origins.length} x ${request.destinations.length} = ${elements}`, { field: 'origins' });
   }
   return matrixByRoutes(router, request);
 }
@@ -452,6 +459,7 @@ function routeElement(router: MatrixRouter, request: MatrixRequest, result: Matr
       avoidanceTypes: request.avoidanceTypes,
       avoidanceBehavior: request.avoidanceBehavior,
       vehicle: request.vehicle,
+      departure: request.departure,
     });
     result.distance[i] = route.distance;
     result.duration[i] = route.duration;

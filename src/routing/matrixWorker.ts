@@ -17,7 +17,7 @@ if (!isMainThread && parentPort) {
     try {
       const result = router.matrix({
         origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode,
-        zones: request.zones.map(reviveZone), avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle,
+        zones: request.zones.map(reviveZone), avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle, departure: request.departure,
       });
       port.postMessage({ id, result }, [result.distance.buffer as ArrayBuffer, result.duration.buffer as ArrayBuffer]);
     } catch (err) {

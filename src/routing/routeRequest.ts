@@ -3,6 +3,7 @@ import type { LatLon } from '../geo/coordinates.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { AvoidanceBehavior, AvoidanceType, AvoidedTypeDriven } from './avoidance.js';
+import type { ZoneWait } from './RoadSchedule.js';
 import type { RouteStep } from './steps.js';
 import type { StepLanguage } from './stepTexts.js';
 import type { Vehicle, VehicleRoads } from './vehicle.js';
@@ -34,6 +35,11 @@ export interface RouteRequest {
   vehicle?: Vehicle;
   /** Turn-by-turn steps on every leg (`leg.steps`), worded in the language given (true: English). */
   steps?: boolean | StepLanguage;
+  /**
+   * When the route leaves: epoch milliseconds, an ISO-8601 date-time or a Date (default now). Zones
+   * with a schedule close their roads while active (RoadSchedule); the route may wait for them.
+   */
+  departure?: number | string | Date;
 }
 
 /**
@@ -84,6 +90,8 @@ export interface RouteLeg {
   avoidedTypesDriven?: AvoidedTypeDriven[];
   /** The driver's instructions, when the request asked for steps (legSteps). */
   steps?: RouteStep[];
+  /** Where the leg waits for scheduled zones to close (its duration includes them). */
+  waits?: ZoneWait[];
 }
 
 export interface Route {
@@ -93,4 +101,6 @@ export interface Route {
   legs: RouteLeg[];
   /** The vehicle the route is legal for, when the request named one. */
   vehicle?: Vehicle;
+  /** The departure (ISO-8601), when the request gave one or named scheduled zones. */
+  departure?: string;
 }

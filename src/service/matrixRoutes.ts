@@ -90,6 +90,7 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
       origins: problem.origins, destinations: problem.destinations, calculationMode: problem.calculationMode, zones: zoneList,
       avoidanceTypes: problem.avoidanceTypes as AvoidanceType[] | undefined,
       vehicle,
+      departure: problem.startDate,
     });
     return matrixSolution(result, problem, id, clientId, now(), vehicle);
   }

@@ -36,7 +36,7 @@ export const matrixProblemSchema = {
   description:
     `Origins and destinations (1 to ${MATRIX_LIMITS.sites} each, siteIds unique within each list), the names of stored restriction zones to avoid ` +
     `(at most ${MATRIX_LIMITS.zones}), and for an asynchronous problem an optional callback POSTed when the job ends. tripProfile LINEAR gives ` +
-    'straight-line distances (no zones or avoidance then); any other profile routes on the graph\'s car profile. startDate is recorded. Unknown members are rejected.',
+    'straight-line distances (no zones or avoidance then); any other profile routes on the graph\'s car profile. startDate is when every element leaves (zones with a schedule). Unknown members are rejected.',
   properties: {
     calculationMode: { type: 'string', enum: CALCULATION_MODES, default: 'THE_FASTEST' },
     origins: { type: 'array', minItems: 1, maxItems: MATRIX_LIMITS.sites, items: site },
@@ -50,7 +50,7 @@ export const matrixProblemSchema = {
       description: 'FAIL only: an element that cannot avoid the types fails with AVOIDANCE_IMPOSSIBLE (STRONG and RELAXED are for trips).',
     },
     tripProfile: { type: 'string', maxLength: 200, description: 'MAPLINKBR, MAPLINK, ...: routes on the graph\'s car profile; LINEAR: straight-line distances, durations at 60 km/h.' },
-    startDate: { ...maplinkDateSchema, description: 'Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours.' },
+    startDate: { ...maplinkDateSchema, description: 'Departure (epoch milliseconds or ISO-8601; default now): every element leaves then; zones with a schedule apply at the times driven.' },
     vehicleType: vehicleSchemas.vehicleType,
     vehicleSpecification: vehicleSchemas.vehicleSpecification,
     callback: callbackSchema,

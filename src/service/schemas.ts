@@ -7,6 +7,7 @@ import {
   TOLL_PERIODS, TOLL_TYPES, TRANSPONDER_OPERATORS, TURN_BY_TURN_LANGUAGES, VEHICLE_SPECIFICATION_LIMITS, VEHICLE_TYPES,
 } from '../trip/maplinkVocabulary.js';
 import { MAX_SOFT_COST_PER_KM, ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS } from '../zones/Zone.js';
+import { SCHEDULE_LIMITS, WEEKDAYS } from '../zones/schedule.js';
 
 /**
  * JSON schemas of every body, query and response. Fastify validates requests with them (ajv,
@@ -110,6 +111,40 @@ const zoneAvoidanceSchema = {
   examples: [{ mode: 'SOFT', costPerKm: 600 }],
 } as const;
 
+/** A zone's schedule (detour extension). */
+const zoneScheduleSchema = {
+  type: ['object', 'null'],
+  description:
+    'detour extension: when the zone is active (absent: always). Weekly windows of local time in an IANA time zone (a "to" at or before ' +
+    '"from" ends the next day; "24:00" ends the day) and dated exceptions making a whole local day active or not. Routes drive its roads ' +
+    'only while it is inactive, waiting at its edge when that is fastest.',
+  properties: {
+    timeZone: { type: 'string', maxLength: 64 },
+    windows: {
+      type: 'array', maxItems: SCHEDULE_LIMITS.windows,
+      items: {
+        type: 'object', additionalProperties: false, required: ['days', 'from', 'to'],
+        properties: {
+          days: { type: 'array', minItems: 1, maxItems: 7, items: { type: 'string', enum: WEEKDAYS } },
+          from: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' },
+          to: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$' },
+        },
+      },
+    },
+    exceptions: {
+      type: 'array', maxItems: SCHEDULE_LIMITS.exceptions,
+      items: { type: 'object', additionalProperties: false, required: ['date', 'active'], properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, active: { type: 'boolean' } } },
+    },
+  },
+  required: ['timeZone', 'windows'],
+  additionalProperties: false,
+  examples: [{
+    timeZone: 'America/Sao_Paulo',
+    windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '05:00', to: '21:00' }, { days: ['SAT'], from: '10:00', to: '14:00' }],
+    exceptions: [{ date: '2026-12-25', active: false }],
+  }],
+} as const;
+
 export const zoneBodySchema = {
   type: 'object',
   description:
@@ -134,6 +169,7 @@ export const zoneBodySchema = {
     },
     vehicles: zoneVehiclesSchema,
     avoidance: zoneAvoidanceSchema,
+    schedule: zoneScheduleSchema,
   },
   required: ['name', 'geometries'],
   examples: [{
@@ -171,6 +207,7 @@ export const zoneResponseSchema = {
     },
     vehicles: zoneVehiclesSchema,
     avoidance: zoneAvoidanceSchema,
+    schedule: zoneScheduleSchema,
     status: zoneStatusSchema,
   },
   required: ['name', 'geometries', 'status'],
@@ -304,7 +341,7 @@ const maplinkTripFeatures = {
   vehicleSpecification: vehicleSchemas.vehicleSpecification,
   profileName: { type: 'string', minLength: 1, maxLength: 100, description: 'Maplink v1: the routing profile (MAPLINK, MAPLINKBR, BRAZIL, ...): accepted; detour routes on its loaded graph\'s car profile.' },
   clientId: { type: 'string', maxLength: 256, description: 'Maplink v1: the client; when given it must be the token\'s (403 CLIENT_ID_MISMATCH).' },
-  startDate: { ...maplinkDateSchema, description: 'Departure (epoch or ISO-8601): accepted and recorded; it takes effect once zones have hours.' },
+  startDate: { ...maplinkDateSchema, description: 'Departure (epoch milliseconds or ISO-8601; default now): zones with a schedule close their roads while active, and the route waits for them where that is fastest.' },
 } as const;
 
 export const tripBodySchema = {
@@ -438,9 +475,21 @@ export const tripResponseSchema = {
               },
             },
           },
+          waits: {
+            type: 'array',
+            description: 'detour extension, only when the leg waits for scheduled zones: where (the road\'s start), from when until when, and seconds (included in nominalDuration).',
+            items: {
+              type: 'object',
+              properties: {
+                zone: { type: 'string' }, latitude: { type: 'number' }, longitude: { type: 'number' },
+                from: { type: 'string', format: 'date-time' }, until: { type: 'string', format: 'date-time' }, duration: { type: 'number', description: 'seconds' },
+              },
+            },
+          },
         },
       },
     },
+    departure: { type: 'string', format: 'date-time', description: 'detour extension: when the trip leaves (startDate, else the request\'s time), when it names scheduled zones or a startDate' },
     vehicle: appliedVehicleSchema,
     createdAt: { type: 'string', format: 'date-time' },
     expiryIn: { type: 'string', format: 'date-time', description: 'until when GET /trip/v1/solutions/{id} answers this solution' },

@@ -39,7 +39,7 @@ export interface TripRequest extends MaplinkTripExtras {
   profileName?: string;
   /** Maplink v1: the client (the token's, when given). */
   clientId?: string;
-  /** Departure: recorded. */
+  /** Departure (epoch milliseconds or ISO-8601; default now): when the route leaves, for zones with a schedule. */
   startDate?: number | string;
   /** v1 (asynchronous) only: POSTed when the job ends. */
   callback?: { url: string; user?: string; password?: string };
@@ -64,6 +64,8 @@ export interface TripLeg {
   avoidedTypesDriven?: Array<{ type: AvoidanceType; distance: number }>;
   /** Present when the trip asked for turnByTurn: the leg's instructions. */
   turnByTurn?: TurnByTurnInstruction[];
+  /** Present only when the leg waits for scheduled zones (seconds, in nominalDuration). */
+  waits?: Array<{ zone: string; latitude: number; longitude: number; from: string; until: string; duration: number }>;
 }
 
 /** Maplink's TurnByTurnInstruction. */
@@ -90,6 +92,8 @@ export interface TripResponse {
   /** km/h. */
   averageSpeed: number;
   legs: TripLeg[];
+  /** ISO 8601: when the trip leaves, when it gave a startDate or names scheduled zones. */
+  departure?: string;
   /** The vehicle the route is legal for, when one was asked (vehicleType, vehicleSpecification): its type and the figures applied. */
   vehicle?: Record<string, unknown>;
   /** ISO 8601. */
@@ -140,6 +144,7 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
     pointLabels,
     avoidanceTypes: request.avoidanceTypes as AvoidanceType[] | undefined,
     avoidanceBehavior: request.avoidanceBehavior,
+    departure: request.startDate,
   });
   const pointsMode = context.pointsMode ?? 'polyline';
   const siteId = (i: number) => request.points[i].siteId ?? null;
@@ -166,7 +171,11 @@ export function calculateTrip(request: TripRequest, context: TripContext): TripR
         avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, distance: Math.round(d.metres) })),
       }),
       ...(leg.steps && { turnByTurn: leg.steps.map((step) => turnByTurnInstruction(step, leg.coordinates, pointsMode)) }),
+      ...(leg.waits && {
+        waits: leg.waits.map((w) => ({ zone: w.zone, latitude: w.latitude, longitude: w.longitude, from: w.from, until: w.until, duration: Math.round(w.seconds) })),
+      }),
     })),
+    ...(route.departure && { departure: route.departure }),
     ...(vehicle && { vehicle: appliedVehicle(vehicle) }),
     createdAt: (context.now ?? new Date()).toISOString(),
     ...(context.expiresAt !== undefined && { expiryIn: new Date(context.expiresAt).toISOString() }),

@@ -147,7 +147,7 @@ export function decimalCoordinate(value: number | string, path: string, max: 90 
   return n;
 }
 
-/** `startDate` (trips and matrices): recorded, so only its form is checked. */
+/** `startDate` (trips and matrices): the departure, epoch milliseconds or ISO-8601. */
 export function startDateIssues(startDate: number | string | undefined): MemberIssue[] {
   return startDate === undefined || Number.isFinite(maplinkDate(startDate)) ? [] : [{ path: 'startDate', message: 'must be epoch milliseconds or an ISO-8601 date-time' }];
 }

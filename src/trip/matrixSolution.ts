@@ -22,7 +22,7 @@ export interface MatrixProblem {
   avoidanceBehavior?: 'FAIL';
   /** Maplink's profile: LINEAR gives straight-line distances; any other routes on the graph's car profile. */
   tripProfile?: string;
-  /** Departure (epoch or ISO-8601): recorded; it takes effect once zones have hours. */
+  /** Departure (epoch milliseconds or ISO-8601; default now): every element leaves then; zones with a schedule apply at the times driven. */
   startDate?: number | string;
   /** The vehicle every element must be legal for (as the Trip API's; detour extension). */
   vehicleType?: string | null;

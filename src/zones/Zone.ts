@@ -1,4 +1,5 @@
 import type { Ring } from '../geo/PreparedPolygon.js';
+import type { ZoneSchedule } from './schedule.js';
 
 /** A vertex as the Restriction Zone API writes it, in decimal degrees. */
 export interface ZoneVertex {
@@ -42,6 +43,7 @@ export interface ZoneInput {
   geometries: Array<{ name?: string; vertices: ZoneVertex[] }>;
   vehicles?: ZoneVehicles;
   avoidance?: ZoneAvoidance;
+  schedule?: ZoneSchedule;
 }
 
 /** A polygon of a zone: an outer ring and optional holes, as [longitude, latitude] (GeoJSON order), open. */
@@ -58,11 +60,15 @@ export interface Zone {
   vehicles?: ZoneVehicles;
   /** HARD (absent) or SOFT with its cost per km. */
   avoidance?: ZoneAvoidance;
+  /** When it is active (absent: always). */
+  schedule?: ZoneSchedule;
 }
 
+export type ZoneRules = Pick<Zone, 'vehicles' | 'avoidance' | 'schedule'>;
+
 /** A zone's rules (those it has), as they travel with it: to threads, into stored bodies. */
-export function zoneRules(zone: Pick<Zone, 'vehicles' | 'avoidance'>): Pick<Zone, 'vehicles' | 'avoidance'> {
-  return { ...(zone.vehicles && { vehicles: zone.vehicles }), ...(zone.avoidance && { avoidance: zone.avoidance }) };
+export function zoneRules(zone: ZoneRules): ZoneRules {
+  return { ...(zone.vehicles && { vehicles: zone.vehicles }), ...(zone.avoidance && { avoidance: zone.avoidance }), ...(zone.schedule && { schedule: zone.schedule }) };
 }
 
 /** The cost per metre of a SOFT zone's roads (in the metric's units), or undefined for a HARD one. */

@@ -4,10 +4,9 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
-import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
+import { zoneStatus, type Zone, type ZoneRules, type ZoneStatus } from './Zone.js';
 
 /** A zone's rules (Zone.vehicles, Zone.avoidance). */
-type ZoneRules = Pick<Zone, 'vehicles' | 'avoidance'>;
 import { checkZoneJson, type CheckedZoneJson } from './zoneJson.js';
 import type { ZoneWorkerData } from './zoneWorker.js';
 

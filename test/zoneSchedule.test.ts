@@ -1,0 +1,300 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf, ZoneValidationError,
+  type CalculatedZone, type LatLon, type Route,
+} from '../src/index.js';
+import { activeIntervals, type ZoneSchedule } from '../src/zones/schedule.js';
+import { SCHEDULE_HORIZON_SECONDS } from '../src/routing/RoadSchedule.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import type { RoadGraph } from '../src/graph/RoadGraph.js';
+import type { Store } from '../src/store/Store.js';
+import { close, dijkstra, randomZone, seededRandom } from './support/helpers.js';
+import {
+  authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
+} from './support/service.js';
+
+/**
+ * Zones with a schedule: the schedule read in its time zone (midnight, DST, exceptions) against
+ * instants written out by hand; routes checked against a plain time-dependent Dijkstra that may
+ * wait at any node (FIFO) and drives a scheduled road only while its zones are inactive.
+ */
+
+// Asked before any test runs: the routing tests below hold the event loop for seconds.
+const pgSkip = (await postgresSkipReason()) ?? false;
+
+const square = (lat: number, lon: number, d: number) => [
+  { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },
+];
+const geometries = [{ vertices: square(57.7, 11.97, 0.005) }];
+const issuesOf = (input: unknown) => {
+  try {
+    validateZone(input);
+    return [];
+  } catch (e) {
+    assert.ok(e instanceof ZoneValidationError);
+    return e.issues.map((i) => i.path);
+  }
+};
+const iso = (t: number) => new Date(t).toISOString();
+const pairs = (iv: number[]) => Array.from({ length: iv.length / 2 }, (_, i) => [iso(iv[2 * i]), iso(iv[2 * i + 1])]);
+const ZMRC: ZoneSchedule = {
+  timeZone: 'America/Sao_Paulo',
+  windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '05:00', to: '21:00' }, { days: ['SAT'], from: '10:00', to: '14:00' }],
+  exceptions: [{ date: '2026-12-25', active: false }],
+};
+
+test('a schedule: weekly windows in its time zone, a window across midnight, exceptions, each bad member named', () => {
+  assert.deepEqual(validateZone({ name: 'z', geometries, schedule: ZMRC }).schedule, ZMRC);
+  // São Paulo is UTC-3 all year: Saturday 10-14, none on Sunday.
+  assert.deepEqual(pairs(activeIntervals(ZMRC, Date.parse('2026-12-24T00:00Z'), Date.parse('2026-12-28T12:00Z'))), [
+    ['2026-12-24T08:00:00.000Z', '2026-12-25T00:00:00.000Z'], // Thursday 05:00 to 21:00; Christmas Friday off
+    ['2026-12-26T13:00:00.000Z', '2026-12-26T17:00:00.000Z'],
+    ['2026-12-28T08:00:00.000Z', '2026-12-28T12:00:00.000Z'],
+  ]);
+  const night: ZoneSchedule = { timeZone: 'Europe/Stockholm', windows: [{ days: ['SUN'], from: '22:00', to: '02:00' }], exceptions: [{ date: '2026-12-07', active: false }, { date: '2026-12-09', active: true }] };
+  assert.deepEqual(pairs(activeIntervals(night, Date.parse('2026-11-29T00:00Z'), Date.parse('2026-12-10T00:00Z'))), [
+    ['2026-11-29T21:00:00.000Z', '2026-11-30T01:00:00.000Z'], // Sunday 22:00 CET to Monday 02:00
+    ['2026-12-06T21:00:00.000Z', '2026-12-06T23:00:00.000Z'], // stops at the midnight of an inactive Monday
+    ['2026-12-08T23:00:00.000Z', '2026-12-09T23:00:00.000Z'], // an active Wednesday, whole
+  ]);
+  const bad = { timeZone: 'Mars/Olympus', windows: [{ days: ['MON', 'XYZ'], from: '25:00', to: '09:00', every: 2 }, { days: [], from: '10:00', to: '10:00' }], exceptions: [{ date: '2026-02-30', active: 'yes' }, { date: '2026-03-01', active: true }, { date: '2026-03-01', active: false }], color: 'red' };
+  assert.deepEqual(issuesOf({ name: 'z', geometries, schedule: bad }).sort(), [
+    'schedule.color', 'schedule.exceptions[0].active', 'schedule.exceptions[0].date', 'schedule.exceptions[2].date', 'schedule.timeZone',
+    'schedule.windows[0].days[1]', 'schedule.windows[0].every', 'schedule.windows[0].from', 'schedule.windows[1].days', 'schedule.windows[1].to',
+  ]);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, schedule: 'weekdays' }), ['schedule']);
+  assert.deepEqual(issuesOf({ name: 'z', geometries, schedule: { timeZone: 'UTC', windows: [{ days: ['MON'], from: '24:00', to: '01:00' }] } }), ['schedule.windows[0].from']);
+});
+
+test('local times across DST changes: a skipped time counts from the change, a repeated one at its first occurrence', () => {
+  // New York: clocks go 02:00 -> 03:00 on 2026-03-08 and 02:00 -> 01:00 on 2026-11-01.
+  const ny = (from: string, to: string): ZoneSchedule => ({ timeZone: 'America/New_York', windows: [{ days: ['SUN'], from, to }] });
+  assert.deepEqual(pairs(activeIntervals(ny('01:00', '04:00'), Date.parse('2026-03-08T00:00Z'), Date.parse('2026-03-09T00:00Z'))), [['2026-03-08T06:00:00.000Z', '2026-03-08T08:00:00.000Z']]);
+  assert.deepEqual(pairs(activeIntervals(ny('02:30', '03:30'), Date.parse('2026-03-08T00:00Z'), Date.parse('2026-03-09T00:00Z'))), []);
+  assert.deepEqual(pairs(activeIntervals(ny('00:30', '01:30'), Date.parse('2026-11-01T00:00Z'), Date.parse('2026-11-02T00:00Z'))), [['2026-11-01T04:30:00.000Z', '2026-11-01T05:30:00.000Z']]);
+  assert.deepEqual(pairs(activeIntervals(ny('08:00', '09:00'), Date.parse('2026-10-25T00:00Z'), Date.parse('2026-11-02T00:00Z'))), [
+    ['2026-10-25T12:00:00.000Z', '2026-10-25T13:00:00.000Z'], // EDT, UTC-4
+    ['2026-11-01T13:00:00.000Z', '2026-11-01T14:00:00.000Z'], // EST, UTC-5
+  ]);
+  // A whole day across the change lasts 23 hours.
+  const iv = activeIntervals(ny('00:00', '24:00'), Date.parse('2026-03-08T00:00Z'), Date.parse('2026-03-10T00:00Z'));
+  assert.equal((iv[1] - iv[0]) / 3_600_000, 23);
+});
+
+/** Per road, the scheduled zones on it with their active intervals in seconds after the departure. */
+function oracleSchedule(graph: RoadGraph, zones: CalculatedZone[], departure: number) {
+  const on = new Map<number, number[][]>();
+  for (const z of zones) {
+    const iv = activeIntervals(z.zone.schedule!, departure, departure + SCHEDULE_HORIZON_SECONDS * 1000).map((t) => (t - departure) / 1000);
+    for (const r of z.roads) on.set(r, [...(on.get(r) ?? []), iv]);
+  }
+  /** The wait before driving `road` for `c` seconds from `t`: each zone's intervals in turn until none overlaps. */
+  return (road: number, t: number, c: number): number => {
+    const lists = on.get(road);
+    if (!lists) return 0;
+    let s = t;
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const iv of lists) for (let i = 0; i < iv.length; i += 2) if (iv[i] < s + c && iv[i + 1] > s) { s = iv[i + 1]; moved = true; }
+    }
+    return s + c > SCHEDULE_HORIZON_SECONDS ? Infinity : s - t;
+  };
+}
+
+/** Earliest arrival by a time-dependent Dijkstra (waiting allowed anywhere: FIFO), the stops' own roads free. */
+function timeDependentDijkstra(graph: RoadGraph, starts: Array<{ node: number; cost: number }>, goals: Array<{ node: number; cost: number }>, wait: (road: number, t: number, c: number) => number): number {
+  const weight = graph.edgeCost('duration');
+  const arrival = new Float64Array(graph.nodeCount).fill(Infinity);
+  const done = new Uint8Array(graph.nodeCount);
+  const goal = new Map<number, number>();
+  for (const g of goals) goal.set(g.node, Math.min(goal.get(g.node) ?? Infinity, g.cost));
+  for (const s of starts) arrival[s.node] = Math.min(arrival[s.node], s.cost);
+  let best = Infinity;
+  for (;;) {
+    let u = -1;
+    // A linear scan: the graph is a city, the oracle simple.
+    for (let v = 0; v < arrival.length; v++) if (!done[v] && arrival[v] < Infinity && (u < 0 || arrival[v] < arrival[u])) u = v;
+    if (u < 0 || arrival[u] >= best) break;
+    done[u] = 1;
+    const g = goal.get(u);
+    if (g !== undefined) best = Math.min(best, arrival[u] + g);
+    for (let e = graph.firstOut[u]; e < graph.firstOut[u + 1]; e++) {
+      const w = wait(graph.edgeRoad[e], arrival[u], weight[e]);
+      const t = arrival[u] + w + weight[e];
+      if (t < arrival[graph.edgeHead[e]]) arrival[graph.edgeHead[e]] = t;
+    }
+  }
+  return best;
+}
+
+describe('routes around scheduled zones', () => {
+  const graph = loadGraph(DEFAULT_GRAPH_PATH);
+  const router = new Router(graph);
+  const withSchedule = (zone: CalculatedZone, schedule: ZoneSchedule, name = zone.zone.name): CalculatedZone => ({ ...zone, zone: { ...zone.zone, name, schedule } });
+  // Monday 2026-12-07 08:00 in Gothenburg.
+  const departure = Date.parse('2026-12-07T07:00:00Z');
+  const local = (minutes: number) => { const m = ((minutes % 1440) + 1440) % 1440; return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`; };
+  const v = (latitude: number, longitude: number) => ({ latitude, longitude });
+  const points = [v(57.7055, 11.95), v(57.7055, 11.985)];
+  const centre = calculateZone(graph, validateZone({ name: 'centre', geometries: [{ vertices: square(57.705, 11.9675, 0.006) }] }));
+  /** Active from `a` to `b` minutes after 08:00 local on Mondays. */
+  const closedFor = (a: number, b: number): ZoneSchedule => ({ timeZone: 'Europe/Stockholm', windows: [{ days: ['MON'], from: local(480 + a), to: local(480 + b) }] });
+
+  test('THE_FASTEST arrives when a time-dependent Dijkstra that waits does; THE_SHORTEST drives the shortest path and waits on it', () => {
+    const rand = seededRandom(2026);
+    let compared = 0, waited = 0, changed = 0;
+    for (let k = 0; k < 6; k++) {
+      const zones = [0, 1, 2].map((i) => {
+        const windows = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => {
+          const a = Math.floor(rand() * 40) - 5;
+          return { days: ['MON' as const], from: local(480 + a), to: local(480 + a + 1 + Math.floor(rand() * 30)) };
+        });
+        return withSchedule(randomZone(graph, rand, `z${i}`, 800 + rand() * 1500), { timeZone: 'Europe/Stockholm', windows });
+      });
+      const wait = oracleSchedule(graph, zones, departure);
+      for (let i = 0; i < 8; i++) {
+        const pts = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return v(graph.roadPointLat(r, 1), graph.roadPointLon(r, 1)); });
+        const [a, b] = router.snapStops(pts);
+        const oracle = Math.min(
+          timeDependentDijkstra(graph, sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), wait),
+          directCost(graph, a, b, 'duration').cost,
+        );
+        let fastest: Route;
+        try {
+          fastest = router.route({ points: pts, zones, departure });
+        } catch (e) {
+          assert.equal(oracle, Infinity, `${(e as Error).message}: the oracle arrives after ${oracle} s`);
+          continue;
+        }
+        assert.ok(Math.abs(fastest.duration - oracle) <= 1e-6 * oracle + 1e-3, `route arrives after ${fastest.duration} s, the oracle after ${oracle} s`);
+        const free = router.route({ points: pts, departure });
+        if (fastest.duration > free.duration + 1e-6) changed++;
+        if (fastest.legs[0].waits) {
+          waited++;
+          for (const w of fastest.legs[0].waits) {
+            assert.ok(zones.some((z) => z.zone.name === w.zone) && w.seconds > 0 && Math.abs(Date.parse(w.until) - Date.parse(w.from) - w.seconds * 1000) <= 1, JSON.stringify(w));
+          }
+        }
+        // THE_SHORTEST: every road here opens within the horizon, so the shortest path, with its waits.
+        const shortest = router.route({ points: pts, zones, departure, calculationMode: 'THE_SHORTEST' });
+        const plain = Math.min(dijkstra(graph, sourceEndpoints(graph, a, 'distance'), targetEndpoints(graph, b, 'distance'), 'distance'), directCost(graph, a, b, 'distance').cost);
+        assert.ok(Math.abs(shortest.distance - plain) <= 1e-6 * plain + 0.05, `shortest ${shortest.distance} m, plain ${plain} m`);
+        const leg = shortest.legs[0];
+        const weight = graph.edgeCost('duration');
+        // The first edge leaves when the start road's part is driven (no wait on a stop's own road).
+        let t = leg.edges.length === 0 ? 0 : sourceEndpoints(graph, a, 'duration').find((s) => s.node === graph.edgeTailOf(leg.edges[0]))!.cost;
+        let waits = 0;
+        for (const e of leg.edges) { const w = wait(graph.edgeRoad[e], t, weight[e]); waits += w; t += w + weight[e]; }
+        assert.ok(Math.abs(waits - (leg.waits ?? []).reduce((s, w) => s + w.seconds, 0)) < 1e-6, 'the shortest path waits as the oracle does on it');
+        compared++;
+      }
+    }
+    assert.ok(compared > 30 && changed > 3 && waited > 0, `${compared} compared, ${changed} changed by the zones, ${waited} waited`);
+  });
+
+  test('a route waits at the zone\'s edge when it opens soon, goes around when waiting costs more, drives through when it is inactive', () => {
+    const free = router.route({ points, departure });
+    const around = router.route({ points, zones: [centre], departure });
+    assert.ok(around.distance > free.distance);
+    const detour = around.duration - free.duration;
+    // Closed until a few minutes after the departure: once that is soon enough, waiting at the edge costs less than the detour.
+    const soon = [1, 2, 3, 4, 5, 6, 7, 8].map((m) => router.route({ points, zones: [withSchedule(centre, closedFor(-10, m))], departure })).find((r) => r.legs[0].waits);
+    assert.ok(soon, 'some closing time makes the route wait');
+    assert.equal(soon.distance, free.distance);
+    const waits = soon.legs[0].waits!;
+    assert.equal(waits.length, 1);
+    assert.ok(soon.duration > free.duration && soon.duration < around.duration, `${soon.duration} s between ${free.duration} and ${around.duration}`);
+    assert.ok(close(soon.duration, free.duration + waits[0].seconds, 1e-6));
+    assert.equal((Date.parse(waits[0].until) - departure) % 60_000, 0, `the wait ends as the zone opens, on the minute: ${waits[0].until}`);
+    // Closed for three hours: around.
+    const late = router.route({ points, zones: [withSchedule(centre, closedFor(-10, 180))], departure });
+    assert.deepEqual([late.distance, late.duration, late.legs[0].waits], [around.distance, around.duration, undefined]);
+    // Closed only before the departure, or on another day: through, as if absent.
+    for (const schedule of [closedFor(-60, -1), { timeZone: 'Europe/Stockholm', windows: [{ days: ['TUE' as const], from: '00:00', to: '24:00' }] }]) {
+      const r = router.route({ points, zones: [withSchedule(centre, schedule)], departure });
+      assert.deepEqual([r.distance, r.duration], [free.distance, free.duration]);
+    }
+    // The same zone always closed, and closed the whole horizon: as the HARD zone.
+    const always = router.route({ points, zones: [withSchedule(centre, { timeZone: 'UTC', windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], from: '00:00', to: '24:00' }] })], departure });
+    assert.equal(always.distance, around.distance);
+    assert.ok(detour > 0);
+    // The second leg leaves when the first arrives: a zone closing after that turns it, not the first.
+    const closesLater = withSchedule(centre, closedFor(Math.ceil(free.duration / 60) + 1, 240));
+    const there = router.route({ points: [points[0], points[1], points[0]], zones: [closesLater], departure });
+    const backAlone = router.route({ points: [points[1], points[0]], zones: [closesLater], departure: departure + there.legs[0].duration * 1000 });
+    assert.equal(there.legs[0].distance, free.distance);
+    assert.deepEqual([there.legs[1].distance, there.legs[1].duration], [backAlone.distance, backAlone.duration]);
+    assert.notEqual(backAlone.duration, router.route({ points: [points[1], points[0]], departure }).duration);
+    assert.throws(() => router.route({ points, zones: [centre], departure: 'tomorrow' }), (e: Error & { code?: string }) => e.code === 'INVALID_INPUT' && /departure/.test(e.message));
+  });
+
+  test('a scheduled zone for some vehicles: a car and a VUC drive through, the heavy truck waits or goes around; matrices equal routes', () => {
+    const heavyOnly = { ...withSchedule(centre, closedFor(-10, 180)), zone: { ...centre.zone, schedule: closedFor(-10, 180), vehicles: { minWeight: 13 } } };
+    const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, vuc = vehicleOf('TRUCK_WITH_TWO_SINGLE_AXIS')!;
+    for (const vehicle of [undefined, vuc]) {
+      assert.equal(router.route({ points, zones: [heavyOnly], departure, vehicle }).distance, router.route({ points, departure, vehicle }).distance);
+    }
+    assert.equal(router.route({ points, zones: [heavyOnly], departure, vehicle: truck }).distance, router.route({ points, zones: [centre], departure, vehicle: truck }).distance);
+    const zones = [withSchedule(centre, closedFor(-10, 2))];
+    const stops = [points[0], points[1], v(57.712, 11.96)];
+    const m = router.matrix({ origins: stops, destinations: stops, zones, departure });
+    stops.forEach((o, i) => stops.forEach((d, j) => {
+      const r = router.route({ points: [o, d], zones, departure });
+      assert.ok(close(m.duration[i * 3 + j], r.duration) && close(m.distance[i * 3 + j], r.distance), `${i},${j}: ${m.duration[i * 3 + j]} vs ${r.duration}`);
+    }));
+  });
+});
+
+const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [
+  { make: sqliteKind, skip: false },
+  { make: postgresKind, skip: pgSkip },
+];
+
+for (const { make, skip } of kinds) {
+  describe(`scheduled zones through the API on ${make === sqliteKind ? 'SQLite' : 'PostgreSQL'}`, { skip }, () => {
+    let kind: StoreKind;
+    let store: Store;
+    let svc: TestService;
+    let headers: Record<string, string>;
+    before(async () => {
+      kind = make();
+      store = await kind.open();
+      svc = await listen(loadGraph(DEFAULT_GRAPH_PATH), store);
+      headers = (await authorise(svc.url, await newClient(store))).headers;
+    });
+    after(async () => {
+      await svc?.close();
+      await store?.close();
+      await kind?.dispose();
+    });
+
+    test('kept and answered with the zone; trips and matrices leave at startDate; a bad schedule is 400 naming the member', async () => {
+      const schedule = { timeZone: 'Europe/Stockholm', windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '07:00', to: '19:00' }], exceptions: [{ date: '2026-12-25', active: false }] };
+      const zone = { name: 'Dagtid', geometries: [{ name: 'block', vertices: square(57.705, 11.9675, 0.006) }], schedule };
+      const posted = await http(`${svc.url}${ZONES_PATH}`, { json: zone, headers });
+      assert.equal(posted.status, 201, posted.text);
+      assert.deepEqual(posted.body.schedule, schedule);
+      for (let i = 0; i < 50 && (await http(`${svc.url}${ZONES_PATH}/Dagtid`, { headers })).body.status.name !== 'CALCULATED'; i++) await new Promise((r) => setTimeout(r, 100));
+      const read = await http(`${svc.url}${ZONES_PATH}/Dagtid`, { headers });
+      assert.deepEqual([read.body.schedule, read.body.status.name], [schedule, 'CALCULATED']);
+      const stops = [{ latitude: 57.7055, longitude: 11.95 }, { latitude: 57.7055, longitude: 11.985 }];
+      const trip = (startDate?: string) => http(`${svc.url}${TRIP_PATH}`, { json: { points: stops, restrictionZones: ['Dagtid'], ...(startDate && { startDate }) }, headers });
+      const day = await trip('2026-12-07T09:00:00Z'), night = await trip('2026-12-07T21:00:00Z'), christmas = await trip('2026-12-25T09:00:00Z');
+      assert.ok(day.body.totalDistance > night.body.totalDistance, `${day.body.totalDistance} by day, ${night.body.totalDistance} by night`);
+      assert.equal(christmas.body.totalDistance, night.body.totalDistance);
+      // Leaving a minute before it closes for the night, the trip waits at its edge.
+      const evening = await trip('2026-12-07T17:56:00Z');
+      assert.equal(evening.body.totalDistance, night.body.totalDistance, evening.text);
+      assert.equal(evening.body.legs[0].waits?.[0]?.zone, 'Dagtid', evening.text);
+      for (const [startDate, want] of [['2026-12-07T09:00:00Z', day], ['2026-12-07T21:00:00Z', night]] as const) {
+        const matrix = await http(`${svc.url}/matrix/v1/calculations`, { json: { origins: [{ ...stops[0], siteId: 'a' }], destinations: [{ ...stops[1], siteId: 'b' }], restrictionZones: ['Dagtid'], startDate }, headers });
+        assert.equal(matrix.status, 200, matrix.text);
+        assert.equal(Math.round(matrix.body.elements[0].distance), want.body.totalDistance, matrix.text);
+      }
+      const bad = await http(`${svc.url}${ZONES_PATH}`, { json: { ...zone, name: 'bad', schedule: { timeZone: 'Nowhere/City', windows: [{ days: ['MON'], from: '7', to: '19:00' }] } }, headers });
+      assert.equal(bad.status, 400, bad.text);
+      assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path).sort(), ['schedule.timeZone', 'schedule.windows[0].from']);
+    });
+  });
+}
