@@ -17,6 +17,7 @@ import type { CalculationMode } from './routing/routeRequest.js';
 import { AVOIDANCE_TYPES, type AvoidanceBehavior, type AvoidanceType } from './routing/avoidance.js';
 import { VEHICLE_TYPE_FIGURES, vehicleOf, type Vehicle } from './routing/vehicle.js';
 import { STEP_LANGUAGES, type StepLanguage } from './routing/stepTexts.js';
+import { departureOf } from './routing/RoadSchedule.js';
 import { routeToGeoJson, routeToJson, routeWithStops } from './cliFormat.js';
 import { formatMatrix, readMatrixPoints } from './matrixFiles.js';
 import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
@@ -83,6 +84,14 @@ function latLonArg(label: string) {
 const AVOID_TYPE_NAMES: Record<string, AvoidanceType> = {
   tunnels: 'TUNNELS', bridges: 'BRIDGES', ferries: 'FERRIES', tolls: 'TOLL_ROADS', 'toll-gates': 'TOLL_GATES', unpaved: 'UNPAVED',
 };
+
+function departArg(value: string): number {
+  try {
+    return departureOf(/^\d+$/.test(value) ? Number(value) : value, '--depart');
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message.replace(/^--depart: /, ''));
+  }
+}
 
 function avoidTypesArg(value: string): AvoidanceType[] {
   return value.split(',').map((v) => v.trim()).filter((v) => v !== '').map((v) => {
@@ -218,6 +227,7 @@ export function buildProgram(): Command {
     .option('--avoid <zone-file>', 'restriction zone to avoid: GeoJSON Polygon/MultiPolygon/Feature/FeatureCollection or a zone JSON {name, geometries} (repeatable)', collect((v: string) => v), [])
     .option('--with-stops', 'GeoJSON: a FeatureCollection with the snapped stops, the steps\' maneuvers and the avoided zones too')
     .option('--steps', 'turn-by-turn instructions on every leg')
+    .option('--depart <time>', 'departure, ISO-8601 (2026-12-07T08:00-03:00) or epoch milliseconds (default now): zones with a schedule apply at the times driven', departArg)
     .addOption(new Option('--language <language>', 'language of the instructions (implies --steps)').choices(STEP_LANGUAGES).default('en'))
     .option('--avoid-types <types>', `road types to avoid, comma-separated: ${Object.keys(AVOID_TYPE_NAMES).join(', ')}`, avoidTypesArg)
     .addOption(new Option('--avoidance-behavior <behavior>', 'fail: error when a leg cannot avoid them; strong: the fewest metres of them; relaxed: a cost per metre (see README)')
@@ -240,6 +250,7 @@ export function buildProgram(): Command {
         points, pointLabels: labels, calculationMode: mode, zones,
         avoidanceTypes: opts.avoidTypes, avoidanceBehavior: opts.avoidanceBehavior.toUpperCase() as AvoidanceBehavior, vehicle,
         steps: opts.steps || command.getOptionValueSource('language') === 'cli' ? (opts.language as StepLanguage) : undefined,
+        departure: opts.depart,
       });
       const out =
         opts.format === 'geojson'
@@ -257,7 +268,8 @@ export function buildProgram(): Command {
     .addOption(new Option('-m, --mode <mode>', 'what to minimise').choices(['fastest', 'shortest']).default('fastest'))
     .addOption(new Option('-f, --format <format>', 'output format').choices(['json', 'csv']).default('json'))
     .option('--avoid <zone-file>', 'restriction zone to avoid, as for route (repeatable)', collect((v: string) => v), [])
-    .option('--avoid-types <types>', 'road types no element may drive, as for route (elements that cannot avoid them fail)', avoidTypesArg))
+    .option('--avoid-types <types>', 'road types no element may drive, as for route (elements that cannot avoid them fail)', avoidTypesArg)
+    .option('--depart <time>', 'when every element leaves, as for route', departArg))
     .action(async (opts) => {
       const vehicle = cliVehicle(opts);
       const origins = readMatrixPoints(opts.origins, '--origins file');
@@ -272,7 +284,7 @@ export function buildProgram(): Command {
         : undefined;
       bar?.start(total, 0);
       try {
-        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, avoidanceTypes: opts.avoidTypes, vehicle, onProgress: bar ? (done) => bar.update(done) : undefined });
+        const result = router.matrix({ origins, destinations, calculationMode: mode, zones, avoidanceTypes: opts.avoidTypes, vehicle, departure: opts.depart, onProgress: bar ? (done) => bar.update(done) : undefined });
         bar?.stop();
         process.stdout.write(formatMatrix(result, origins, destinations, mode, opts.format));
       } finally {

@@ -16,6 +16,7 @@ export function routeToJson(route: Route, mode: string) {
     distance: round(route.distance, 1),
     duration: round(route.duration, 1),
     averageSpeed: round(route.averageSpeed, 1),
+    ...(route.departure && { departure: route.departure }),
     ...(route.vehicle && { vehicle: appliedVehicle(route.vehicle) }),
     legs: route.legs.map((leg) => ({
       from: { ...roundPoint(leg.from), snapDistance: round(leg.from.distance, 1) },
@@ -29,12 +30,13 @@ export function routeToJson(route: Route, mode: string) {
   };
 }
 
-/** What a leg had to drive (zones entered, avoided types driven) and its steps, each only when present. */
+/** What a leg had to drive (zones entered, avoided types driven), its steps and its waits for scheduled zones, each only when present. */
 function legNotes(leg: RouteLeg): Record<string, unknown> {
   return {
     ...(leg.zonesEntered ? { zonesEntered: leg.zonesEntered.map((z) => ({ name: z.name, metresInside: round(z.metresInside, 1) })) } : {}),
     ...(leg.avoidedTypesDriven ? { avoidedTypesDriven: leg.avoidedTypesDriven.map((d) => ({ type: d.type, metres: round(d.metres, 1) })) } : {}),
     ...(leg.steps ? { steps: leg.steps.map((s) => stepToJson(s, leg)) } : {}),
+    ...(leg.waits ? { waits: leg.waits.map((w) => ({ ...w, latitude: round(w.latitude, 6), longitude: round(w.longitude, 6), seconds: round(w.seconds, 1) })) } : {}),
   };
 }
 

@@ -162,6 +162,25 @@ test('route --avoid goes around a zone given as zone JSON or GeoJSON; zone calcu
   assert.match(detour(...args, '--avoid', join(dir, 'missing.json')).stderr, /FILE_NOT_FOUND: zone file not found/);
 });
 
+test('route --depart: a GeoJSON zone\'s schedule closes it by day only; the JSON gives the departure; a bad time or rule is named', () => {
+  const square = [[11.946, 57.6965], [11.958, 57.6965], [11.958, 57.7025], [11.946, 57.7025], [11.946, 57.6965]];
+  const schedule = { timeZone: 'Europe/Stockholm', windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '07:00', to: '19:00' }] };
+  const zone = join(dir, 'daytime.geojson');
+  writeFileSync(zone, JSON.stringify({ type: 'Feature', properties: { name: 'daytime', schedule }, geometry: { type: 'Polygon', coordinates: [square] } }));
+  const args = ['route', '--graph', graphPath, '--from', '57.6995,11.94', '--to', '57.6995,11.964', '--avoid', zone];
+  const plain = JSON.parse(detour('route', '--graph', graphPath, '--from', '57.6995,11.94', '--to', '57.6995,11.964').stdout);
+  const day = JSON.parse(detour(...args, '--depart', '2026-12-07T10:00:00+01:00').stdout);
+  const night = JSON.parse(detour(...args, '--depart', String(Date.parse('2026-12-07T22:00:00+01:00'))).stdout);
+  assert.ok(day.duration > plain.duration, 'closed by day: around it');
+  assert.equal(night.duration, plain.duration, 'open at night: through it');
+  assert.deepEqual([day.departure, night.departure], ['2026-12-07T09:00:00.000Z', '2026-12-07T21:00:00.000Z']);
+  const badTime = detour(...args, '--depart', 'next tuesday');
+  assert.notEqual(badTime.code, 0);
+  assert.match(badTime.stderr, /--depart/);
+  writeFileSync(zone, JSON.stringify({ type: 'Feature', properties: { name: 'daytime', schedule: { ...schedule, timeZone: 'Gothenburg' } }, geometry: { type: 'Polygon', coordinates: [square] } }));
+  assert.match(detour(...args).stderr, /INVALID_ZONE: .*properties\.schedule\.timeZone/);
+});
+
 test('matrix: CSV and JSON points, JSON and CSV output, every element equal to the route between its points; bad files named', async () => {
   const { Router, DEFAULT_GRAPH_PATH } = await import('../src/index.js');
   const origins = join(dir, 'o.csv'), destinations = join(dir, 'd.json');

@@ -1,13 +1,16 @@
 import { basename } from 'node:path';
 import { DetourError, ErrorCode } from '../errors.js';
 import { readInputFile } from '../readInputFile.js';
-import type { Zone } from './Zone.js';
-import { validateZone } from './validateZone.js';
+import { checkSchedule } from './schedule.js';
+import { zoneRules, type Zone, type ZoneRules } from './Zone.js';
+import { checkAvoidance, checkVehicles, validateZone, ZoneValidationError, type ValidationIssue } from './validateZone.js';
 import { zoneFromGeoJson } from './zoneFromGeoJson.js';
 
 /**
  * Reads a zone file: a zone in the API's shape (`{name, geometries: [{vertices}]}`) or GeoJSON
- * (Polygon, MultiPolygon, Feature or FeatureCollection; named by its `name` property or the file name).
+ * (Polygon, MultiPolygon, Feature or FeatureCollection; named by its `name` property or the file name,
+ * its rules in its `vehicles`, `avoidance` and `schedule` properties: a Feature's, or a
+ * FeatureCollection's own `properties` member).
  */
 export function loadZoneFile(path: string): Zone {
   const text = readInputFile(path, 'zone file').toString('utf8');
@@ -20,5 +23,15 @@ export function loadZoneFile(path: string): Zone {
   if (data && typeof data === 'object' && 'geometries' in data) return validateZone(data);
   const props = (data?.properties ?? {}) as Record<string, unknown>;
   const name = typeof data?.name === 'string' ? data.name : typeof props.name === 'string' ? props.name : basename(path).replace(/\.(geo)?json$/i, '');
-  return zoneFromGeoJson(name, data);
+  return { ...zoneFromGeoJson(name, data), ...geoJsonRules(props) };
+}
+
+/** A GeoJSON zone's rules, read from its (root) properties as a zone body carries them; issues name `properties.<member>`. */
+function geoJsonRules(props: Record<string, unknown>): ZoneRules {
+  const issues: ValidationIssue[] = [];
+  const vehicles = props.vehicles == null ? undefined : checkVehicles(props.vehicles, issues);
+  const avoidance = props.avoidance == null ? undefined : checkAvoidance(props.avoidance, issues);
+  const schedule = props.schedule == null ? undefined : checkSchedule(props.schedule, issues);
+  if (issues.length > 0) throw new ZoneValidationError(issues.map((i) => ({ ...i, path: `properties.${i.path}` })));
+  return zoneRules({ vehicles, avoidance, schedule });
 }
