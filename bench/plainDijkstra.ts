@@ -20,8 +20,12 @@ export class PlainDijkstra {
     this.touched = new Uint32Array(graph.nodeCount);
   }
 
-  /** Cheapest cost, skipping every road with blockedRoads[road] === 1. */
-  cost(sources: Endpoint[], targets: Endpoint[], metric: Metric, blockedRoads?: Uint8Array): number {
+  /**
+   * Cheapest cost, skipping every road with blockedRoads[road] === 1. With `wait` (seconds before
+   * driving a road for `c` seconds from `t`), the earliest arrival waiting anywhere: a
+   * time-dependent Dijkstra, exact as waits keep the network FIFO.
+   */
+  cost(sources: Endpoint[], targets: Endpoint[], metric: Metric, blockedRoads?: Uint8Array, wait?: (road: number, t: number, c: number) => number): number {
     const g = this.graph;
     const weight = g.edgeCost(metric);
     const { firstOut, edgeHead, edgeRoad } = g;
@@ -43,7 +47,7 @@ export class PlainDijkstra {
       if (tc !== undefined && d + tc < best) best = d + tc;
       for (let e = firstOut[u], end = firstOut[u + 1]; e < end; e++) {
         if (blockedRoads && blockedRoads[edgeRoad[e]]) continue;
-        this.relax(edgeHead[e], d + weight[e]);
+        this.relax(edgeHead[e], wait === undefined ? d + weight[e] : d + wait(edgeRoad[e], d, weight[e]) + weight[e]);
       }
     }
     return best;

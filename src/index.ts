@@ -34,6 +34,8 @@ export {
   zoneStatus, zoneToInput, ZONE_LIMITS,
   type Zone, type ZoneInput, type ZonePolygon, type ZoneStatus, type ZoneStatusName, type ZoneVertex,
 } from './zones/Zone.js';
+export { activeIntervals, type ZoneSchedule, type ScheduleWindow, type ScheduleException, type Weekday } from './zones/schedule.js';
+export { SCHEDULE_HORIZON_SECONDS, type ZoneWait } from './routing/RoadSchedule.js';
 export { validateZone, ZoneValidationError, findSelfIntersection, type ValidationIssue } from './zones/validateZone.js';
 export { zoneFromGeoJson } from './zones/zoneFromGeoJson.js';
 export { calculateZone, type CalculatedZone } from './zones/calculateZone.js';

@@ -77,7 +77,7 @@ describe('map page in Chromium', { skip: missing }, () => {
   const routedAfter = async (before: string | undefined) =>
     page.waitForFunction((b) => document.body.dataset.routed !== undefined && document.body.dataset.routed !== b, before, { timeout: 15_000 });
 
-  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, rename and reshape it, delete it, pick a vehicle', async () => {
+  test('sign in (a wrong secret is an error message), route, draw a zone, see the detour, give it hours and leave at night and by day, rename and reshape it, delete it, pick a vehicle', async () => {
     await page.goto(`${svc.url}/`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', undefined, { timeout: 20_000 });
     // The road tiles arrive and draw.
@@ -127,6 +127,28 @@ describe('map page in Chromium', { skip: missing }, () => {
     assert.ok(parseFloat(around.distance) > parseFloat(free.distance), `${around.distance} vs ${free.distance}`);
     await page.screenshot({ path: `${OUTPUT}map-page-detour.png` });
 
+    // Hours: active on weekdays 07:00-19:00 in Stockholm. Leaving on a Monday night the route goes
+    // through the zone, by day around it (the browser's local time here is its time zone's).
+    await page.getByLabel('Active only at these hours').check();
+    await page.getByLabel('From', { exact: true }).fill('07:00');
+    await page.getByLabel('to', { exact: true }).fill('19:00');
+    await page.getByLabel('Time zone').fill('Europe/Stockholm');
+    routed = await page.evaluate(() => document.body.dataset.routed);
+    await page.getByRole('button', { name: `Set the hours of ${zones[0].name}` }).click();
+    await routedAfter(routed);
+    assert.deepEqual((await http(`${svc.url}${ZONES_PATH}/${zones[0].name}`, { headers })).body.schedule,
+      { timeZone: 'Europe/Stockholm', windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '07:00', to: '19:00' }] });
+    await page.waitForFunction(() => /active MON TUE WED THU FRI 07:00-19:00/.test(document.getElementById('zones')!.textContent ?? ''));
+    const offset = await page.evaluate(() => new Date('2026-12-07T12:00:00Z').getTimezoneOffset());
+    const localTime = (iso: string) => new Date(Date.parse(iso) - offset * 60_000).toISOString().slice(0, 16);
+    for (const [at, through] of [['2026-12-07T22:30:00+01:00', true], ['2026-12-07T10:00:00+01:00', false]] as const) {
+      routed = await page.evaluate(() => document.body.dataset.routed);
+      await page.getByLabel('Departure').fill(localTime(at));
+      await routedAfter(routed);
+      const r = await resultOf('result-zones');
+      assert.equal(r.distance === free.distance, through, `${at}: ${r.distance} vs ${free.distance}`);
+    }
+
     // Rename it (a new zone, the old one deleted) and save its shape again (PUT).
     await page.getByLabel(`New name for ${zones[0].name}`).fill('renamed');
     await page.getByRole('button', { name: `Rename ${zones[0].name}` }).click();
@@ -137,6 +159,7 @@ describe('map page in Chromium', { skip: missing }, () => {
     await page.waitForFunction(() => /^Saved renamed; routed 2 stops around renamed/.test(document.getElementById('message')!.textContent ?? ''));
     const saved = (await http(`${svc.url}${ZONES_PATH}/renamed`, { headers })).body;
     assert.equal(saved.geometries[0].vertices.length, ring.length);
+    assert.equal(saved.schedule?.timeZone, 'Europe/Stockholm', 'renaming and reshaping keep the hours');
 
     routed = await page.evaluate(() => document.body.dataset.routed);
     await page.getByRole('button', { name: 'Delete renamed' }).click();

@@ -1,7 +1,8 @@
 /**
  * The map page: signs in with a client's id and secret, shows and edits the client's restriction
- * zones through the Restriction Zone API, and routes between clicked stops through the Trip API,
- * with and without the checked zones side by side, the route around them with its instructions. Talks to the service like any client does.
+ * zones (their shapes and hours) through the Restriction Zone API, and routes between clicked stops
+ * through the Trip API at a departure, with and without the checked zones side by side, the route
+ * around them with its instructions and its waits for zones to close. Talks to the service like any client does.
  */
 import * as maplibregl from 'maplibre-gl';
 import type { GeoJSONSource, StyleSpecification } from 'maplibre-gl';
@@ -16,15 +17,20 @@ interface MapConfig {
   basemap: { url: string; attribution: string } | null;
 }
 interface Vertex { latitude: number; longitude: number }
+interface Schedule { timeZone: string; windows: Array<{ days: string[]; from: string; to: string }>; exceptions?: Array<{ date: string; active: boolean }> }
 interface Zone {
   name: string;
   geometries: Array<{ name?: string; vertices: Vertex[] }>;
+  vehicles?: unknown;
+  avoidance?: unknown;
+  schedule?: Schedule;
   status: { name: string; description: string };
 }
+interface Wait { zone: string; latitude: number; longitude: number; from: string; until: string; duration: number }
 interface TurnByTurn { distance: number; type: string; points: Array<[number, number]>; text: string; duration: number; exitNumber?: number }
 interface TripLeg {
   distance: number; nominalDuration: number; points: Array<[number, number]>;
-  restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>; turnByTurn?: TurnByTurn[];
+  restrictionZonesEntered?: Array<{ name: string; distanceInside: number }>; turnByTurn?: TurnByTurn[]; waits?: Wait[];
 }
 interface Trip { totalDistance: number; totalNominalDuration: number; averageSpeed: number; legs: TripLeg[] }
 
@@ -105,6 +111,25 @@ async function refreshZones(): Promise<void> {
   if (zones.some((z) => z.status.name === 'IN_CALCULATION')) setTimeout(() => void refreshZones().catch((e) => say(String(e.message ?? e))), 500);
 }
 
+/** The zone's body as the API takes it, its rules kept (`schedule`: replaced when given; null removes it). */
+function zoneBody(z: Zone, name: string, schedule?: Schedule | null): Record<string, unknown> {
+  const { status: _, schedule: kept, ...rest } = z;
+  const hours = schedule === undefined ? kept : schedule ?? undefined;
+  return { ...rest, name, ...(hours && { schedule: hours }) };
+}
+
+/** The hours form as a schedule, or null when unchecked. */
+function formSchedule(): Schedule | null {
+  if (!($('hours-on') as HTMLInputElement).checked) return null;
+  const days = [...document.querySelectorAll<HTMLInputElement>('#hours .days input:checked')].map((b) => b.value);
+  const timeZone = ($('hours-zone') as HTMLInputElement).value.trim() || Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return { timeZone, windows: [{ days, from: ($('hours-from') as HTMLInputElement).value, to: ($('hours-to') as HTMLInputElement).value }] };
+}
+
+function describeSchedule(s: Schedule): string {
+  return `${s.windows.map((w) => `${w.days.join(' ')} ${w.from}-${w.to}`).join(', ')} (${s.timeZone})`;
+}
+
 function renderZones(): void {
   const list = $('zones');
   list.replaceChildren();
@@ -135,13 +160,18 @@ function renderZones(): void {
       button('Rename', `Rename ${z.name}`, async () => {
         const to = rename.value.trim();
         if (to === z.name) return;
-        await api('/restriction/v1/restrictionZones', { method: 'POST', body: { name: to, geometries: z.geometries } });
+        await api('/restriction/v1/restrictionZones', { method: 'POST', body: zoneBody(z, to) });
         await api(`/restriction/v1/restrictionZones/${encodeURIComponent(z.name)}`, { method: 'DELETE' });
         if (checked.delete(z.name)) checked.add(to);
         say(`Renamed ${z.name} to ${to}`, true);
         await refreshZones();
       }),
       button('Edit shape', `Edit the shape of ${z.name}`, async () => editShape(z)),
+      button('Set hours', `Set the hours of ${z.name}`, async () => {
+        await api(`/restriction/v1/restrictionZones/${encodeURIComponent(z.name)}`, { method: 'PUT', body: zoneBody(z, z.name, formSchedule()) });
+        await refreshZones();
+        await route(`Set the hours of ${z.name}`);
+      }),
       button('Delete', `Delete ${z.name}`, async () => {
         await api(`/restriction/v1/restrictionZones/${encodeURIComponent(z.name)}`, { method: 'DELETE' });
         checked.delete(z.name);
@@ -150,7 +180,9 @@ function renderZones(): void {
         await route(`Deleted ${z.name}`);
       }),
     );
-    li.append(box, ' ', label, status, actions);
+    li.append(box, ' ', label, status);
+    if (z.schedule) li.append(Object.assign(document.createElement('span'), { className: 'hours', textContent: `active ${describeSchedule(z.schedule)}` }));
+    li.append(actions);
     list.append(li);
   }
 }
@@ -200,9 +232,11 @@ async function saveDrawnZone(): Promise<void> {
   if (geometries.length === 0) return;
   const name = editing ?? ($('zone-name') as HTMLInputElement).value.trim();
   if (editing) {
-    await api(`/restriction/v1/restrictionZones/${encodeURIComponent(name)}`, { method: 'PUT', body: { name, geometries } });
+    const z = zones.find((x) => x.name === name);
+    await api(`/restriction/v1/restrictionZones/${encodeURIComponent(name)}`, { method: 'PUT', body: z ? { ...zoneBody(z, name), geometries } : { name, geometries } });
   } else {
-    await api('/restriction/v1/restrictionZones', { method: 'POST', body: { name, geometries } });
+    const schedule = formSchedule();
+    await api('/restriction/v1/restrictionZones', { method: 'POST', body: { name, geometries, ...(schedule && { schedule }) } });
     const input = $('zone-name') as HTMLInputElement;
     const n = /-(\d+)$/.exec(name);
     input.value = n ? name.replace(/\d+$/, String(Number(n[1]) + 1)) : `${name}-2`;
@@ -263,6 +297,8 @@ function showResult(id: string, trip: Trip | null, error?: string): void {
   row('duration', `${Math.floor(trip.totalNominalDuration / 60)} min ${trip.totalNominalDuration % 60} s`);
   const entered = trip.legs.flatMap((l) => l.restrictionZonesEntered ?? []);
   row('zones entered', entered.length ? entered.map((z) => `${z.name} (${z.distanceInside} m)`).join(', ') : 'none');
+  const waits = trip.legs.flatMap((l) => l.waits ?? []);
+  if (waits.length) row('waits', waits.map((w) => `${w.zone}: ${Math.round(w.duration / 60)} min, until ${new Date(w.until).toLocaleTimeString()}`).join('; '));
   const line = trip.legs.flatMap((l) => l.points);
   row('polyline', polyline.encode(line));
 }
@@ -313,9 +349,11 @@ async function route(after?: string): Promise<void> {
     return;
   }
   const vehicleType = ($('vehicle') as HTMLSelectElement).value;
+  const departure = ($('departure') as HTMLInputElement).value;
   const body = {
     calculationMode: ($('mode') as HTMLSelectElement).value,
     ...(vehicleType ? { vehicleType } : {}),
+    ...(departure ? { startDate: new Date(departure).toISOString() } : {}),
     points: stops.map((s, i) => ({ latitude: s.lngLat[1], longitude: s.lngLat[0], siteId: `stop ${i + 1}` })),
   };
   const names = [...checked];
@@ -333,6 +371,11 @@ async function route(after?: string): Promise<void> {
   show('route-free', 'result-free', free);
   show('route-zones', 'result-zones', around);
   showSteps(around.status === 'fulfilled' ? around.value : null);
+  const waits = around.status === 'fulfilled' ? around.value.legs.flatMap((l) => l.waits ?? []) : [];
+  map.getSource<GeoJSONSource>('waits')?.setData({
+    type: 'FeatureCollection',
+    features: waits.map((w) => ({ type: 'Feature', properties: { zone: w.zone }, geometry: { type: 'Point', coordinates: [w.longitude, w.latitude] } })),
+  });
   const failed = [free, around].find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
   const head = after ? `${after}; ` : '';
   if (failed) say(`${head}${failed.reason.message}`);
@@ -381,6 +424,9 @@ for (const [id, paint] of [
   map.addSource(id, { type: 'geojson', data: { type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: [] } } });
   map.addLayer({ id, type: 'line', source: id, paint: paint as maplibregl.LineLayerSpecification['paint'], layout: { 'line-cap': 'round', 'line-join': 'round' } });
 }
+// Where the route waits for a scheduled zone to close.
+map.addSource('waits', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+map.addLayer({ id: 'waits', type: 'circle', source: 'waits', paint: { 'circle-radius': 7, 'circle-color': '#fbc02d', 'circle-stroke-color': '#5d4037', 'circle-stroke-width': 2 } });
 
 const draw = new TerraDraw({
   adapter: new TerraDrawMapLibreGLAdapter({ map }),
@@ -414,6 +460,7 @@ $('save-shape').addEventListener('click', () => void saveDrawnZone().catch((e) =
 $('mode').addEventListener('change', () => void route());
 $('vehicle').addEventListener('change', () => void route());
 $('language').addEventListener('change', () => void route());
+$('departure').addEventListener('change', () => void route());
 $('clear-stops').addEventListener('click', () => {
   for (const s of stops) s.marker.remove();
   stops.length = 0;

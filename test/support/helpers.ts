@@ -105,6 +105,7 @@ class CostHeap {
 export function dijkstra(
   graph: RoadGraph, starts: Start[], goals: Start[], metric: Metric, blockedRoads?: Uint8Array,
   penalty?: { roads: Uint8Array; costPerMetre: ArrayLike<number> },
+  wait?: (road: number, t: number, c: number) => number,
 ): number {
   const weight = metric === 'distance' ? graph.edgeDistance : graph.edgeDuration;
   const { firstOut, edgeHead, edgeRoad, edgeDistance } = graph;
@@ -132,7 +133,7 @@ export function dijkstra(
       const road = edgeRoad[e];
       if (blockedRoads && blockedRoads[road]) continue;
       const v = edgeHead[e];
-      const nd = d + weight[e] + (penalty && penalty.roads[road] ? penalty.costPerMetre[penalty.roads[road]] * edgeDistance[e] : 0);
+      const nd = d + weight[e] + (penalty && penalty.roads[road] ? penalty.costPerMetre[penalty.roads[road]] * edgeDistance[e] : 0) + (wait ? wait(road, d, weight[e]) : 0);
       if (nd < dist[v]) {
         dist[v] = nd;
         queue.push(nd, v);

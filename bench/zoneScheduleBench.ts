@@ -1,0 +1,145 @@
+/**
+ * Routes and matrices around zones with a schedule on the synthetic countries, side by side in
+ * one process on the same pairs: `npm run bench:zone-schedule -- --sizes 1m,5m --pairs 100`. Per
+ * pair, bench:scale's ten zones of 1-5 km on and beside the free path, HARD (prepared, as a
+ * service prepares them) and the same zones with a ZMRC-like schedule (weekdays 05-21, Saturdays
+ * 10-14, in America/Sao_Paulo), each route leaving at a seeded instant of one week. Target (issue
+ * 42): scheduled routes at most 2x the HARD ones at the median; `--oracle N` pairs checked against
+ * a time-dependent Dijkstra (bench/plainDijkstra.ts, waiting allowed); a `--matrix N` x N matrix
+ * around ten scheduled zones against the same matrix around them HARD (target: at most 2x).
+ * Writes its section of bench/RESULTS.md per size (unless --no-write).
+ */
+import { parseArgs } from 'node:util';
+import { calculateZone, Router, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
+import type { CalculationMode } from '../src/routing/routeRequest.js';
+import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
+import { SCHEDULE_HORIZON_SECONDS } from '../src/routing/RoadSchedule.js';
+import { activeIntervals, type ZoneSchedule } from '../src/zones/schedule.js';
+import type { RoadGraph } from '../src/graph/RoadGraph.js';
+import { PlainDijkstra } from './plainDijkstra.js';
+import { updateResults } from './results.js';
+import { parseSizes, scaleGraph, scalePairs } from './scaleGraphs.js';
+import { seededRandom } from './seededRandom.js';
+import { ms, quantile } from './stats.js';
+import { zonesOnPath } from './zonesOnPath.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1m' }, pairs: { type: 'string', default: '100' }, oracle: { type: 'string', default: '20' },
+    matrix: { type: 'string', default: '20' }, 'no-write': { type: 'boolean', default: false },
+  },
+});
+const PAIRS = Number(opts.pairs), ORACLE = Number(opts.oracle), MATRIX = Number(opts.matrix);
+const log = (s: string) => process.stderr.write(`# ${s}\n`);
+const ZMRC: ZoneSchedule = {
+  timeZone: 'America/Sao_Paulo',
+  windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '05:00', to: '21:00' }, { days: ['SAT'], from: '10:00', to: '14:00' }],
+};
+const WEEK_START = Date.parse('2026-12-07T00:00:00-03:00');
+
+/** The oracle's waits: per road, each scheduled zone's active intervals in turn until none overlaps. */
+function oracleWaits(graph: RoadGraph, zones: CalculatedZone[], departure: number) {
+  const on = new Map<number, number[][]>();
+  for (const z of zones) {
+    const iv = activeIntervals(z.zone.schedule!, departure, departure + SCHEDULE_HORIZON_SECONDS * 1000).map((t) => (t - departure) / 1000);
+    for (const r of z.roads) on.set(r, [...(on.get(r) ?? []), iv]);
+  }
+  return (road: number, t: number, c: number): number => {
+    const lists = on.get(road);
+    if (!lists) return 0;
+    let s = t;
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const iv of lists) for (let i = 0; i < iv.length; i += 2) if (iv[i] < s + c && iv[i + 1] > s) { s = iv[i + 1]; moved = true; }
+    }
+    return s + c > SCHEDULE_HORIZON_SECONDS ? Infinity : s - t;
+  };
+}
+
+for (const size of parseSizes(opts.sizes!)) {
+  const { graph } = await scaleGraph(size, log);
+  const router = new Router(graph);
+  const { pairs, warmUp } = scalePairs(graph, size, PAIRS, 50);
+  for (const w of warmUp) { try { router.route({ points: w }); } catch { /* warm-up only */ } }
+  const rand = seededRandom(size.seed + 4242);
+  type Case = { points: LatLon[]; hard: CalculatedZone[]; timed: CalculatedZone[]; departure: number };
+  const cases: Case[] = [];
+  for (const points of pairs) {
+    let free: Route;
+    try { free = router.route({ points }); } catch { continue; }
+    const path = free.legs[0].points;
+    const hard = zonesOnPath(path, [...points, path[0], path[path.length - 1]], rand, `z${cases.length}`).map((z) => calculateZone(graph, z));
+    router.prepareZones(hard);
+    const timed = hard.map((z) => ({ ...z, zone: { ...z.zone, schedule: ZMRC } }));
+    cases.push({ points, hard, timed, departure: WEEK_START + Math.floor(rand() * 7 * 86_400) * 1000 });
+  }
+  log(`${size.key}: ${cases.length} pairs with zones`);
+  const rows: string[] = [];
+  const verdicts: string[] = [];
+  for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as CalculationMode[]) {
+    const times: Record<string, number[]> = { free: [], hard: [], timed: [] };
+    let waited = 0, differs = 0;
+    for (const c of cases) {
+      const timedRun = (key: string, run: () => Route): Route | undefined => {
+        const t = performance.now();
+        try { const r = run(); times[key].push(performance.now() - t); return r; } catch { times[key].push(performance.now() - t); return undefined; }
+      };
+      const free = timedRun('free', () => router.route({ points: c.points, calculationMode: mode, departure: c.departure }));
+      const hard = timedRun('hard', () => router.route({ points: c.points, calculationMode: mode, zones: c.hard, departure: c.departure }));
+      const timed = timedRun('timed', () => router.route({ points: c.points, calculationMode: mode, zones: c.timed, departure: c.departure }));
+      if (timed?.legs[0].waits) waited++;
+      if (timed && free && hard && (timed.duration !== hard.duration)) differs++;
+    }
+    const p50 = (k: string) => quantile(times[k], 0.5);
+    const ratio = p50('timed') / p50('hard');
+    rows.push(`| ${mode} | ${cases.length} | ${ms(p50('free'))} | ${ms(p50('hard'))} | ${ms(p50('timed'))} | ${ms(quantile(times.timed, 0.95))} | ${ratio.toFixed(2)}x | ${waited} | ${differs} |`);
+    verdicts.push(`${mode} ${ratio.toFixed(2)}x`);
+  }
+  // The oracle: the first pairs' THE_FASTEST arrivals.
+  const dijkstra = new PlainDijkstra(graph);
+  let checked = 0, mismatches = 0;
+  const oracleStarted = performance.now();
+  for (const c of cases.slice(0, ORACLE)) {
+    const [a, b] = router.snapStops(c.points);
+    const want = Math.min(
+      dijkstra.cost(sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), 'duration', undefined, oracleWaits(graph, c.timed, c.departure)),
+      directCost(graph, a, b, 'duration').cost,
+    );
+    let got = Infinity;
+    try { got = router.route({ points: c.points, zones: c.timed, departure: c.departure }).duration; } catch { /* none: Infinity */ }
+    checked++;
+    if (!(Math.abs(got - want) <= 1e-6 * want + 1e-3) && !(got === Infinity && want === Infinity)) {
+      mismatches++;
+      log(`oracle mismatch: route ${got} s, oracle ${want} s`);
+    }
+  }
+  log(`oracle: ${checked} pairs in ${((performance.now() - oracleStarted) / 1000).toFixed(1)} s, ${mismatches} mismatches`);
+  // A matrix around the first case's ten zones, HARD and scheduled.
+  let matrixRow = '';
+  if (MATRIX > 0 && cases.length > 0) {
+    const stops = cases.slice(0, MATRIX).map((c) => c.points[0]);
+    const ends = cases.slice(0, MATRIX).map((c) => c.points[1]);
+    const zoneCase = cases[0];
+    let t = performance.now();
+    router.matrix({ origins: stops, destinations: ends, zones: zoneCase.hard, departure: zoneCase.departure });
+    const hardMs = performance.now() - t;
+    t = performance.now();
+    router.matrix({ origins: stops, destinations: ends, zones: zoneCase.timed, departure: zoneCase.departure });
+    const timedMs = performance.now() - t;
+    matrixRow = `Matrix ${stops.length} x ${ends.length} around the first pair's ten zones (THE_FASTEST): HARD ${ms(hardMs)}, scheduled ${ms(timedMs)} (${(timedMs / hardMs).toFixed(1)}x; target at most 2x: ${timedMs / hardMs <= 2 ? 'met' : 'missed'}: each scheduled element is one route).`;
+  }
+  const section = [
+    `## Zone schedules: synthetic country ${size.key}`,
+    '',
+    `\`npm run bench:zone-schedule -- --sizes ${size.key} --pairs ${PAIRS} --oracle ${ORACLE} --matrix ${MATRIX}\` (${graph.nodeCount.toLocaleString('en')} nodes; bench:scale's pairs, ten zones of 1-5 km on and beside each free path). Routes (\`Router.route\`) around the zones HARD (prepared, as a service prepares them) and with a ZMRC-like schedule (weekdays 05-21, Saturdays 10-14, America/Sao_Paulo), each pair leaving at a seeded instant of one week. Target: scheduled at most 2x HARD at the median: ${verdicts.join(', ')} (${verdicts.every((v) => Number(v.split(' ')[1].slice(0, -1)) <= 2) ? 'met' : 'missed'}).`,
+    '',
+    '| metric | pairs | free p50 | HARD p50 | scheduled p50 | scheduled p95 | scheduled / HARD | routes that wait | durations unlike HARD |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `THE_FASTEST against a time-dependent Dijkstra that may wait (bench/plainDijkstra.ts): ${checked} pairs, ${mismatches} differences.`,
+    ...(matrixRow ? ['', matrixRow] : []),
+  ].join('\n');
+  console.log(section);
+  if (!opts['no-write']) updateResults(undefined, [section]);
+}
