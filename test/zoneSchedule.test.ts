@@ -121,11 +121,13 @@ describe('routes around scheduled zones', () => {
     for (let k = 0; k < 10; k++) {
       const zones = [0, 1, 2].map((i) => {
         const windows = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => {
-          const a = Math.floor(rand() * 40) - 5;
-          return { days: ['MON' as const], from: local(480 + a), to: local(480 + a + 1 + Math.floor(rand() * 30)) };
+          const a = Math.floor(rand() * 40) - 15;
+          return { days: ['MON' as const], from: local(480 + a), to: local(480 + a + 1 + Math.floor(rand() * 40)) };
         });
         return withSchedule(randomZone(graph, rand, `z${i}`, 800 + rand() * 1500), { timeZone: 'Europe/Stockholm', windows });
       });
+      // Half the sets prepared, as a service prepares every zone: legs during which they stay active cross their cliques.
+      if (k % 2 === 0) router.prepareZones(zones);
       const wait = oracleSchedule(graph, zones, departure);
       for (let i = 0; i < 10; i++) {
         const pts = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return v(graph.roadPointLat(r, 1), graph.roadPointLon(r, 1)); });
@@ -210,13 +212,17 @@ describe('routes around scheduled zones', () => {
       assert.equal(router.route({ points, zones: [heavyOnly], departure, vehicle }).distance, router.route({ points, departure, vehicle }).distance);
     }
     assert.equal(router.route({ points, zones: [heavyOnly], departure, vehicle: truck }).distance, router.route({ points, zones: [centre], departure, vehicle: truck }).distance);
-    const zones = [withSchedule(centre, closedFor(-10, 2))];
-    const stops = [points[0], points[1], v(57.712, 11.96)];
-    const m = router.matrix({ origins: stops, destinations: stops, zones, departure });
-    stops.forEach((o, i) => stops.forEach((d, j) => {
-      const r = router.route({ points: [o, d], zones, departure });
-      assert.ok(close(m.duration[i * 3 + j], r.duration) && close(m.distance[i * 3 + j], r.distance), `${i},${j}: ${m.duration[i * 3 + j]} vs ${r.duration}`);
-    }));
+    // Closing soon (elements waiting or not), closed throughout, open throughout; a stop on the zone's road; both metrics.
+    const stops = [points[0], points[1], v(57.712, 11.96), v(57.705, 11.9675), v(57.69, 11.99)];
+    for (const [schedule, mode] of [[closedFor(-10, 2), 'THE_FASTEST'], [closedFor(-10, 180), 'THE_FASTEST'], [closedFor(60, 180), 'THE_FASTEST'], [closedFor(-10, 2), 'THE_SHORTEST']] as const) {
+      const zones = [withSchedule(centre, schedule)];
+      const m = router.matrix({ origins: stops, destinations: stops, zones, departure, calculationMode: mode });
+      stops.forEach((o, i) => stops.forEach((d, j) => {
+        const k = i * stops.length + j;
+        const r = router.route({ points: [o, d], zones, departure, calculationMode: mode });
+        assert.ok(close(m.duration[k], r.duration) && close(m.distance[k], r.distance), `${mode} ${schedule.windows[0].to} ${i},${j}: ${m.duration[k]} s ${m.distance[k]} m vs ${r.duration} s ${r.distance} m`);
+      }));
+    }
   });
 });
 

@@ -96,6 +96,22 @@ export class ScheduledZones implements RoadSchedule {
     return waitIn(this.timelines[cls], this.offset + at, seconds);
   }
 
+  /**
+   * Which zones are active at `at` (seconds since the departure), and until when (the earliest
+   * time one of them changes: Infinity past the horizon's end is not reached, as its sentinel counts).
+   */
+  statesAt(at: number): { active: boolean[]; until: number } {
+    let until = Infinity;
+    const active = this.zoneTimelines.map((iv) => {
+      let i = 0;
+      while (iv[2 * i + 1] <= at) i++;
+      const on = iv[2 * i] <= at;
+      until = Math.min(until, on ? iv[2 * i + 1] : iv[2 * i]);
+      return on;
+    });
+    return { active, until };
+  }
+
   /** Whether a road of class `cls` can be driven for `seconds` at some time within the horizon. */
   passable(cls: number, seconds: number): boolean {
     return waitIn(this.timelines[cls], 0, seconds) < Infinity;
@@ -135,6 +151,22 @@ export class ScheduledZones implements RoadSchedule {
     for (const list of this.roadLists) for (let i = 0; i < list.length; i++) this.roads[list[i]] = 0;
     return this.roads;
   }
+}
+
+/**
+ * Which scheduled zones are active at `departure` (epoch milliseconds), and for how many seconds
+ * after it all stay as they are (the horizon at most).
+ */
+export function scheduleStates(zones: readonly CalculatedZone[], departure: number): { active: boolean[]; until: number } {
+  const end = departure + SCHEDULE_HORIZON_SECONDS * 1000;
+  let until = end;
+  const active = zones.map((z) => {
+    const iv = activeIntervals(z.zone.schedule!, departure, end);
+    const on = iv.length > 0 && iv[0] <= departure;
+    until = Math.min(until, on ? iv[1] : iv.length > 0 ? iv[0] : end);
+    return on;
+  });
+  return { active, until: (until - departure) / 1000 };
 }
 
 /** Whether a path of edges entered at `start` waits nowhere (the free path is then the cheapest). */

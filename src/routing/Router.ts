@@ -418,10 +418,16 @@ export class Router {
     const all = timed ? timed.blocked : masks.all;
     const inZone = (r: number) => zone !== undefined && zone[r] === 1 && (timed === undefined || timed.zones.roads[r] === 0 || timed.blocked?.[r] === 1);
     const stopInZone = inZone(from.road) || inZone(to.road);
+    if (timed && metric === 'duration' && !stopInZone) {
+      const steady = this.steadyLeg(from, to, masks, zones, timed);
+      if (steady) return steady;
+    }
     const { softLists, hardLists } = masks;
+    // A scheduled zone's cliques close it: its cells are walked at their times instead.
+    const ofZone = (z: CalculatedZone) => (timed && z.zone.schedule ? undefined : this.cliques.ofZone(z));
     // Without a caller's mask, the lists hold every blocked road (a search may start from them); zones' customized cliques come first.
     let lists = hardLists && [...softLists, ...hardLists];
-    let cliques = hardLists && [...zones.map((z) => this.cliques.ofZone(z)), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
+    let cliques = hardLists && [...zones.map(ofZone), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
     let cells = shared;
     const prepared = masks.vehicle?.prepared;
     if (hardLists && prepared) {
@@ -429,7 +435,7 @@ export class Router {
       // are customized for exactly the lists in them: the zones' sets know nothing of the vehicle's
       // roads, nor its big cells of the zones', so with both neither is used (exact, walked instead).
       lists = [...zones.map((z) => z.roads), prepared.closed];
-      cliques = [...zones.map((z) => this.cliques.ofZone(z)), prepared.cliques];
+      cliques = [...zones.map(ofZone), prepared.cliques];
       cells = zones.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
     }
     // SOFT zones' roads cost their penalty per metre, in both searches (their cells are walked then).
@@ -443,6 +449,45 @@ export class Router {
     }
     if (!leg) throw noRoute(index, labels);
     return leg;
+  }
+
+  /**
+   * A THE_FASTEST leg with scheduled zones as a static search, when that is exact: with the zones
+   * active as it leaves closed (by their cliques, as HARD ones) and the others open, if it arrives
+   * before any of them changes, no route arriving sooner can drive an active one's road or need to
+   * wait for an inactive one, so it is the earliest arrival. Undefined when it is not (a zone
+   * changes first, a stop lies on an active zone's road: its own road is open to it, or no route).
+   */
+  private steadyLeg(from: Snap, to: Snap, masks: RoadMasks, zones: CalculatedZone[], timed: { zones: ScheduledZones; blocked?: Uint8Array }): Leg | undefined {
+    const schedule = timed.zones;
+    const { active, until } = schedule.statesAt(schedule.offset);
+    const closed = new Set(schedule.zones.filter((_, i) => active[i]));
+    for (const z of closed) if (sortedIndexOf(z.roads, from.road) >= 0 || sortedIndexOf(z.roads, to.road) >= 0) return undefined;
+    const mask = timed.blocked ?? this.scratch.pop() ?? new Uint8Array(this.graph.roadCount);
+    const added: number[] = [];
+    for (const z of closed) for (let i = 0; i < z.roads.length; i++) if (mask[z.roads[i]] === 0) { mask[z.roads[i]] = 1; added.push(z.roads[i]); }
+    try {
+      const kept = (z: CalculatedZone) => !z.zone.schedule || closed.has(z);
+      const { softLists, hardLists } = masks;
+      const prepared = masks.vehicle?.prepared;
+      const set = zones.filter(kept);
+      let lists: ArrayLike<number>[] | undefined, cliques: (BlockedCellCliques | undefined)[] | undefined, cells: ZoneSetCliques | undefined;
+      if (hardLists && prepared) {
+        lists = [...set.map((z) => z.roads), prepared.closed];
+        cliques = [...set.map((z) => this.cliques.ofZone(z)), prepared.cliques];
+        cells = set.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
+      } else if (hardLists) {
+        const others = softLists.slice(zones.length);
+        lists = [...set.map((z) => z.roads), ...others, ...hardLists];
+        cliques = [...set.map((z) => this.cliques.ofZone(z)), ...new Array<undefined>(others.length + hardLists.length)];
+        cells = this.cliques.prepare(set, 0);
+      }
+      const leg = this.searchLeg(from, to, 'duration', mask, undefined, undefined, lists, cliques, cells);
+      return leg && schedule.offset + leg.duration <= until ? leg : undefined;
+    } finally {
+      for (const r of added) mask[r] = 0;
+      if (mask !== timed.blocked) this.scratch.push(mask);
+    }
   }
 
   /**

@@ -101,13 +101,12 @@ export class ZoneCliques {
 
   /**
    * Whether prepare may customize cells for the zone: the engine customizes, cliques may be
-   * kept, and the zone is calculated on this graph with roads to block (a HARD zone without a
-   * schedule: a SOFT one's roads are walked with their cost, a scheduled one's at their times).
+   * kept, and the zone is calculated on this graph with roads to block (a HARD zone: a SOFT one's
+   * roads are walked with their cost; a scheduled one's cliques serve legs during which it stays active).
    */
   canCustomize(zone: CalculatedZone): boolean {
     return this.search.customize !== undefined && this.zoneCliqueBytes > 0 && zone.roadCount === this.graph.roadCount
-      && zone.roads.length > 0 && zone.status.name === 'CALCULATED' && softCostPerMetre(zone.zone) === undefined
-      && zone.zone.schedule === undefined;
+      && zone.roads.length > 0 && zone.status.name === 'CALCULATED' && softCostPerMetre(zone.zone) === undefined;
   }
 
   /**

@@ -1,4 +1,3 @@
-import { departureOf } from './RoadSchedule.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { LatLon } from '../geo/coordinates.js';
@@ -16,6 +15,8 @@ import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceT
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
 import { zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { departureOf, scheduleStates } from './RoadSchedule.js';
+import { sortedIndexOf } from '../graph/csr.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
 export interface MatrixRequest {
@@ -124,7 +125,10 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
   const request = given.zones ? { ...given, zones: zonesFor(given.zones, given.vehicle) } : given;
   if (request.zones?.some((z) => softCostPerMetre(z.zone) !== undefined || z.zone.schedule !== undefined)) {
     // Every element leaves at the same instant: the request's, or now once.
-    return softMatrix(router, { ...request, departure: departureOf(request.departure) });
+    const timed = { ...request, departure: departureOf(request.departure) };
+    const mode = request.calculationMode ?? 'THE_FASTEST';
+    if (mode === 'THE_FASTEST' && !request.zones.some((z) => softCostPerMetre(z.zone) !== undefined)) return scheduledMatrix(router, timed);
+    return softMatrix(router, timed);
   }
   const graph = router.graph;
   if (!graph.hierarchy?.overlay?.fine) return matrixByRoutes(router, request);
@@ -268,6 +272,49 @@ function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult 
     throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix around SOFT or scheduled zones has at most ${MAX_SOFT_MATRIX_ELEMENTS} elements (each is a route), got ${request.origins.length} x ${request.destinations.length} = ${elements}`, { field: 'origins' });
   }
   return matrixByRoutes(router, request);
+}
+
+/**
+ * A THE_FASTEST matrix around scheduled zones, every element leaving at the request's departure:
+ * the matrix with the zones active then closed (as HARD ones) and the others left out, exact for
+ * each element arriving before any of them changes (as Router's steady legs: no sooner arrival
+ * can drive an active zone's road or need to wait); the other elements, and those whose stop is on
+ * an active zone's road (its own road is open to it) or in a tiny component, by Router.route, at
+ * most MAX_SOFT_MATRIX_ELEMENTS of them (INVALID_INPUT naming `departure` beyond).
+ */
+function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { departure: number }): MatrixResult {
+  if (request.avoidanceTypes && request.avoidanceTypes.length > 0) {
+    throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'zones with a schedule together with avoidanceTypes are not supported yet', { members: ['avoidanceTypes'] });
+  }
+  const zones = request.zones!;
+  const timed = zones.filter((z) => z.zone.schedule !== undefined);
+  const { active, until } = scheduleStates(timed, request.departure);
+  const closed = timed.filter((_, i) => active[i]);
+  const steady = [...zones.filter((z) => z.zone.schedule === undefined), ...closed.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } }))];
+  const result = computeMatrix(router, { ...request, zones: steady });
+  const prefer = router.legalFor(request.vehicle);
+  const own = (points: LatLon[], label: string, role: StopRole) => points.map((p, i) => {
+    const s = snapFor(router, p, `${label}[${i}]`, role, prefer);
+    return s.tiny >= 0 || (s.snap !== undefined && closed.some((z) => sortedIndexOf(z.roads, s.snap!.road) >= 0));
+  });
+  const rows = own(request.origins, 'origins', 'first'), columns = own(request.destinations, 'destinations', 'last');
+  const again: number[] = [];
+  for (let i = 0; i < result.distance.length; i++) {
+    const o = Math.floor(i / result.destinationCount), d = i % result.destinationCount;
+    const failure = result.failures.get(i);
+    if (failure?.code === ErrorCode.POINT_NOT_ROUTABLE) continue;
+    if (rows[o] || columns[d] || failure !== undefined || !(result.duration[i] <= until)) again.push(i);
+  }
+  if (again.length > MAX_SOFT_MATRIX_ELEMENTS) {
+    throw new DetourError(ErrorCode.INVALID_INPUT, `${again.length} elements of this matrix arrive after a scheduled zone opens or closes (${Math.round(until)} s after the departure), and at most ${MAX_SOFT_MATRIX_ELEMENTS} such elements are computed (each is a route): leave at another time or split the matrix`, { field: 'departure' });
+  }
+  for (const i of again) {
+    result.failures.delete(i);
+    result.distance[i] = NaN;
+    result.duration[i] = NaN;
+    routeElement(router, request, result, i);
+  }
+  return result;
 }
 
 /** The request's avoidance, after checking its size (INVALID_INPUT past MAX_MATRIX_ELEMENTS) and behaviour. */

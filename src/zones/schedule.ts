@@ -120,17 +120,17 @@ export function activeIntervals(schedule: ZoneSchedule, from: number, to: number
   // Local days from the one before `from` (its windows may run past midnight) to the one holding `to`.
   const first = localDay(tz, from) - 1, last = localDay(tz, to);
   for (let day = first; day <= last; day++) {
-    const dayStart = localToEpoch(tz, day, 0);
-    const next = localToEpoch(tz, day + 1, 0);
+    const dayStart = toEpoch(tz, day, 0);
+    const next = toEpoch(tz, day + 1, 0);
     const exception = exceptions.get(day);
     if (exception === true) { raw.push([dayStart, next]); continue; }
     if (exception === false) continue;
     const weekday = (((day + 3) % 7) + 7) % 7; // day 0 (1970-01-01) was a Thursday
     for (const [a, b] of byDay[weekday]) {
-      let end = b <= 1440 ? localToEpoch(tz, day, b) : localToEpoch(tz, day + 1, b - 1440);
+      let end = b <= 1440 ? toEpoch(tz, day, b) : toEpoch(tz, day + 1, b - 1440);
       // A window running into an inactive exception day stops at that day's midnight.
       if (b > 1440 && exceptions.get(day + 1) === false) end = next;
-      const start = localToEpoch(tz, day, a);
+      const start = toEpoch(tz, day, a);
       if (end > start) raw.push([start, end]);
     }
   }
@@ -198,6 +198,35 @@ function wallClock(tz: string, time: number): number {
 /** The local day (days since 1970-01-01 on the zone's calendar) holding an instant. */
 function localDay(tz: string, time: number): number {
   return Math.floor(wallClock(tz, time) / 86_400_000);
+}
+
+/**
+ * Per time zone and local day, the day's one offset (ms; NaN on a day its offset changes), kept
+ * across requests: Intl's formatting costs microseconds a call, and a schedule reads each day's
+ * boundaries over and over. Bounded: cleared past DAY_OFFSETS_MAX days in all.
+ */
+const dayOffsets = new Map<string, Map<number, number>>();
+let dayOffsetCount = 0;
+const DAY_OFFSETS_MAX = 200_000;
+
+function dayOffset(tz: string, day: number): number {
+  let days = dayOffsets.get(tz);
+  if (!days) dayOffsets.set(tz, (days = new Map()));
+  let o = days.get(day);
+  if (o === undefined) {
+    if (dayOffsetCount >= DAY_OFFSETS_MAX) { dayOffsets.clear(); dayOffsetCount = 0; dayOffsets.set(tz, days); }
+    const start = localToEpoch(tz, day, 0), end = localToEpoch(tz, day + 1, 0);
+    o = end - start === 86_400_000 ? day * 86_400_000 - start : NaN;
+    days.set(day, o);
+    dayOffsetCount++;
+  }
+  return o;
+}
+
+/** localToEpoch by the day's offset when it has one all day (nearly every day). */
+function toEpoch(tz: string, day: number, minutes: number): number {
+  const o = dayOffset(tz, day);
+  return Number.isNaN(o) ? localToEpoch(tz, day, minutes) : day * 86_400_000 + minutes * 60_000 - o;
 }
 
 /**
