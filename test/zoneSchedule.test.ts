@@ -175,14 +175,19 @@ describe('routes around scheduled zones', () => {
     assert.ok(around.distance > free.distance);
     const detour = around.duration - free.duration;
     // Closed until a few minutes after the departure: once that is soon enough, waiting at the edge costs less than the detour.
-    const soon = [1, 2, 3, 4, 5, 6, 7, 8].map((m) => router.route({ points, zones: [withSchedule(centre, closedFor(-10, m))], departure })).find((r) => r.legs[0].waits);
-    assert.ok(soon, 'some closing time makes the route wait');
+    const opens = [1, 2, 3, 4, 5, 6, 7, 8].find((m) => router.route({ points, zones: [withSchedule(centre, closedFor(-10, m))], departure }).legs[0].waits);
+    assert.ok(opens, 'some closing time makes the route wait');
+    const soon = router.route({ points, zones: [withSchedule(centre, closedFor(-10, opens))], departure });
     assert.equal(soon.distance, free.distance);
     const waits = soon.legs[0].waits!;
     assert.equal(waits.length, 1);
     assert.ok(soon.duration > free.duration && soon.duration < around.duration, `${soon.duration} s between ${free.duration} and ${around.duration}`);
     assert.ok(close(soon.duration, free.duration + waits[0].seconds, 1e-6));
     assert.equal((Date.parse(waits[0].until) - departure) % 60_000, 0, `the wait ends as the zone opens, on the minute: ${waits[0].until}`);
+    // Its steps: the wait in the one it happens in, so they still sum to the leg.
+    const stepped = router.route({ points, zones: [withSchedule(centre, closedFor(-10, opens))], departure, steps: 'pt_BR' });
+    assert.ok(stepped.legs[0].waits, 'the same wait');
+    assert.ok(close(stepped.legs[0].steps!.reduce((sum, s) => sum + s.duration, 0), stepped.legs[0].duration, 1e-9));
     // Closed for three hours: around.
     const late = router.route({ points, zones: [withSchedule(centre, closedFor(-10, 180))], departure });
     assert.deepEqual([late.distance, late.duration, late.legs[0].waits], [around.distance, around.duration, undefined]);
@@ -272,6 +277,8 @@ for (const { make, skip } of kinds) {
         assert.equal(matrix.status, 200, matrix.text);
         assert.equal(Math.round(matrix.body.elements[0].distance), want.body.totalDistance, matrix.text);
       }
+      const before1970 = await http(`${svc.url}${TRIP_PATH}`, { json: { points: stops, restrictionZones: ['Dagtid'], startDate: -5 }, headers });
+      assert.deepEqual([before1970.status, before1970.body.errors?.[0]?.path], [400, 'startDate'], before1970.text);
       const bad = await http(`${svc.url}${ZONES_PATH}`, { json: { ...zone, name: 'bad', schedule: { timeZone: 'Nowhere/City', windows: [{ days: ['MON'], from: '7', to: '19:00' }] } }, headers });
       assert.equal(bad.status, 400, bad.text);
       assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path).sort(), ['schedule.timeZone', 'schedule.windows[0].from']);

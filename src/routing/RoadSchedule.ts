@@ -71,21 +71,30 @@ export class ScheduledZones implements RoadSchedule {
       const iv = activeIntervals(z.zone.schedule!, departure, until);
       return Float64Array.from([...iv.map((t) => (t - departure) / 1000), SCHEDULE_HORIZON_SECONDS, Infinity]);
     });
-    const classOf = new Map<string, number>();
+    try {
+      this.mark(zones, roads);
+    } catch (err) {
+      this.release();
+      throw err;
+    }
+  }
+
+  /** Gives each zone's roads the class of their zones so far plus this one (per zone: the class each earlier class becomes). */
+  private mark(zones: CalculatedZone[], roads: Uint8Array): void {
+    const next = new Int16Array(256);
     zones.forEach((z, i) => {
+      next.fill(-1);
       for (let k = 0; k < z.roads.length; k++) {
         const r = z.roads[k], before = roads[r];
-        const key = `${before}:${i}`;
-        let c = classOf.get(key);
-        if (c === undefined) {
+        let c = next[before];
+        if (c < 0) {
           if (this.timelines.length > 255) {
             throw new DetourError(ErrorCode.INVALID_INPUT, 'the scheduled zones overlap in more than 255 combinations; name fewer of them', { field: 'zones' });
           }
-          c = this.timelines.length;
+          c = next[before] = this.timelines.length;
           const members = [...this.zonesOf[before], i];
           this.zonesOf.push(members);
           this.timelines.push(union(members.map((m) => this.zoneTimelines[m])));
-          classOf.set(key, c);
         }
         roads[r] = c;
       }

@@ -139,7 +139,8 @@ export class Router {
     if (timedZones.length > 0 && (softZones.length > 0 || avoidance.types.length > 0)) {
       throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'zones with a schedule together with SOFT zones or avoidanceTypes are not supported yet: name them in separate routes', { members: ['zones'] });
     }
-    checkUsable(timedZones, this.graph.roadCount);
+    // Before any scratch mask is marked: masks() would throw it too, after ScheduledZones marked one.
+    checkUsable(zones, this.graph.roadCount);
     // Cliques prepareZones made for these zones; cells of zones it did not prepare are walked.
     const shared = zones.length > 0 ? this.cliques.prepare(timedZones.length > 0 ? zones.filter((z) => !z.zone.schedule) : zones, 0) : NO_ZONE_SET;
     const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
@@ -174,6 +175,7 @@ export class Router {
     if (language) {
       legs.forEach((leg, i) => {
         const steps = legSteps(this.graph, leg as Leg, i === legs.length - 1);
+        if (leg.waits) waitInSteps(steps, leg as Leg);
         wordSteps(steps, language, i, legs.length, this.graph.roadLabel);
         leg.steps = steps;
       });
@@ -775,6 +777,20 @@ interface AvoidanceMasks {
   /** Masks cleared road by road (zones' and avoided types' roads) and masks cleared whole. */
   lists: Uint8Array[];
   copied: Uint8Array[];
+}
+
+/**
+ * Adds each of the leg's waits to the step it happens in (the one whose stretch leaves the point
+ * where the vehicle waits), so the steps' durations still sum to the leg's.
+ */
+function waitInSteps(steps: RouteStep[], leg: Leg): void {
+  const c = leg.coordinates;
+  for (const w of leg.waits!) {
+    let p = leg.edgesFirst;
+    while (p < leg.edgesLast && (c[2 * p] !== w.latitude || c[2 * p + 1] !== w.longitude)) p++;
+    const step = steps.find((s) => s.first <= p && p < s.last) ?? steps[steps.length - 1];
+    step.duration += w.seconds;
+  }
 }
 
 /** The language of a request's steps, or undefined when it wants none; INVALID_INPUT names a language detour does not word. */

@@ -58,7 +58,8 @@ export function fromDetourError(err: DetourError): HttpError | undefined {
   if (Array.isArray(d.avoidanceTypes)) details.avoidanceTypes = d.avoidanceTypes;
   if (Array.isArray(d.members)) details.members = d.members;
   if (typeof d.zone === 'string') details.zones = [d.zone];
-  if (typeof d.field === 'string') details.errors = [{ path: d.field, message: err.message }];
+  // The library's departure is the APIs' startDate.
+  if (typeof d.field === 'string') details.errors = [{ path: d.field === 'departure' ? 'startDate' : d.field, message: err.message.replace(/^departure:/, 'startDate:') }];
   if (Array.isArray(d.limits)) details.limits = d.limits;
   return apiError(status, err.code, err.message, details);
 }
