@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf, ZoneValidationError,
+  calculateZone, DEFAULT_GRAPH_PATH, importOsmWithSummary, loadGraph, Router, validateZone, vehicleOf, ZoneValidationError,
   type CalculatedZone, type LatLon, type Route,
 } from '../src/index.js';
 import { activeIntervals, type ZoneSchedule } from '../src/zones/schedule.js';
@@ -9,7 +9,7 @@ import { SCHEDULE_HORIZON_SECONDS } from '../src/routing/RoadSchedule.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { RoadGraph } from '../src/graph/RoadGraph.js';
 import type { Store } from '../src/store/Store.js';
-import { close, dijkstra, randomZone, seededRandom } from './support/helpers.js';
+import { close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
@@ -229,6 +229,37 @@ describe('routes around scheduled zones', () => {
       }));
     }
   });
+});
+
+test('on Andorra\'s extract, without a hierarchy (the A* engine): arrivals as the time-dependent Dijkstra\'s', { skip: sharedExtract('andorra.osm.pbf').skip }, async () => {
+  const { graph } = await importOsmWithSummary(sharedExtract('andorra.osm.pbf').path, 'pbf');
+  const router = new Router(graph);
+  assert.equal(router.search.name, 'astar');
+  const rand = seededRandom(376);
+  const departure = Date.parse('2026-12-07T07:00:00Z');
+  let compared = 0, changed = 0;
+  for (let k = 0; k < 4; k++) {
+    const zones = [0, 1].map((i) => {
+      // Leaving at 08:00 local: active from 07:50-08:20 for 5-45 minutes.
+      const from = 470 + Math.floor(rand() * 30), to = from + 5 + Math.floor(rand() * 40);
+      const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+      const schedule: ZoneSchedule = { timeZone: 'Europe/Andorra', windows: [{ days: ['MON'], from: hhmm(from), to: hhmm(to) }] };
+      const z = randomZone(graph, rand, `a${i}`, 1500 + rand() * 2500);
+      return { ...z, zone: { ...z.zone, schedule } };
+    });
+    const wait = oracleSchedule(graph, zones, departure);
+    for (let i = 0; i < 8; i++) {
+      const pts = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return { latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }; });
+      let route: Route;
+      try { route = router.route({ points: pts, zones, departure }); } catch { continue; }
+      const [a, b] = router.snapStops(pts);
+      const oracle = Math.min(dijkstra(graph, sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), 'duration', undefined, undefined, wait), directCost(graph, a, b, 'duration').cost);
+      assert.ok(Math.abs(route.duration - oracle) <= 1e-6 * oracle + 1e-3, `route ${route.duration} s, oracle ${oracle} s`);
+      if (route.duration > router.route({ points: pts, departure }).duration + 1e-6) changed++;
+      compared++;
+    }
+  }
+  assert.ok(compared > 20 && changed > 0, `${compared} compared, ${changed} changed by the zones`);
 });
 
 const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [
