@@ -15,11 +15,15 @@ export class LegLine {
   /** What pushEdges adds its roads' lengths and durations to (set them before). */
   metres = 0;
   seconds = 0;
+  /** Per edge pushed since the last reset, the point its head is (repeats left out, so not a sum of shape counts). */
+  private ends = new Int32Array(1024);
+  private endCount = 0;
 
   constructor(private readonly graph: RoadGraph) {}
 
   reset(): this {
     this.count = 0;
+    this.endCount = 0;
     return this;
   }
 
@@ -89,9 +93,20 @@ export class LegLine {
         head = roadFrom[r];
       }
       this.pushE7(nodeLat[head], nodeLon[head]);
+      if (this.endCount === this.ends.length) {
+        const grown = new Int32Array(2 * this.ends.length);
+        grown.set(this.ends);
+        this.ends = grown;
+      }
+      this.ends[this.endCount++] = this.count - 1;
     }
     this.metres = metres;
     this.seconds = seconds;
+  }
+
+  /** Where each edge pushed since the reset ends in the points, in an array of its own. */
+  edgeEnds(): Int32Array {
+    return this.ends.slice(0, this.endCount);
   }
 
   /** Room for `points` more points. */

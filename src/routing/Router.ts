@@ -657,7 +657,7 @@ export class Router {
       else line.pushBackward(from.road, from.segment, to.segment + 1);
       line.push(to.latitude, to.longitude);
       // No edges: the whole line is the one road's part, measured as the start's.
-      const leg = new Leg(metres, duration, line.coordinates(), [], from, to, line.count - 1, line.count - 1, direct.reversed, direct.reversed, true);
+      const leg = new Leg(metres, duration, line.coordinates(), [], NO_EDGE_ENDS, from, to, line.count - 1, line.count - 1, direct.reversed, direct.reversed, true);
       if (avoidance) withAvoided(leg, metresOnAvoided(g, avoidance, [], from, to, true, 0, 0));
       return leg;
     }
@@ -700,10 +700,12 @@ export class Router {
     if (target.reversed) line.pushBackward(to.road, g.roadPointCount(to.road) - 1, to.segment + 1);
     else line.pushForward(to.road, 0, to.segment);
     line.push(to.latitude, to.longitude);
-    return new Leg(distance, duration + waits, line.coordinates(), edges, from, to, edgesFirst, edgesLast, source.reversed, target.reversed, false);
+    return new Leg(distance, duration + waits, line.coordinates(), edges, line.edgeEnds(), from, to, edgesFirst, edgesLast, source.reversed, target.reversed, false);
   }
 
 }
+
+const NO_EDGE_ENDS = new Int32Array(0);
 
 /** A RouteLeg whose LatLon points are made from its coordinates when first read. */
 class Leg implements RouteLeg {
@@ -719,12 +721,15 @@ class Leg implements RouteLeg {
   readonly #reversed: [boolean, boolean];
   readonly #direct: boolean;
 
+  readonly #edgeEnds: Int32Array;
+
   constructor(
     readonly distance: number, readonly duration: number, readonly coordinates: Float64Array,
-    readonly edges: number[], readonly from: Snap, readonly to: Snap, edgesFirst: number, edgesLast: number,
+    readonly edges: number[], edgeEnds: Int32Array, readonly from: Snap, readonly to: Snap, edgesFirst: number, edgesLast: number,
     startReversed: boolean, endReversed: boolean, direct: boolean,
   ) {
     this.averageSpeed = speedKmh(distance, duration);
+    this.#edgeEnds = edgeEnds;
     this.#edgePoints = [edgesFirst, edgesLast];
     this.#reversed = [startReversed, endReversed];
     this.#direct = direct;
@@ -737,6 +742,11 @@ class Leg implements RouteLeg {
 
   get edgePoints(): readonly [number, number] {
     return this.#edgePoints;
+  }
+
+  /** Per edge, the point of `coordinates` its head is (StepLeg). */
+  get edgeEnds(): Int32Array {
+    return this.#edgeEnds;
   }
 
   get edgesFirst(): number {

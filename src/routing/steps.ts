@@ -1,4 +1,3 @@
-import { fromE7 } from '../geo/coordinates.js';
 import { RoadFlag } from '../graph/carProfile.js';
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap } from '../graph/SnapIndex.js';
@@ -71,6 +70,8 @@ export interface StepLeg {
   /** The first edge's tail and the last edge's head in `coordinates` (latitude, longitude interleaved). */
   edgesFirst: number;
   edgesLast: number;
+  /** Per edge, the point of `coordinates` its head is. */
+  edgeEnds: Int32Array;
   coordinates: Float64Array;
   distance: number;
 }
@@ -327,39 +328,15 @@ function drivenRoads(graph: RoadGraph, leg: StepLeg): Driven {
   // The junction the start road leads to (a copy of it, where turn restrictions split it, is the edges' own).
   const junction = edges.length > 0 ? graph.edgeTailOf(edges[0]) : roadExitNode(graph, from.road, leg.startReversed);
   if (startMetres > 0) push(from.road, leg.startReversed, startMetres, partialCost(graph, from.road, startMetres, 'duration'), leg.edgesFirst, junction);
-  const { edgeRoad, edgeReversed, edgeHead, roadShapeStart, roadLengthCm } = graph;
-  const millis = graph.roadMillis;
-  // Each edge adds its shape points and head, unless LegLine left out a point equal to the one before:
-  // then (rarely) the points are walked again to find where each edge ends.
-  let at = leg.edgesFirst;
+  const { edgeRoad, edgeReversed, edgeHead, roadLengthCm } = graph;
+  const millis = graph.roadMillis, ends = leg.edgeEnds;
   for (let i = 0; i < edges.length; i++) {
     const e = edges[i], r = edgeRoad[e];
-    at += roadShapeStart[r + 1] - roadShapeStart[r] + 1;
-    push(r, edgeReversed[e] === 1, roadLengthCm[r] * COST_STEP.distance, millis[r] * COST_STEP.duration, at, edgeHead[e]);
+    push(r, edgeReversed[e] === 1, roadLengthCm[r] * COST_STEP.distance, millis[r] * COST_STEP.duration, ends[i], edgeHead[e]);
   }
-  if (at !== leg.edgesLast) walkEdgePoints(graph, leg, d, d.count - edges.length);
   if (endMetres > 0) push(to.road, leg.endReversed, endMetres, partialCost(graph, to.road, endMetres, 'duration'), count - 1, -1);
   if (d.count === 0) return d;
   d.end[d.count - 1] = count - 1;
   d.node[d.count - 1] = -1;
   return d;
-}
-
-/** Where each edge ends in the leg's polyline when points equal to the one before were left out (LegLine's rule, again). */
-function walkEdgePoints(graph: RoadGraph, leg: StepLeg, d: Driven, firstEdge: number): void {
-  const { edgeRoad, edgeReversed, edgeHead, roadShapeStart, shapeLatE7, shapeLonE7, nodeLatE7, nodeLonE7 } = graph;
-  const xy = leg.coordinates;
-  let at = leg.edgesFirst, lat = xy[2 * at], lon = xy[2 * at + 1];
-  const add = (pLat: number, pLon: number) => {
-    const a = fromE7(pLat), b = fromE7(pLon);
-    if (a === lat && b === lon) return;
-    lat = a; lon = b; at++;
-  };
-  leg.edges.forEach((e, i) => {
-    const r = edgeRoad[e], s = roadShapeStart[r], z = roadShapeStart[r + 1];
-    if (edgeReversed[e] === 0) for (let k = s; k < z; k++) add(shapeLatE7[k], shapeLonE7[k]);
-    else for (let k = z - 1; k >= s; k--) add(shapeLatE7[k], shapeLonE7[k]);
-    add(nodeLatE7[edgeHead[e]], nodeLonE7[edgeHead[e]]);
-    d.end[firstEdge + i] = at;
-  });
 }
