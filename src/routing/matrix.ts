@@ -293,17 +293,18 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
   const steady = [...zones.filter((z) => z.zone.schedule === undefined), ...closed.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } }))];
   const result = computeMatrix(router, { ...request, zones: steady });
   const prefer = router.legalFor(request.vehicle);
-  const own = (points: LatLon[], label: string, role: StopRole) => points.map((p, i) => {
+  // Each stop as a route snaps it (a pair on one tiny component stays there: those pairs are routes).
+  const snaps = (points: LatLon[], label: string, role: StopRole) => points.map((p, i) => {
     const s = snapFor(router, p, `${label}[${i}]`, role, prefer);
-    return s.tiny >= 0 || (s.snap !== undefined && closed.some((z) => sortedIndexOf(z.roads, s.snap!.road) >= 0));
+    return { tiny: s.tiny, onClosed: s.snap !== undefined && closed.some((z) => sortedIndexOf(z.roads, s.snap!.road) >= 0) };
   });
-  const rows = own(request.origins, 'origins', 'first'), columns = own(request.destinations, 'destinations', 'last');
+  const rows = snaps(request.origins, 'origins', 'first'), columns = snaps(request.destinations, 'destinations', 'last');
   const again: number[] = [];
   for (let i = 0; i < result.distance.length; i++) {
-    const o = Math.floor(i / result.destinationCount), d = i % result.destinationCount;
+    const o = rows[Math.floor(i / result.destinationCount)], d = columns[i % result.destinationCount];
     const failure = result.failures.get(i);
     if (failure?.code === ErrorCode.POINT_NOT_ROUTABLE) continue;
-    if (rows[o] || columns[d] || failure !== undefined || !(result.duration[i] <= until)) again.push(i);
+    if (o.onClosed || d.onClosed || (o.tiny >= 0 && o.tiny === d.tiny) || failure !== undefined || !(result.duration[i] <= until)) again.push(i);
   }
   if (again.length > MAX_SOFT_MATRIX_ELEMENTS) {
     throw new DetourError(ErrorCode.INVALID_INPUT, `${again.length} elements of this matrix arrive after a scheduled zone opens or closes (${Math.round(until)} s after the departure), and at most ${MAX_SOFT_MATRIX_ELEMENTS} such elements are computed (each is a route): leave at another time or split the matrix`, { field: 'departure' });
