@@ -13,9 +13,9 @@ import { parseArgs } from 'node:util';
 import { calculateZone, Router, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
-import { SCHEDULE_HORIZON_SECONDS, scheduleStates } from '../src/routing/RoadSchedule.js';
-import { activeIntervals, type ZoneSchedule } from '../src/zones/schedule.js';
-import type { RoadGraph } from '../src/graph/RoadGraph.js';
+import { scheduleStates } from '../src/routing/RoadSchedule.js';
+import { scheduleWaits } from '../test/support/helpers.js';
+import type { ZoneSchedule } from '../src/zones/schedule.js';
 import { PlainDijkstra } from './plainDijkstra.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph, scalePairs } from './scaleGraphs.js';
@@ -36,25 +36,6 @@ const ZMRC: ZoneSchedule = {
   windows: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], from: '05:00', to: '21:00' }, { days: ['SAT'], from: '10:00', to: '14:00' }],
 };
 const WEEK_START = Date.parse('2026-12-07T00:00:00-03:00');
-
-/** The oracle's waits: per road, each scheduled zone's active intervals in turn until none overlaps. */
-function oracleWaits(graph: RoadGraph, zones: CalculatedZone[], departure: number) {
-  const on = new Map<number, number[][]>();
-  for (const z of zones) {
-    const iv = activeIntervals(z.zone.schedule!, departure, departure + SCHEDULE_HORIZON_SECONDS * 1000).map((t) => (t - departure) / 1000);
-    for (const r of z.roads) on.set(r, [...(on.get(r) ?? []), iv]);
-  }
-  return (road: number, t: number, c: number): number => {
-    const lists = on.get(road);
-    if (!lists) return 0;
-    let s = t;
-    for (let moved = true; moved;) {
-      moved = false;
-      for (const iv of lists) for (let i = 0; i < iv.length; i += 2) if (iv[i] < s + c && iv[i + 1] > s) { s = iv[i + 1]; moved = true; }
-    }
-    return s + c > SCHEDULE_HORIZON_SECONDS ? Infinity : s - t;
-  };
-}
 
 for (const size of parseSizes(opts.sizes!)) {
   const { graph } = await scaleGraph(size, log);
@@ -104,7 +85,7 @@ for (const size of parseSizes(opts.sizes!)) {
   for (const c of cases.slice(0, ORACLE)) {
     const [a, b] = router.snapStops(c.points);
     const want = Math.min(
-      dijkstra.cost(sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), 'duration', undefined, oracleWaits(graph, c.timed, c.departure)),
+      dijkstra.cost(sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), 'duration', undefined, scheduleWaits(graph, c.timed, c.departure)),
       directCost(graph, a, b, 'duration').cost,
     );
     let got = Infinity;

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf, ZoneValidationError,
+  calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf,
   type CalculatedZone, type LatLon, type Route, type Vehicle,
 } from '../src/index.js';
 import { zoneAppliesTo } from '../src/routing/vehicle.js';
@@ -9,7 +9,7 @@ import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/end
 import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import type { Metric } from '../src/graph/RoadGraph.js';
 import type { Store } from '../src/store/Store.js';
-import { close, dijkstra, randomZone, seededRandom } from './support/helpers.js';
+import { close, dijkstra, randomZone, seededRandom, square, zoneIssuePaths } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
@@ -25,31 +25,19 @@ import {
 // Asked before any test runs: the routing tests below hold the event loop for seconds.
 const pgSkip = (await postgresSkipReason()) ?? false;
 
-const square = (lat: number, lon: number, d: number) => [
-  { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },
-];
-const issuesOf = (input: unknown) => {
-  try {
-    validateZone(input);
-    return [];
-  } catch (e) {
-    assert.ok(e instanceof ZoneValidationError);
-    return e.issues.map((i) => i.path);
-  }
-};
 
 test('a zone\'s vehicles rule: types and minimums, each bad member named', () => {
   const geometries = [{ vertices: square(57.7, 11.97, 0.005) }];
   assert.deepEqual(validateZone({ name: 'z', geometries, vehicles: { types: ['TRUCK_WITH_TWO_DOUBLE_AXLES', 'TRUCK_WITH_TWO_DOUBLE_AXLES'], minWeight: 10 } }).vehicles,
     { types: ['TRUCK_WITH_TWO_DOUBLE_AXLES'], minWeight: 10 });
   assert.equal(validateZone({ name: 'z', geometries, vehicles: null }).vehicles, undefined);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: { types: ['SPACESHIP', 'CAR'], minWeight: -1, minAxles: '3', color: 'red' } }),
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, vehicles: { types: ['SPACESHIP', 'CAR'], minWeight: -1, minAxles: '3', color: 'red' } }),
     ['vehicles.types[0]', 'vehicles.minWeight', 'vehicles.minAxles', 'vehicles.color']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: {} }), ['vehicles']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: ['CAR'] }), ['vehicles']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: { types: [] } }), ['vehicles.types']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: { minLength: 1000 } }), ['vehicles.minLength']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, vehicles: JSON.parse('{"toString": 3, "__proto__": 2}') }), ['vehicles.toString', 'vehicles.__proto__']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, vehicles: {} }), ['vehicles']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, vehicles: ['CAR'] }), ['vehicles']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, vehicles: { types: [] } }), ['vehicles.types']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, vehicles: { minLength: 1000 } }), ['vehicles.minLength']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, vehicles: JSON.parse('{"toString": 3, "__proto__": 2}') }), ['vehicles.toString', 'vehicles.__proto__']);
 });
 
 test('which vehicles a rule takes in: listed types, figures at or above a minimum, axles of the type; a request without a vehicle is a car', () => {
@@ -124,12 +112,12 @@ test('a zone\'s avoidance rule: HARD, or SOFT with a cost per km; each bad membe
   const geometries = [{ vertices: square(57.7, 11.97, 0.005) }];
   assert.deepEqual(validateZone({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 600 } }).avoidance, { mode: 'SOFT', costPerKm: 600 });
   assert.deepEqual(validateZone({ name: 'z', geometries, avoidance: { mode: 'HARD' } }).avoidance, { mode: 'HARD' });
-  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'SOFT' } }), ['avoidance.costPerKm']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 0 } }), ['avoidance.costPerKm']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 1e9 } }), ['avoidance.costPerKm']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'HARD', costPerKm: 5 } }), ['avoidance.costPerKm']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: { mode: 'MAYBE', factor: 2 } }), ['avoidance.factor', 'avoidance.mode']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, avoidance: 'SOFT' }), ['avoidance']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, avoidance: { mode: 'SOFT' } }), ['avoidance.costPerKm']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 0 } }), ['avoidance.costPerKm']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, avoidance: { mode: 'SOFT', costPerKm: 1e9 } }), ['avoidance.costPerKm']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, avoidance: { mode: 'HARD', costPerKm: 5 } }), ['avoidance.costPerKm']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, avoidance: { mode: 'MAYBE', factor: 2 } }), ['avoidance.factor', 'avoidance.mode']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, avoidance: 'SOFT' }), ['avoidance']);
 });
 
 describe('SOFT zones: the cost per metre of their roads weighed exactly', () => {

@@ -1,15 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  calculateZone, DEFAULT_GRAPH_PATH, importOsmWithSummary, loadGraph, Router, validateZone, vehicleOf, ZoneValidationError,
+  calculateZone, DEFAULT_GRAPH_PATH, importOsmWithSummary, loadGraph, Router, validateZone, vehicleOf,
   type CalculatedZone, type LatLon, type Route,
 } from '../src/index.js';
 import { activeIntervals, type ZoneSchedule } from '../src/zones/schedule.js';
-import { SCHEDULE_HORIZON_SECONDS } from '../src/routing/RoadSchedule.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { RoadGraph } from '../src/graph/RoadGraph.js';
 import type { Store } from '../src/store/Store.js';
-import { close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
+import { close, dijkstra, randomZone, scheduleWaits, seededRandom, sharedExtract, square, zoneIssuePaths } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
@@ -23,19 +22,7 @@ import {
 // Asked before any test runs: the routing tests below hold the event loop for seconds.
 const pgSkip = (await postgresSkipReason()) ?? false;
 
-const square = (lat: number, lon: number, d: number) => [
-  { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },
-];
 const geometries = [{ vertices: square(57.7, 11.97, 0.005) }];
-const issuesOf = (input: unknown) => {
-  try {
-    validateZone(input);
-    return [];
-  } catch (e) {
-    assert.ok(e instanceof ZoneValidationError);
-    return e.issues.map((i) => i.path);
-  }
-};
 const iso = (t: number) => new Date(t).toISOString();
 const pairs = (iv: number[]) => Array.from({ length: iv.length / 2 }, (_, i) => [iso(iv[2 * i]), iso(iv[2 * i + 1])]);
 const ZMRC: ZoneSchedule = {
@@ -59,12 +46,12 @@ test('a schedule: weekly windows in its time zone, a window across midnight, exc
     ['2026-12-08T23:00:00.000Z', '2026-12-09T23:00:00.000Z'], // an active Wednesday, whole
   ]);
   const bad = { timeZone: 'Mars/Olympus', windows: [{ days: ['MON', 'XYZ'], from: '25:00', to: '09:00', every: 2 }, { days: [], from: '10:00', to: '10:00' }], exceptions: [{ date: '2026-02-30', active: 'yes' }, { date: '2026-03-01', active: true }, { date: '2026-03-01', active: false }], color: 'red' };
-  assert.deepEqual(issuesOf({ name: 'z', geometries, schedule: bad }).sort(), [
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, schedule: bad }).sort(), [
     'schedule.color', 'schedule.exceptions[0].active', 'schedule.exceptions[0].date', 'schedule.exceptions[2].date', 'schedule.timeZone',
     'schedule.windows[0].days[1]', 'schedule.windows[0].every', 'schedule.windows[0].from', 'schedule.windows[1].days', 'schedule.windows[1].to',
   ]);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, schedule: 'weekdays' }), ['schedule']);
-  assert.deepEqual(issuesOf({ name: 'z', geometries, schedule: { timeZone: 'UTC', windows: [{ days: ['MON'], from: '24:00', to: '01:00' }] } }), ['schedule.windows[0].from']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, schedule: 'weekdays' }), ['schedule']);
+  assert.deepEqual(zoneIssuePaths({ name: 'z', geometries, schedule: { timeZone: 'UTC', windows: [{ days: ['MON'], from: '24:00', to: '01:00' }] } }), ['schedule.windows[0].from']);
 });
 
 test('local times across DST changes: a skipped time counts from the change, a repeated one at its first occurrence', () => {
@@ -81,26 +68,6 @@ test('local times across DST changes: a skipped time counts from the change, a r
   const iv = activeIntervals(ny('00:00', '24:00'), Date.parse('2026-03-08T00:00Z'), Date.parse('2026-03-10T00:00Z'));
   assert.equal((iv[1] - iv[0]) / 3_600_000, 23);
 });
-
-/** Per road, the scheduled zones on it with their active intervals in seconds after the departure. */
-function oracleSchedule(graph: RoadGraph, zones: CalculatedZone[], departure: number) {
-  const on = new Map<number, number[][]>();
-  for (const z of zones) {
-    const iv = activeIntervals(z.zone.schedule!, departure, departure + SCHEDULE_HORIZON_SECONDS * 1000).map((t) => (t - departure) / 1000);
-    for (const r of z.roads) on.set(r, [...(on.get(r) ?? []), iv]);
-  }
-  /** The wait before driving `road` for `c` seconds from `t`: each zone's intervals in turn until none overlaps. */
-  return (road: number, t: number, c: number): number => {
-    const lists = on.get(road);
-    if (!lists) return 0;
-    let s = t;
-    for (let moved = true; moved;) {
-      moved = false;
-      for (const iv of lists) for (let i = 0; i < iv.length; i += 2) if (iv[i] < s + c && iv[i + 1] > s) { s = iv[i + 1]; moved = true; }
-    }
-    return s + c > SCHEDULE_HORIZON_SECONDS ? Infinity : s - t;
-  };
-}
 
 describe('routes around scheduled zones', () => {
   const graph = loadGraph(DEFAULT_GRAPH_PATH);
@@ -128,7 +95,7 @@ describe('routes around scheduled zones', () => {
       });
       // Half the sets prepared, as a service prepares every zone: legs during which they stay active cross their cliques.
       if (k % 2 === 0) router.prepareZones(zones);
-      const wait = oracleSchedule(graph, zones, departure);
+      const wait = scheduleWaits(graph, zones, departure);
       for (let i = 0; i < 10; i++) {
         const pts = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return v(graph.roadPointLat(r, 1), graph.roadPointLon(r, 1)); });
         const [a, b] = router.snapStops(pts);
@@ -247,7 +214,7 @@ test('on Andorra\'s extract, without a hierarchy (the A* engine): arrivals as th
       const z = randomZone(graph, rand, `a${i}`, 1500 + rand() * 2500);
       return { ...z, zone: { ...z.zone, schedule } };
     });
-    const wait = oracleSchedule(graph, zones, departure);
+    const wait = scheduleWaits(graph, zones, departure);
     for (let i = 0; i < 8; i++) {
       const pts = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return { latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }; });
       let route: Route;

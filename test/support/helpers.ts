@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { calculateZone, zoneFromGeoJson, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
+import { activeIntervals, calculateZone, SCHEDULE_HORIZON_SECONDS, validateZone, zoneFromGeoJson, ZoneValidationError, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
 
 /** The shared OSM extracts (../shared/data/osm beside the repository). */
 export const SHARED_OSM = fileURLToPath(new URL('../../../shared/data/osm/', import.meta.url));
@@ -184,4 +184,45 @@ export function randomZone(graph: RoadGraph, rand: () => number, name: string, r
   }
   ring.push([...ring[0]]);
   return calculateZone(graph, zoneFromGeoJson(name, { type: 'Polygon', coordinates: [ring] }));
+}
+
+/**
+ * The oracle's waits for scheduled zones leaving at `departure`: the seconds before driving `road`
+ * for `c` seconds from `t` (seconds after the departure), found by trying each of the road's zones'
+ * active intervals in turn until none overlaps; Infinity past SCHEDULE_HORIZON_SECONDS.
+ */
+export function scheduleWaits(graph: RoadGraph, zones: CalculatedZone[], departure: number): (road: number, t: number, c: number) => number {
+  const on = new Map<number, number[][]>();
+  for (const z of zones) {
+    const iv = activeIntervals(z.zone.schedule!, departure, departure + SCHEDULE_HORIZON_SECONDS * 1000).map((t) => (t - departure) / 1000);
+    for (const r of z.roads) on.set(r, [...(on.get(r) ?? []), iv]);
+  }
+  return (road, t, c) => {
+    const lists = on.get(road);
+    if (!lists) return 0;
+    let s = t;
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const iv of lists) for (let i = 0; i < iv.length; i += 2) if (iv[i] < s + c && iv[i + 1] > s) { s = iv[i + 1]; moved = true; }
+    }
+    return s + c > SCHEDULE_HORIZON_SECONDS ? Infinity : s - t;
+  };
+}
+
+/** A square ring of zone vertices {latitude, longitude}, `d` degrees either side of a centre. */
+export function square(lat: number, lon: number, d: number): Array<{ latitude: number; longitude: number }> {
+  return [
+    { latitude: lat - d, longitude: lon - d }, { latitude: lat - d, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon - d },
+  ];
+}
+
+/** The paths validateZone names for a body (none when it is valid). */
+export function zoneIssuePaths(input: unknown): string[] {
+  try {
+    validateZone(input);
+    return [];
+  } catch (e) {
+    if (!(e instanceof ZoneValidationError)) throw e;
+    return e.issues.map((i) => i.path);
+  }
 }
