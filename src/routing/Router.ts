@@ -432,14 +432,7 @@ export class Router {
     let cliques = hardLists && [...zones.map(ofZone), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
     let cells = shared;
     const prepared = masks.vehicle?.prepared;
-    if (hardLists && prepared) {
-      // A prepared vehicle's closed roads as one list crossed by its cliques. Shared and big cells
-      // are customized for exactly the lists in them: the zones' sets know nothing of the vehicle's
-      // roads, nor its big cells of the zones', so with both neither is used (exact, walked instead).
-      lists = [...zones.map((z) => z.roads), prepared.closed];
-      cliques = [...zones.map(ofZone), prepared.cliques];
-      cells = zones.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
-    }
+    if (hardLists && prepared) ({ lists, cliques, cells } = preparedVehicleLists(zones, prepared));
     // SOFT zones' roads cost their penalty per metre, in both searches (their cells are walked then).
     let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, soft?.penalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index);
     if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
@@ -475,9 +468,7 @@ export class Router {
       const set = zones.filter(kept);
       let lists: ArrayLike<number>[] | undefined, cliques: (BlockedCellCliques | undefined)[] | undefined, cells: ZoneSetCliques | undefined;
       if (hardLists && prepared) {
-        lists = [...set.map((z) => z.roads), prepared.closed];
-        cliques = [...set.map((z) => this.cliques.ofZone(z)), prepared.cliques];
-        cells = set.length === 0 ? { shared: [], big: prepared.bigCliques } : NO_ZONE_SET;
+        ({ lists, cliques, cells } = preparedVehicleLists(set, prepared));
       } else if (hardLists) {
         const others = softLists.slice(zones.length);
         lists = [...set.map((z) => z.roads), ...others, ...hardLists];
@@ -835,6 +826,22 @@ function checkUsable(zones: readonly CalculatedZone[], roadCount: number): void 
       throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
     }
   }
+}
+
+/**
+ * The lists a prepared vehicle's leg searches with: its closed roads crossed by its cliques, small
+ * and big. The zones' roads are walked, so their cells open, small and big: a big cell the
+ * vehicle's big cliques cross then holds no zone road, and a small one its cliques cross none
+ * either (their cliques know nothing of the zones, nor the zones' of the vehicle's roads).
+ */
+function preparedVehicleLists(zones: readonly CalculatedZone[], prepared: NonNullable<VehicleRoads['prepared']>): {
+  lists: ArrayLike<number>[]; cliques: (BlockedCellCliques | undefined)[]; cells: ZoneSetCliques;
+} {
+  return {
+    lists: [...zones.map((z) => z.roads), prepared.closed],
+    cliques: [...zones.map(() => undefined), prepared.cliques],
+    cells: { shared: [], big: prepared.bigCliques },
+  };
 }
 
 /** A request's zones: HARD ones (closed) and SOFT ones (a cost per metre). */
