@@ -90,7 +90,7 @@ export interface RouteLeg {
   avoidedTypesDriven?: AvoidedTypeDriven[];
   /** The driver's instructions, when the request asked for steps (legSteps). */
   steps?: RouteStep[];
-  /** Where the leg waits for scheduled zones to close (its duration includes them). */
+  /** Where the leg waits for scheduled zones to open (their hours to end) (its duration includes them). */
   waits?: ZoneWait[];
 }
 

@@ -2,7 +2,7 @@
  * The map page: signs in with a client's id and secret, shows and edits the client's restriction
  * zones (their shapes and hours) through the Restriction Zone API, and routes between clicked stops
  * through the Trip API at a departure, with and without the checked zones side by side, the route
- * around them with its instructions and its waits for zones to close. Talks to the service like any client does.
+ * around them with its instructions and its waits for zones to open. Talks to the service like any client does.
  */
 import * as maplibregl from 'maplibre-gl';
 import type { GeoJSONSource, StyleSpecification } from 'maplibre-gl';
@@ -424,7 +424,7 @@ for (const [id, paint] of [
   map.addSource(id, { type: 'geojson', data: { type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: [] } } });
   map.addLayer({ id, type: 'line', source: id, paint: paint as maplibregl.LineLayerSpecification['paint'], layout: { 'line-cap': 'round', 'line-join': 'round' } });
 }
-// Where the route waits for a scheduled zone to close.
+// Where the route waits for a scheduled zone to open.
 map.addSource('waits', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
 map.addLayer({ id: 'waits', type: 'circle', source: 'waits', paint: { 'circle-radius': 7, 'circle-color': '#fbc02d', 'circle-stroke-color': '#5d4037', 'circle-stroke-width': 2 } });
 
