@@ -278,9 +278,10 @@ function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult 
  * A THE_FASTEST matrix around scheduled zones, every element leaving at the request's departure:
  * the matrix with the zones active then closed (as HARD ones) and the others left out, exact for
  * each element arriving before any of them changes (as Router's steady legs: no sooner arrival
- * can drive an active zone's road or need to wait); the other elements, and those whose stop is on
- * an active zone's road (its own road is open to it) or in a tiny component, by Router.route, at
- * most MAX_SOFT_MATRIX_ELEMENTS of them (INVALID_INPUT naming `departure` beyond).
+ * can drive an active zone's road or need to wait); of the others, those the matrices without the
+ * scheduled zones and with all of them closed agree on; the rest, and those whose stop is on an
+ * active zone's road (its own road is open to it) or in a tiny component, by Router.route, at most
+ * MAX_SOFT_MATRIX_ELEMENTS of them (INVALID_INPUT naming `departure` beyond).
  */
 function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { departure: number }): MatrixResult {
   if (request.avoidanceTypes && request.avoidanceTypes.length > 0) {
@@ -294,17 +295,38 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
   const result = computeMatrix(router, { ...request, zones: steady });
   const prefer = router.legalFor(request.vehicle);
   // Each stop as a route snaps it (a pair on one tiny component stays there: those pairs are routes).
+  const on = (zs: CalculatedZone[], s: PointSnap) => s.snap !== undefined && zs.some((z) => sortedIndexOf(z.roads, s.snap!.road) >= 0);
   const snaps = (points: LatLon[], label: string, role: StopRole) => points.map((p, i) => {
     const s = snapFor(router, p, `${label}[${i}]`, role, prefer);
-    return { tiny: s.tiny, onClosed: s.snap !== undefined && closed.some((z) => sortedIndexOf(z.roads, s.snap!.road) >= 0) };
+    return { tiny: s.tiny, onClosed: on(closed, s), onTimed: on(timed, s) };
   });
   const rows = snaps(request.origins, 'origins', 'first'), columns = snaps(request.destinations, 'destinations', 'last');
-  const again: number[] = [];
+  const pair = (i: number) => ({ o: rows[Math.floor(i / result.destinationCount)], d: columns[i % result.destinationCount] });
+  let again: number[] = [];
   for (let i = 0; i < result.distance.length; i++) {
-    const o = rows[Math.floor(i / result.destinationCount)], d = columns[i % result.destinationCount];
+    const { o, d } = pair(i);
     const failure = result.failures.get(i);
     if (failure?.code === ErrorCode.POINT_NOT_ROUTABLE) continue;
     if (o.onClosed || d.onClosed || (o.tiny >= 0 && o.tiny === d.tiny) || failure !== undefined || !(result.duration[i] <= until)) again.push(i);
+  }
+  if (again.length > 0) {
+    // Of those, the elements whose best route meets no scheduled zone: there the matrix without
+    // the scheduled zones (no route beats it: closures and waits only delay) and the one with all
+    // of them closed (routes that never need them, so fit any time) agree.
+    const untimed = zones.filter((z) => z.zone.schedule === undefined);
+    const allClosed = closed.length === timed.length ? result
+      : computeMatrix(router, { ...request, zones: [...untimed, ...timed.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } }))] });
+    const open = computeMatrix(router, { ...request, zones: untimed });
+    again = again.filter((i) => {
+      const { o, d } = pair(i);
+      if (o.onTimed || d.onTimed || (o.tiny >= 0 && o.tiny === d.tiny) || allClosed.failures.has(i)) return true;
+      const low = open.duration[i], high = allClosed.duration[i];
+      if (!(Math.abs(high - low) <= 1e-9 * Math.max(1, low))) return true;
+      result.failures.delete(i);
+      result.distance[i] = allClosed.distance[i];
+      result.duration[i] = high;
+      return false;
+    });
   }
   if (again.length > MAX_SOFT_MATRIX_ELEMENTS) {
     throw new DetourError(ErrorCode.INVALID_INPUT, `${again.length} elements of this matrix arrive after a scheduled zone opens or closes (${Math.round(until)} s after the departure), and at most ${MAX_SOFT_MATRIX_ELEMENTS} such elements are computed (each is a route): leave at another time or split the matrix`, { field: 'departure' });
