@@ -1,5 +1,5 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import { latLonPoints, type LatLon } from '../geo/coordinates.js';
+import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
@@ -17,12 +17,13 @@ import {
 import { lengthInside } from '../geo/lengthInside.js';
 import { sortedIndexOf } from '../graph/csr.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
-import { softCostPerMetre } from '../zones/Zone.js';
 import { ZoneIndex } from '../zones/ZoneIndex.js';
 import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult } from './matrix.js';
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
 import { departureOf, SCHEDULE_HORIZON_SECONDS, ScheduledZones, type ZoneWait } from './RoadSchedule.js';
-import { legSteps, type RouteStep } from './steps.js';
+import { legSteps } from './steps.js';
+import { Leg, NO_EDGE_ENDS, speedKmh, waitInSteps } from './Leg.js';
+import { checkUsable, preparedVehicleLists, SoftZones, splitZones } from './requestZones.js';
 import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
 import { limitReason, vehicleKey, vehicleRoads, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 
@@ -696,77 +697,6 @@ export class Router {
 
 }
 
-const NO_EDGE_ENDS = new Int32Array(0);
-
-/** A RouteLeg whose LatLon points are made from its coordinates when first read. */
-class Leg implements RouteLeg {
-  readonly averageSpeed: number;
-  declare zonesEntered?: ZoneEntered[];
-  declare avoidedTypesDriven?: AvoidedTypeDriven[];
-  declare steps?: RouteStep[];
-  declare waits?: ZoneWait[];
-  #points?: LatLon[];
-  /** The points of `edges` in `coordinates`: from edgesFirst (the first edge's tail) to edgesLast; the rest are the start and end roads' parts. */
-  readonly #edgePoints: [number, number];
-  /** Whether the start road is driven against its shape, and the end road (StepLeg). */
-  readonly #reversed: [boolean, boolean];
-  readonly #direct: boolean;
-
-  readonly #edgeEnds: Int32Array;
-
-  constructor(
-    readonly distance: number, readonly duration: number, readonly coordinates: Float64Array,
-    readonly edges: number[], edgeEnds: Int32Array, readonly from: Snap, readonly to: Snap, edgesFirst: number, edgesLast: number,
-    startReversed: boolean, endReversed: boolean, direct: boolean,
-  ) {
-    this.averageSpeed = speedKmh(distance, duration);
-    this.#edgeEnds = edgeEnds;
-    this.#edgePoints = [edgesFirst, edgesLast];
-    this.#reversed = [startReversed, endReversed];
-    this.#direct = direct;
-  }
-
-  /** Whether the leg stays on one road from stop to stop (StepLeg). */
-  get direct(): boolean {
-    return this.#direct;
-  }
-
-  get edgePoints(): readonly [number, number] {
-    return this.#edgePoints;
-  }
-
-  /** Per edge, the point of `coordinates` its head is (StepLeg). */
-  get edgeEnds(): Int32Array {
-    return this.#edgeEnds;
-  }
-
-  get edgesFirst(): number {
-    return this.#edgePoints[0];
-  }
-
-  get edgesLast(): number {
-    return this.#edgePoints[1];
-  }
-
-  get startReversed(): boolean {
-    return this.#reversed[0];
-  }
-
-  get endReversed(): boolean {
-    return this.#reversed[1];
-  }
-
-  get points(): LatLon[] {
-    return (this.#points ??= latLonPoints(this.coordinates));
-  }
-
-  /** JSON has the points as objects (a typed array would print as an object of indices). */
-  toJSON(): Omit<RouteLeg, 'coordinates'> {
-    const { coordinates: _, ...fields } = this;
-    return { ...fields, points: this.points };
-  }
-}
-
 /** The scratch masks of one request with avoidance types (Router.avoidanceMasks). */
 interface AvoidanceMasks {
   avoidance: Avoidance;
@@ -778,20 +708,6 @@ interface AvoidanceMasks {
   /** Masks cleared road by road (zones' and avoided types' roads) and masks cleared whole. */
   lists: Uint8Array[];
   copied: Uint8Array[];
-}
-
-/**
- * Adds each of the leg's waits to the step it happens in (the one whose stretch leaves the point
- * where the vehicle waits), so the steps' durations still sum to the leg's.
- */
-function waitInSteps(steps: RouteStep[], leg: Leg): void {
-  const c = leg.coordinates;
-  for (const w of leg.waits!) {
-    let p = leg.edgesFirst;
-    while (p < leg.edgesLast && (c[2 * p] !== w.latitude || c[2 * p + 1] !== w.longitude)) p++;
-    const step = steps.find((s) => s.first <= p && p < s.last) ?? steps[steps.length - 1];
-    step.duration += w.seconds;
-  }
 }
 
 /** The language of a request's steps, or undefined when it wants none; INVALID_INPUT names a language detour does not word. */
@@ -816,90 +732,6 @@ function withEntered(leg: RouteLeg, entered: ZoneEntered[]): void {
   if (entered.length > 0) leg.zonesEntered = entered;
 }
 
-/** ZONE_NOT_READY / ZONE_NOT_USABLE for a zone a route cannot use (still calculated, failed, of another graph). */
-function checkUsable(zones: readonly CalculatedZone[], roadCount: number): void {
-  for (const z of zones) {
-    if (z.status.name === 'IN_CALCULATION') {
-      throw new DetourError(ErrorCode.ZONE_NOT_READY, `restriction zone ${JSON.stringify(z.zone.name)} is still being calculated; try again shortly`, { zone: z.zone.name });
-    }
-    if (z.status.name === 'CALCULATION_ERROR' || z.roadCount !== roadCount) {
-      throw new DetourError(ErrorCode.ZONE_NOT_USABLE, `restriction zone ${JSON.stringify(z.zone.name)} cannot be used: ${z.status.description}`, { zone: z.zone.name });
-    }
-  }
-}
-
-/**
- * The lists a prepared vehicle's leg searches with: its closed roads crossed by its cliques, small
- * and big. The zones' roads are walked, so their cells open, small and big: a big cell the
- * vehicle's big cliques cross then holds no zone road, and a small one its cliques cross none
- * either (their cliques know nothing of the zones, nor the zones' of the vehicle's roads).
- */
-function preparedVehicleLists(zones: readonly CalculatedZone[], prepared: NonNullable<VehicleRoads['prepared']>): {
-  lists: ArrayLike<number>[]; cliques: (BlockedCellCliques | undefined)[]; cells: ZoneSetCliques;
-} {
-  return {
-    lists: [...zones.map((z) => z.roads), prepared.closed],
-    cliques: [...zones.map(() => undefined), prepared.cliques],
-    cells: { shared: [], big: prepared.bigCliques },
-  };
-}
-
-/** A request's zones: HARD ones (closed) and SOFT ones (a cost per metre). */
-function splitZones(zones: CalculatedZone[]): { hard: CalculatedZone[]; soft: CalculatedZone[] } {
-  if (zones.every((z) => softCostPerMetre(z.zone) === undefined)) return { hard: zones, soft: [] };
-  return { hard: zones.filter((z) => softCostPerMetre(z.zone) === undefined), soft: zones.filter((z) => softCostPerMetre(z.zone) !== undefined) };
-}
-
-/**
- * A request's SOFT zones as a penalty: each road of them costs the sum of its zones' costs per
- * metre (a penalty class per distinct sum), filled in a scratch mask in O(their roads). withHard
- * adds ZONE_COST_PER_METRE on the HARD zones' roads for a leg that must enter them.
- */
-class SoftZones {
-  readonly penalty: Penalty;
-  private readonly costs: number[] = [0];
-  private readonly classOf = new Map<number, number>([[0, 0]]);
-  private hardClasses?: Uint8Array;
-
-  constructor(readonly zones: CalculatedZone[], private readonly take: () => Uint8Array) {
-    const roads = take();
-    for (const z of zones) {
-      const cost = softCostPerMetre(z.zone)!;
-      for (let i = 0; i < z.roads.length; i++) roads[z.roads[i]] = this.classFor(this.costs[roads[z.roads[i]]] + cost);
-    }
-    this.penalty = { roads, costPerMetre: Float64Array.from(this.costs), roadLists: zones.map((z) => z.roads) };
-  }
-
-  /** The penalty with the HARD zones' roads (`hardLists`) charged ZONE_COST_PER_METRE on top. */
-  withHard(hardLists: readonly ArrayLike<number>[], unavoidable: boolean): Penalty {
-    const roads = (this.hardClasses ??= this.take());
-    roads.set(this.penalty.roads);
-    for (const list of hardLists) for (let i = 0; i < list.length; i++) roads[list[i]] = this.classFor(this.costs[this.penalty.roads[list[i]]] + ZONE_COST_PER_METRE);
-    return { roads, costPerMetre: Float64Array.from(this.costs), unavoidable, roadLists: [...this.penalty.roadLists!, ...hardLists] };
-  }
-
-  private classFor(cost: number): number {
-    let c = this.classOf.get(cost);
-    if (c === undefined) {
-      if (this.costs.length > 255) throw new DetourError(ErrorCode.INVALID_INPUT, 'the SOFT zones overlap in more than 255 distinct costs per metre; name fewer of them');
-      c = this.costs.length;
-      this.costs.push(cost);
-      this.classOf.set(cost, c);
-    }
-    return c;
-  }
-
-  /** The scratch masks, cleared (the zones' roads, and the HARD roads withHard marked). */
-  release(hardLists: readonly ArrayLike<number>[]): Uint8Array[] {
-    const masks = [this.penalty.roads, ...(this.hardClasses ? [this.hardClasses] : [])];
-    for (const m of masks) {
-      for (const z of this.zones) for (let i = 0; i < z.roads.length; i++) m[z.roads[i]] = 0;
-      for (const list of hardLists) for (let i = 0; i < list.length; i++) m[list[i]] = 0;
-    }
-    return masks;
-  }
-}
-
 function withAvoided(leg: RouteLeg, driven: AvoidedTypeDriven[]): void {
   if (driven.length > 0) leg.avoidedTypesDriven = driven;
 }
@@ -914,9 +746,4 @@ function legalRoads(roads: VehicleRoads | undefined): ((road: number) => boolean
 function roadMetresInside(zone: CalculatedZone, road: number): number {
   const k = sortedIndexOf(zone.roads, road);
   return k < 0 ? 0 : zone.roadMetresInside[k];
-}
-
-/** km/h from metres and seconds; 0 when no time passes. */
-function speedKmh(metres: number, seconds: number): number {
-  return seconds > 0 ? (metres / seconds) * 3.6 : 0;
 }
