@@ -279,9 +279,9 @@ function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult 
  * the matrix with the zones active then closed (as HARD ones) and the others left out, exact for
  * each element arriving before any of them changes (as Router's steady legs: no sooner arrival
  * can drive an active zone's road or need to wait); of the others, those the matrices without the
- * scheduled zones and with all of them closed agree on; the rest, and those whose stop is on an
- * active zone's road (its own road is open to it) or in a tiny component, by Router.route, at most
- * MAX_SOFT_MATRIX_ELEMENTS of them (INVALID_INPUT naming `departure` beyond).
+ * scheduled zones and with all of them closed agree on; the rest, and those whose stop is on a
+ * zone's road or in a tiny component, by Router.route, at most MAX_SOFT_MATRIX_ELEMENTS of them
+ * (INVALID_INPUT naming `departure` beyond).
  */
 function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { departure: number }): MatrixResult {
   if (request.avoidanceTypes && request.avoidanceTypes.length > 0) {
@@ -294,11 +294,16 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
   const steady = [...zones.filter((z) => z.zone.schedule === undefined), ...closed.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } }))];
   const result = computeMatrix(router, { ...request, zones: steady });
   const prefer = router.legalFor(request.vehicle);
-  // Each stop as a route snaps it (a pair on one tiny component stays there: those pairs are routes).
-  const on = (zs: CalculatedZone[], s: PointSnap) => s.snap !== undefined && zs.some((z) => sortedIndexOf(z.roads, s.snap!.road) >= 0);
+  const destinationOnly = request.vehicle ? router.vehicleRoads(request.vehicle).destinationOnly : undefined;
+  // Each stop as a route snaps it (a pair on one tiny component stays there: those pairs are
+  // routes). A stop on a zone's road (or a road the vehicle may only end on) is a route too: a
+  // route serves it by its own rules (its road open to it, or the fewest metres inside, every
+  // zone counted).
   const snaps = (points: LatLon[], label: string, role: StopRole) => points.map((p, i) => {
     const s = snapFor(router, p, `${label}[${i}]`, role, prefer);
-    return { tiny: s.tiny, onClosed: on(closed, s), onTimed: on(timed, s) };
+    const road = s.snap?.road;
+    const inZone = road !== undefined && (zones.some((z) => sortedIndexOf(z.roads, road) >= 0) || (destinationOnly !== undefined && sortedIndexOf(destinationOnly, road) >= 0));
+    return { tiny: s.tiny, inZone };
   });
   const rows = snaps(request.origins, 'origins', 'first'), columns = snaps(request.destinations, 'destinations', 'last');
   const pair = (i: number) => ({ o: rows[Math.floor(i / result.destinationCount)], d: columns[i % result.destinationCount] });
@@ -307,7 +312,7 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
     const { o, d } = pair(i);
     const failure = result.failures.get(i);
     if (failure?.code === ErrorCode.POINT_NOT_ROUTABLE) continue;
-    if (o.onClosed || d.onClosed || (o.tiny >= 0 && o.tiny === d.tiny) || failure !== undefined || !(result.duration[i] <= until)) again.push(i);
+    if (o.inZone || d.inZone || (o.tiny >= 0 && o.tiny === d.tiny) || failure !== undefined || !(result.duration[i] <= until)) again.push(i);
   }
   if (again.length > 0) {
     // Of those, the elements whose best route meets no scheduled zone: there the matrix without
@@ -319,7 +324,7 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
     const open = computeMatrix(router, { ...request, zones: untimed });
     again = again.filter((i) => {
       const { o, d } = pair(i);
-      if (o.onTimed || d.onTimed || (o.tiny >= 0 && o.tiny === d.tiny) || allClosed.failures.has(i)) return true;
+      if (o.inZone || d.inZone || (o.tiny >= 0 && o.tiny === d.tiny) || allClosed.failures.has(i)) return true;
       const low = open.duration[i], high = allClosed.duration[i];
       if (!(Math.abs(high - low) <= 1e-9 * Math.max(1, low))) return true;
       result.failures.delete(i);
