@@ -10,13 +10,13 @@
  * bench/RESULTS.md per size (unless --no-write).
  */
 import { parseArgs } from 'node:util';
-import { calculateZone, Router, vehicleOf, type CalculatedZone, type Route } from '../src/index.js';
+import { Router, vehicleOf, type CalculatedZone, type Route } from '../src/index.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph, scalePairs } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 import { ms, quantile } from './stats.js';
-import { zonesOnPath } from './zonesOnPath.js';
+import { zonesOnFreeRoute } from './zonesOnPath.js';
 
 const { values: opts } = parseArgs({
   options: { sizes: { type: 'string', default: '1m' }, pairs: { type: 'string', default: '200' }, 'no-write': { type: 'boolean', default: false } },
@@ -35,10 +35,8 @@ for (const size of parseSizes(opts.sizes!)) {
   type Case = { points: typeof pairs[number]; hard: CalculatedZone[]; soft: CalculatedZone[]; trucks: CalculatedZone[] };
   const cases: Case[] = [];
   for (const points of pairs) {
-    let free: Route;
-    try { free = router.route({ points }); } catch { continue; }
-    const path = free.legs[0].points;
-    const hard = zonesOnPath(path, [...points, path[0], path[path.length - 1]], rand, `z${cases.length}`).map((z) => calculateZone(graph, z));
+    const hard = zonesOnFreeRoute(router, points, rand, `z${cases.length}`);
+    if (!hard) continue;
     const soft = hard.map((z) => ({ ...z, zone: { ...z.zone, avoidance: { mode: 'SOFT' as const, costPerKm: 600 } } }));
     const trucks = hard.map((z) => ({ ...z, zone: { ...z.zone, vehicles: { minWeight: 13 } } }));
     router.prepareZones(hard);

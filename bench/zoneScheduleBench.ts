@@ -10,7 +10,7 @@
  * Writes its section of bench/RESULTS.md per size (unless --no-write).
  */
 import { parseArgs } from 'node:util';
-import { calculateZone, Router, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
+import { Router, type CalculatedZone, type LatLon, type Route } from '../src/index.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
 import { scheduleStates } from '../src/routing/RoadSchedule.js';
@@ -21,7 +21,7 @@ import { updateResults } from './results.js';
 import { parseSizes, scaleGraph, scalePairs } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
 import { ms, quantile } from './stats.js';
-import { zonesOnPath } from './zonesOnPath.js';
+import { zonesOnFreeRoute } from './zonesOnPath.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -47,10 +47,8 @@ for (const size of parseSizes(opts.sizes!)) {
   type Case = { points: LatLon[]; hard: CalculatedZone[]; timed: CalculatedZone[]; departure: number };
   const cases: Case[] = [];
   for (const points of pairs) {
-    let free: Route;
-    try { free = router.route({ points }); } catch { continue; }
-    const path = free.legs[0].points;
-    const hard = zonesOnPath(path, [...points, path[0], path[path.length - 1]], rand, `z${cases.length}`).map((z) => calculateZone(graph, z));
+    const hard = zonesOnFreeRoute(router, points, rand, `z${cases.length}`);
+    if (!hard) continue;
     router.prepareZones(hard);
     const timed = hard.map((z) => ({ ...z, zone: { ...z.zone, schedule: ZMRC } }));
     router.prepareZones(timed); // as a service prepares every calculated zone

@@ -1,4 +1,4 @@
-import { haversineMetres, zoneFromGeoJson, type LatLon, type Zone } from '../src/index.js';
+import { calculateZone, haversineMetres, zoneFromGeoJson, type CalculatedZone, type LatLon, type Route, type Router, type Zone } from '../src/index.js';
 
 const METRES_PER_DEGREE = 111_195;
 
@@ -44,4 +44,12 @@ export function zonesOnPath(path: LatLon[], stops: LatLon[], rand: () => number,
     }
   }
   return zones;
+}
+
+/** zonesOnPath's zones around a pair's free route, calculated; undefined when no route joins the pair. */
+export function zonesOnFreeRoute(router: Router, points: LatLon[], rand: () => number, tag: string): CalculatedZone[] | undefined {
+  let free: Route;
+  try { free = router.route({ points }); } catch { return undefined; }
+  const path = free.legs[0].points;
+  return zonesOnPath(path, [...points, path[0], path[path.length - 1]], rand, tag).map((z) => calculateZone(router.graph, z));
 }

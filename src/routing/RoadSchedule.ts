@@ -20,6 +20,9 @@ export interface RoadSchedule {
   wait(cls: number, at: number, seconds: number): number;
 }
 
+/** An ISO-8601 date, or date-time with an optional offset, as Maplink's dates are written. */
+export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 /** Latest departure accepted (the year 9999): later instants are surely a unit mistake. */
 const LATEST_DEPARTURE = Date.UTC(9999, 11, 31);
 
@@ -31,7 +34,7 @@ export function departureOf(value: number | string | Date | undefined, field = '
   if (value === undefined || value === null) return Date.now();
   const t = value instanceof Date ? value.getTime()
     : typeof value === 'number' ? value
-      : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(value.length > 10 && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value) : NaN;
+      : typeof value === 'string' && ISO_DATE_TIME.test(value) ? Date.parse(value.length > 10 && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value) : NaN;
   if (!Number.isFinite(t) || t < 0 || t > LATEST_DEPARTURE) {
     throw new DetourError(ErrorCode.INVALID_INPUT, `${field}: must be epoch milliseconds or an ISO-8601 date-time from 1970 to 9999, got ${JSON.stringify(value)}`, { field });
   }
@@ -66,11 +69,7 @@ export class ScheduledZones implements RoadSchedule {
   constructor(readonly zones: CalculatedZone[], readonly departure: number, roads: Uint8Array) {
     this.roads = roads;
     this.roadLists = zones.map((z) => z.roads);
-    const until = departure + SCHEDULE_HORIZON_SECONDS * 1000;
-    this.zoneTimelines = zones.map((z) => {
-      const iv = activeIntervals(z.zone.schedule!, departure, until);
-      return Float64Array.from([...iv.map((t) => (t - departure) / 1000), SCHEDULE_HORIZON_SECONDS, Infinity]);
-    });
+    this.zoneTimelines = zones.map((z) => zoneTimeline(z, departure));
     try {
       this.mark(zones, roads);
     } catch (err) {
@@ -110,15 +109,7 @@ export class ScheduledZones implements RoadSchedule {
    * time one of them changes: Infinity past the horizon's end is not reached, as its sentinel counts).
    */
   statesAt(at: number): { active: boolean[]; until: number } {
-    let until = Infinity;
-    const active = this.zoneTimelines.map((iv) => {
-      let i = 0;
-      while (iv[2 * i + 1] <= at) i++;
-      const on = iv[2 * i] <= at;
-      until = Math.min(until, on ? iv[2 * i + 1] : iv[2 * i]);
-      return on;
-    });
-    return { active, until };
+    return statesIn(this.zoneTimelines, at);
   }
 
   /** Whether a road of class `cls` can be driven for `seconds` at some time within the horizon. */
@@ -167,15 +158,29 @@ export class ScheduledZones implements RoadSchedule {
  * after it all stay as they are (the horizon at most).
  */
 export function scheduleStates(zones: readonly CalculatedZone[], departure: number): { active: boolean[]; until: number } {
-  const end = departure + SCHEDULE_HORIZON_SECONDS * 1000;
-  let until = end;
-  const active = zones.map((z) => {
-    const iv = activeIntervals(z.zone.schedule!, departure, end);
-    const on = iv.length > 0 && iv[0] <= departure;
-    until = Math.min(until, on ? iv[1] : iv.length > 0 ? iv[0] : end);
+  return statesIn(zones.map((z) => zoneTimeline(z, departure)), 0);
+}
+
+/**
+ * A scheduled zone's active intervals over the horizon as [start, end) pairs in seconds after
+ * `departure` (epoch milliseconds), ending with the sentinel [horizon, Infinity).
+ */
+function zoneTimeline(zone: CalculatedZone, departure: number): Float64Array {
+  const iv = activeIntervals(zone.zone.schedule!, departure, departure + SCHEDULE_HORIZON_SECONDS * 1000);
+  return Float64Array.from([...iv.map((t) => (t - departure) / 1000), SCHEDULE_HORIZON_SECONDS, Infinity]);
+}
+
+/** Which timelines are active at `at`, and until when all of them stay as they are. */
+function statesIn(timelines: readonly Float64Array[], at: number): { active: boolean[]; until: number } {
+  let until = Infinity;
+  const active = timelines.map((iv) => {
+    let i = 0;
+    while (iv[2 * i + 1] <= at) i++;
+    const on = iv[2 * i] <= at;
+    until = Math.min(until, on ? iv[2 * i + 1] : iv[2 * i]);
     return on;
   });
-  return { active, until: (until - departure) / 1000 };
+  return { active, until };
 }
 
 /** Whether a path of edges entered at `start` waits nowhere (the free path is then the cheapest). */

@@ -291,7 +291,8 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
   const timed = zones.filter((z) => z.zone.schedule !== undefined);
   const { active, until } = scheduleStates(timed, request.departure);
   const closed = timed.filter((_, i) => active[i]);
-  const steady = [...zones.filter((z) => z.zone.schedule === undefined), ...closed.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } }))];
+  const untimed = zones.filter((z) => z.zone.schedule === undefined);
+  const steady = [...untimed, ...closed.map(alwaysActive)];
   const result = computeMatrix(router, { ...request, zones: steady });
   const prefer = router.legalFor(request.vehicle);
   const destinationOnly = request.vehicle ? router.vehicleRoads(request.vehicle).destinationOnly : undefined;
@@ -318,9 +319,7 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
     // Of those, the elements whose best route meets no scheduled zone: there the matrix without
     // the scheduled zones (no route beats it: closures and waits only delay) and the one with all
     // of them closed (routes that never need them, so fit any time) agree.
-    const untimed = zones.filter((z) => z.zone.schedule === undefined);
-    const allClosed = closed.length === timed.length ? result
-      : computeMatrix(router, { ...request, zones: [...untimed, ...timed.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } }))] });
+    const allClosed = closed.length === timed.length ? result : computeMatrix(router, { ...request, zones: [...untimed, ...timed.map(alwaysActive)] });
     const open = computeMatrix(router, { ...request, zones: untimed });
     again = again.filter((i) => {
       const { o, d } = pair(i);
@@ -343,6 +342,11 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
     routeElement(router, request, result, i);
   }
   return result;
+}
+
+/** A scheduled zone as a HARD one, closed at every hour. */
+function alwaysActive(zone: CalculatedZone): CalculatedZone {
+  return { ...zone, zone: { ...zone.zone, schedule: undefined } };
 }
 
 /** The request's avoidance, after checking its size (INVALID_INPUT past MAX_MATRIX_ELEMENTS) and behaviour. */

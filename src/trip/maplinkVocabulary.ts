@@ -1,3 +1,4 @@
+import { ISO_DATE_TIME } from '../routing/RoadSchedule.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { STEP_LANGUAGES, type StepLanguage } from '../routing/stepTexts.js';
 
@@ -155,5 +156,5 @@ export function startDateIssues(startDate: number | string | undefined): MemberI
 /** A date as Maplink takes it (`expireIn`, `startDate`): epoch milliseconds or an ISO-8601 text; NaN when neither. */
 export function maplinkDate(value: number | string): number {
   if (typeof value === 'number') return value;
-  return /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(value) : NaN;
+  return ISO_DATE_TIME.test(value) ? Date.parse(value) : NaN;
 }

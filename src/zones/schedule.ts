@@ -145,12 +145,6 @@ export function activeIntervals(schedule: ZoneSchedule, from: number, to: number
   return out;
 }
 
-/** Whether the schedule is active at `time` (epoch milliseconds). */
-export function activeAt(schedule: ZoneSchedule, time: number): boolean {
-  const iv = activeIntervals(schedule, time, time + 1);
-  return iv.length > 0;
-}
-
 function minutesOf(hhmm: string): number {
   return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 }
@@ -234,7 +228,7 @@ function toEpoch(tz: string, day: number, minutes: number): number {
  * offsets a day and a half either side give the candidates (no zone changes its offset twice
  * within three days); a repeated reading takes the earlier, a skipped one the offset before the change.
  */
-export function localToEpoch(tz: string, day: number, minutes: number): number {
+function localToEpoch(tz: string, day: number, minutes: number): number {
   const wall = day * 86_400_000 + minutes * 60_000;
   const offset = (t: number) => wallClock(tz, t) - t;
   const before = offset(wall - 129_600_000), after = offset(wall + 129_600_000);
