@@ -1,9 +1,8 @@
 import { basename } from 'node:path';
 import { DetourError, ErrorCode } from '../errors.js';
 import { readInputFile } from '../readInputFile.js';
-import { checkSchedule } from './schedule.js';
-import { zoneRules, type Zone, type ZoneRules } from './Zone.js';
-import { checkAvoidance, checkVehicles, validateZone, ZoneValidationError, type ValidationIssue } from './validateZone.js';
+import type { Zone, ZoneRules } from './Zone.js';
+import { checkZoneRules, validateZone, ZoneValidationError, type ValidationIssue } from './validateZone.js';
 import { zoneFromGeoJson } from './zoneFromGeoJson.js';
 
 /**
@@ -29,9 +28,7 @@ export function loadZoneFile(path: string): Zone {
 /** A GeoJSON zone's rules, read from its (root) properties as a zone body carries them; issues name `properties.<member>`. */
 function geoJsonRules(props: Record<string, unknown>): ZoneRules {
   const issues: ValidationIssue[] = [];
-  const vehicles = props.vehicles == null ? undefined : checkVehicles(props.vehicles, issues);
-  const avoidance = props.avoidance == null ? undefined : checkAvoidance(props.avoidance, issues);
-  const schedule = props.schedule == null ? undefined : checkSchedule(props.schedule, issues);
+  const rules = checkZoneRules(props, issues);
   if (issues.length > 0) throw new ZoneValidationError(issues.map((i) => ({ ...i, path: `properties.${i.path}` })));
-  return zoneRules({ vehicles, avoidance, schedule });
+  return rules;
 }

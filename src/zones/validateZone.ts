@@ -3,7 +3,7 @@ import type { Ring } from '../geo/PreparedPolygon.js';
 import { allOnOneLine, findSelfIntersection, selfIntersectionSteps } from '../geo/selfIntersection.js';
 import { VEHICLE_TYPES } from '../vehicleTypes.js';
 import { checkSchedule } from './schedule.js';
-import { MAX_SOFT_COST_PER_KM, ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS, zoneRules, type Zone, type ZoneAvoidance, type ZoneInput, type ZonePolygon, type ZoneVehicles } from './Zone.js';
+import { MAX_SOFT_COST_PER_KM, ZONE_LIMITS, ZONE_VEHICLE_MINIMUMS, zoneRules, type Zone, type ZoneAvoidance, type ZoneInput, type ZonePolygon, type ZoneRules, type ZoneVehicles } from './Zone.js';
 
 /** One problem with a zone: where (a JSON path such as `geometries[0].vertices[3].latitude`) and what. */
 export interface ValidationIssue {
@@ -164,11 +164,17 @@ function* zoneSteps(input: unknown): Generator<void, Zone, void> {
       if (ring) polygons.push({ name: geometryName, rings: [ring] });
     }
   }
-  const vehicles = input.vehicles === undefined || input.vehicles === null ? undefined : checkVehicles(input.vehicles, issues);
-  const avoidance = input.avoidance === undefined || input.avoidance === null ? undefined : checkAvoidance(input.avoidance, issues);
-  const schedule = input.schedule === undefined || input.schedule === null ? undefined : checkSchedule(input.schedule, issues);
+  const rules = checkZoneRules(input, issues);
   if (issues.length > 0) throw new ZoneValidationError(issues);
-  return { name: input.name as string, polygons, ...zoneRules({ vehicles, avoidance, schedule }) };
+  return { name: input.name as string, polygons, ...rules };
+}
+
+/** A zone's rules (`vehicles`, `avoidance`, `schedule`; absent or null: none), each checked; issues name their members. */
+export function checkZoneRules(input: Record<string, unknown>, issues: ValidationIssue[]): ZoneRules {
+  const vehicles = input.vehicles == null ? undefined : checkVehicles(input.vehicles, issues);
+  const avoidance = input.avoidance == null ? undefined : checkAvoidance(input.avoidance, issues);
+  const schedule = input.schedule == null ? undefined : checkSchedule(input.schedule, issues);
+  return zoneRules({ vehicles, avoidance, schedule });
 }
 
 /** A zone's `avoidance` rule: HARD, or SOFT with a cost per km of its roads; undefined when it has a problem. */
@@ -353,9 +359,7 @@ export function storedZone(body: ZoneInput): Zone {
     return { name: typeof g.name === 'string' ? g.name : '', rings: [ring] };
   });
   const issues: ValidationIssue[] = [];
-  const vehicles = body.vehicles === undefined ? undefined : checkVehicles(body.vehicles, issues);
-  const avoidance = body.avoidance === undefined ? undefined : checkAvoidance(body.avoidance, issues);
-  const schedule = body.schedule === undefined ? undefined : checkSchedule(body.schedule, issues);
+  const rules = checkZoneRules(body as unknown as Record<string, unknown>, issues);
   if (issues.length > 0) throw new Error(`the stored rules are not valid: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`);
-  return { name: body.name, polygons, ...zoneRules({ vehicles, avoidance, schedule }) };
+  return { name: body.name, polygons, ...rules };
 }
