@@ -118,17 +118,28 @@ function vehicleOptions(command: Command): Command {
     .option('--max-length <metres>', 'vehicle length', figure('metres'))
     .option('--max-weight <tonnes>', 'gross weight', figure('tonnes'))
     .option('--max-axle-load <tonnes>', 'heaviest axle load', figure('tonnes'))
-    .option('--hazmat', 'carries dangerous goods (hazmat=no roads are closed)');
+    .option('--hazmat', 'carries dangerous goods (hazmat=no roads are closed)')
+    .option('--speed <type=kmh[/toll]>', 'a Maplink road type\'s speed cap, and on its toll roads (HIGHWAY=80/60; repeatable; docs/VEHICLES.md "Speeds")', collect(speedPreference), []);
+}
+
+/** `--speed HIGHWAY=80` or `HIGHWAY=80/60`: a speedPreferences entry (checked with the rest by vehicleOf). */
+function speedPreference(v: string): { roadType: string; speed?: number; speedAtToll?: number } {
+  const m = /^([A-Z_]+)=(\d+(?:\.\d+)?)?(?:\/(\d+(?:\.\d+)?))?$/.exec(v.trim());
+  if (!m || (m[2] === undefined && m[3] === undefined)) throw new InvalidArgumentError('must be ROAD_TYPE=KMH or ROAD_TYPE=KMH/TOLL_KMH, e.g. HIGHWAY=80/60');
+  return { roadType: m[1], ...(m[2] !== undefined && { speed: Number(m[2]) }), ...(m[3] !== undefined && { speedAtToll: Number(m[3]) }) };
 }
 
 /** The vehicle the options describe (undefined: a car). */
-function cliVehicle(opts: { vehicle?: string; maxHeight?: number; maxWidth?: number; maxLength?: number; maxWeight?: number; maxAxleLoad?: number; hazmat?: boolean }): Vehicle | undefined {
+function cliVehicle(opts: {
+  vehicle?: string; maxHeight?: number; maxWidth?: number; maxLength?: number; maxWeight?: number; maxAxleLoad?: number; hazmat?: boolean;
+  speed?: { roadType: string; speed?: number; speedAtToll?: number }[];
+}): Vehicle | undefined {
   const kg = (t?: number) => (t === undefined ? undefined : t * 1000);
   const spec = {
     maxHeight: opts.maxHeight, maxWidth: opts.maxWidth, maxLength: opts.maxLength, maxWeight: kg(opts.maxWeight), maxWeightPerAxle: kg(opts.maxAxleLoad),
     maxWeightForDangerousMaterials: opts.hazmat ? 1 : undefined,
   };
-  return vehicleOf(opts.vehicle, Object.values(spec).some((v) => v !== undefined) ? spec : undefined, 'options');
+  return vehicleOf(opts.vehicle, Object.values(spec).some((v) => v !== undefined) ? spec : undefined, 'options', opts.speed?.length ? opts.speed : undefined);
 }
 
 function collect<T>(parse: (v: string) => T) {

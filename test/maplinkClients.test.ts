@@ -142,7 +142,7 @@ for (const { make, skip } of kinds) {
       const routed = await trip({ ...supported, avoidanceTypes: ['TUNNELS', 'BRIDGES'], avoidanceBehavior: 'STRONG', expireIn: new Date(Date.now() + 3600_000).toISOString() });
       assert.equal(routed.status, 201, routed.text);
       // Its vehicleSpecification (kilograms, metres) applies: 1 t and 4 m, neither a heavy nor a goods vehicle.
-      assert.deepEqual(routed.body.vehicle, { vehicleType: 'CUSTOM', height: 4, weight: 1000, accessClass: 'none', dangerousGoods: false });
+      assert.deepEqual(routed.body.vehicle, { vehicleType: 'CUSTOM', height: 4, weight: 1000, accessClass: 'none', dangerousGoods: false, heavySpeeds: false });
       assert.equal(booleanIntersects(legLine(routed.body.legs[0].points), centrumPolygon), false);
     });
 
@@ -156,7 +156,6 @@ for (const { make, skip } of kinds) {
       const ok = await trip({ points, ...defaults });
       assert.equal(ok.status, 201, ok.text);
       const asked: Record<string, unknown> = {
-        speedPreferences: [{ roadType: 'HIGHWAY', speed: 80, speedAtToll: 40 }],
         toll: { vehicleType: 'CAR', billing: 'DEFAULT' },
         crossedBorders: { level: 'CITY' },
         freight: { operationType: ['A'] },
@@ -167,6 +166,21 @@ for (const { make, skip } of kinds) {
         const res = await trip({ points, [member]: value });
         assert.deepEqual([res.status, res.body.code, res.body.members], [400, 'UNSUPPORTED_FEATURE', [member]], `${member}: ${res.text}`);
         assert.match(res.body.message, new RegExp(member));
+      }
+      // speedPreferences cap the roads of their type: slower than the car, reported with the vehicle.
+      const car = await trip({ points, calculationMode: 'THE_FASTEST' });
+      const slow = await trip({ points, calculationMode: 'THE_FASTEST', speedPreferences: [{ roadType: 'LOCAL_ROAD', speed: 15 }, { roadType: 'SECONDARY_ROAD', speed: 20, speedAtToll: 0 }] });
+      assert.equal(slow.status, 201, slow.text);
+      assert.ok(slow.body.totalNominalDuration > car.body.totalNominalDuration * 1.1, `${slow.body.totalNominalDuration} s against the car's ${car.body.totalNominalDuration} s`);
+      assert.deepEqual(slow.body.vehicle.speedPreferences, [{ roadType: 'LOCAL_ROAD', speed: 15 }, { roadType: 'SECONDARY_ROAD', speed: 20 }]);
+      for (const [prefs, path] of [
+        [[{ roadType: 'HIGHWAY', speed: 80 }, { roadType: 'HIGHWAY', speed: 60 }], 'speedPreferences[1].roadType'],
+        [[{ roadType: 'ROAD', speed: 80 }], 'speedPreferences[0].roadType'],
+        [[{ roadType: 'HIGHWAY', speed: 301 }], 'speedPreferences[0].speed'],
+      ] as const) {
+        const res = await trip({ points, speedPreferences: prefs });
+        assert.equal(res.status, 400, res.text);
+        assert.equal(res.body.errors?.[0]?.path, path, res.text);
       }
       const typo = await trip({ points, restrictionZone: ['Centrum'] });
       assert.deepEqual([typo.status, typo.body.code], [400, 'INVALID_REQUEST']);

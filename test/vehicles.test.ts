@@ -17,7 +17,7 @@ import {
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
-import { CLI, close, dijkstra, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
+import { CLI, close, dijkstra, oracleHeavy, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 test('limit values in the forms OSM uses: metres, centimetres, feet and inches, tonnes, kilograms, pounds; no-limit words; the rest unreadable', () => {
   const lengths: Array<[string, number | 'none' | undefined]> = [
@@ -274,6 +274,8 @@ for (const [name, open] of [
       const vehicle = randomVehicle(rand);
       prepared.prepareVehicle(vehicle);
       const closed = closedRoads(graph, vehicle);
+      // Heavy vehicles drive at their own speeds (truckSpeeds.test checks those rules): the oracle's view has them.
+      const timed = oracleHeavy(vehicle) ? oracleTimes(graph, true) : graph;
       const blocked = closed.map((c) => (c > 0 ? 1 : 0));
       for (let i = 0; i < 15; i++) {
         const r1 = Math.floor(rand() * graph.roadCount), r2 = Math.floor(rand() * graph.roadCount);
@@ -281,8 +283,8 @@ for (const [name, open] of [
         const metric: Metric = rand() < 0.5 ? 'duration' : 'distance';
         const [a, b] = router.snapStops(points, undefined, vehicle);
         const expected = closed[a.road] || closed[b.road] ? NaN : Math.min(
-          dijkstra(graph, sourceEndpoints(graph, a, metric), targetEndpoints(graph, b, metric), metric, blocked),
-          directCost(graph, a, b, metric).cost,
+          dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, blocked),
+          directCost(timed, a, b, metric).cost,
         );
         let got: Route | DetourError;
         try {
@@ -328,6 +330,17 @@ test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {
   const bad = run('--max-weight', 'heavy');
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /--max-weight/);
+  // Speed caps per road type: a slower route, the preferences reported; a malformed or unknown one refused.
+  const car = JSON.parse(run().stdout), slow = run('--speed', 'LOCAL_ROAD=12', '--speed', 'SECONDARY_ROAD=20/15');
+  assert.equal(slow.status, 0, slow.stderr);
+  const slowed = JSON.parse(slow.stdout);
+  assert.ok(slowed.duration > car.duration * 1.2, `${slowed.duration} s against the car's ${car.duration} s`);
+  assert.deepEqual(slowed.vehicle.speedPreferences, [{ roadType: 'LOCAL_ROAD', speed: 12 }, { roadType: 'SECONDARY_ROAD', speed: 20, speedAtToll: 15 }]);
+  for (const arg of ['HIGHWAY', 'MOTORWAY=80']) {
+    const refused = run('--speed', arg);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, arg === 'HIGHWAY' ? /--speed/ : /roadType/);
+  }
 });
 
 test('serve prepares the SDK\'s truck type by default, the types DETOUR_PREPARE_VEHICLES lists, or none; an unknown type stops it', async () => {

@@ -312,6 +312,22 @@ export class RoadGraph implements RoadGraphArrays {
     return this.millis;
   }
 
+  /**
+   * The same graph with other per-road speeds (km/h) and whole milliseconds (a vehicle's, never
+   * faster than these): every array but those two is this graph's, read through the prototype;
+   * what derives from the times (per-edge costs) is made for the view on first use.
+   */
+  withRoadTimes(speedKmh: Float32Array, millis: Uint32Array): this {
+    if (speedKmh.length !== this.roadCount || millis.length !== this.roadCount) {
+      throw new DetourError(ErrorCode.INVALID_INPUT, `road times of ${speedKmh.length} / ${millis.length} roads for a graph of ${this.roadCount}`);
+    }
+    const view = Object.create(this) as this;
+    Object.defineProperty(view, 'roadSpeedKmh', { value: speedKmh, enumerable: true });
+    Object.defineProperty(view, 'millis', { value: millis, writable: true });
+    Object.defineProperty(view, 'perEdge', { value: undefined, writable: true });
+    return view;
+  }
+
   /** Takes another RoadGraph's roadMillis over the same roads (a routing thread's graph: the caller's, shared). */
   adoptRoadMillis(millis: Uint32Array): void {
     if (millis.length !== this.roadCount) {

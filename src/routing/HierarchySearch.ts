@@ -4,7 +4,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { CHQuery } from './CHQuery.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
 import { OverlaySearch } from './OverlaySearch.js';
-import { drivesNone, noHierarchy, type BlockedCellCliques, type Penalty, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
+import { drivesNone, noHierarchy, timedAsGraph, type BlockedCellCliques, type Penalty, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
 import { waitsNone } from './RoadSchedule.js';
 import { shortcutPathBytes, shortcutPathsPerMetric } from './ShortcutPaths.js';
 
@@ -51,8 +51,8 @@ export class HierarchySearch implements PathSearch {
   }
 
   /** See PathSearch.customize: the overlay's, when it has small cells. */
-  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number): BlockedCellCliques | undefined {
-    return this.constrained.customize(roads, blocked, maxCells, maxEntries);
+  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number, millis?: Uint32Array): BlockedCellCliques | undefined {
+    return this.constrained.customize(roads, blocked, maxCells, maxEntries, millis);
   }
 
   /** See PathSearch.customizeCells. */
@@ -66,8 +66,8 @@ export class HierarchySearch implements PathSearch {
   }
 
   /** See PathSearch.customizeBigCells. */
-  customizeBigCells(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[]): BlockedCellCliques | undefined {
-    return this.constrained.customizeBigCells(cells, blocked, lists, shared);
+  customizeBigCells(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array): BlockedCellCliques | undefined {
+    return this.constrained.customizeBigCells(cells, blocked, lists, shared, millis);
   }
 
   find(query: PathQuery): PathResult | null {
@@ -78,10 +78,12 @@ export class HierarchySearch implements PathSearch {
       // A penalty only adds (its endpoints' share is in their costs): a free path that pays none is the cheapest too.
       const found = this.free.find(query.sources, query.targets, query.metric);
       settled = this.free.settledCount;
-      // A schedule only delays: a free path that waits nowhere arrives first.
-      const schedule = query.schedule;
+      // A schedule only delays: a free path that waits nowhere arrives first. Slower road times
+      // only add: a free path that drives none of them takes the graph's time, the least of all.
+      const schedule = query.schedule, millis = query.metric === 'duration' ? query.roadMillis : undefined;
       if (found === null || ((blocked === undefined || drivesNone(this.graph.edgeRoad, found.edges, blocked))
         && (penalty === undefined || paysNone(this.graph.edgeRoad, found.edges, penalty))
+        && timedAsGraph(this.graph, found.edges, millis)
         && (schedule === undefined || waitsNone(this.graph, found.edges, query.sources[found.source].cost, schedule)))) {
         this.settledCount = settled;
         return found;

@@ -6,7 +6,7 @@ import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from '../structures/MinHeap.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
-import { drivesNone, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
+import { drivesNone, timedAsGraph, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 import type { ShortcutPaths } from './ShortcutPaths.js';
 
@@ -96,6 +96,8 @@ export class OverlaySearch implements PathSearch {
   private rowRoot = new Int32Array(64);
   /** The found path, target first: node, link, cost and potential per node. */
   private readonly path: number[] = [];
+  /** The road times of the last query (PathQuery.roadMillis, else the graph's), read again to unpack. */
+  private millis: Uint32Array;
   /** With a penalty: the penalty still to pay (made at the first such query). */
   private penaltyLeft?: PenaltyBound;
   /** Entries the last query's A* expanded (road nodes and boundary nodes). */
@@ -115,6 +117,7 @@ export class OverlaySearch implements PathSearch {
     const n = graph.nodeCount;
     const [search, potential] = records ?? [new NodeRecords(n), new NodeRecords(n)];
     this.records = search;
+    this.millis = graph.roadMillis;
     this.toTargets = new CHPotential(n, potential);
     this.free = new CHQuery(graph, graph.hierarchy, [search, potential], paths);
     this.coarse = levelOf(overlay);
@@ -145,9 +148,9 @@ export class OverlaySearch implements PathSearch {
    * 1-5 km zone's 2-3 cells at 5M nodes), it lets every later route around the zone cross those
    * cells by clique.
    */
-  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES): BlockedCellCliques | undefined {
+  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES, millis?: Uint32Array): BlockedCellCliques | undefined {
     const cells = this.zoneCells(roads, maxCells, maxEntries);
-    return cells && this.customizeCells(cells, blocked);
+    return cells && this.customizeCells(cells, blocked, millis);
   }
 
   /** The small cells `roads` touch; undefined without small cells, past `maxCells` of them or past `maxEntries` entries in one. */
@@ -171,16 +174,16 @@ export class OverlaySearch implements PathSearch {
 
   /**
    * The given small cells (sorted in place) with both metrics' cliques without the roads `blocked`
-   * marks; undefined without small cells. Also how a cell two zones touch gets cliques without
-   * both (PathQuery.sharedCellCliques).
+   * marks (durations in `millis`, else the graph's road times); undefined without small cells.
+   * Also how a cell two zones touch gets cliques without both (PathQuery.sharedCellCliques).
    */
-  customizeCells(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined {
+  customizeCells(cells: Uint32Array, blocked: Uint8Array, millis?: Uint32Array): BlockedCellCliques | undefined {
     const fine = this.fine;
     if (fine === undefined) return undefined;
     const g = this.graph;
     const out = cliqueArrays(fine, cells);
     for (const metric of ['duration', 'distance'] as const) {
-      const steps = g.roadCost(metric);
+      const steps = metric === 'duration' && millis ? millis : g.roadCost(metric);
       for (let j = 0; j < cells.length; j++) writeCellClique(g, fine, this.nodeCell, cells[j], steps, metric, out[metric], out.first[j], this.toTargets.records, this.heap, blocked);
     }
     return out;
@@ -200,7 +203,7 @@ export class OverlaySearch implements PathSearch {
    * MAX_CUSTOMIZED_BIG_ENTRIES entries.
    */
   customizeBigCells(
-    cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[] = [], shared: readonly BlockedCellCliques[] = [],
+    cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[] = [], shared: readonly BlockedCellCliques[] = [], millis?: Uint32Array,
   ): BlockedCellCliques | undefined {
     const fine = this.fine;
     if (fine === undefined) return undefined;
@@ -212,7 +215,7 @@ export class OverlaySearch implements PathSearch {
     this.nextStamp();
     this.markLists(lists, shared);
     for (const metric of ['duration', 'distance'] as const) {
-      const steps = g.roadCost(metric);
+      const steps = metric === 'duration' && millis ? millis : g.roadCost(metric);
       for (let j = 0; j < cells.length; j++) {
         const c = cells[j], e0 = coarse.entryFirst[c], E = coarse.entryFirst[c + 1] - e0;
         const lo = this.smallFirst![c], span = this.smallFirst![c + 1] - lo;
@@ -274,7 +277,8 @@ export class OverlaySearch implements PathSearch {
     const { firstOut, edgeHead, edgeRoad, roadFrom, roadTo, roadLengthCm } = g;
     // Per road: centimetres or milliseconds, each array read at its own site (a site reading arrays
     // of two element kinds goes polymorphic and slows the search).
-    const millis = g.roadMillis, byTime = query.metric === 'duration';
+    const millis = query.roadMillis ?? g.roadMillis, byTime = query.metric === 'duration';
+    this.millis = millis;
     const coarse = this.coarse, fine = this.fine;
     const { nodeCell, bigOf, smallFirst } = this;
     const openStamp = coarse.openStamp, fineStamp = fine?.openStamp;
@@ -366,6 +370,17 @@ export class OverlaySearch implements PathSearch {
     }
     // Scheduled roads are walked: their cost depends on when they are reached.
     if (schedule !== undefined) for (const list of schedule.roadLists) for (let k = 0; k < list.length; k++) openRoad(list[k]);
+    // Roads slower than the graph's cliques know are walked, unless cliques made with their times cross their cells.
+    const retimed = byTime ? query.retimedRoads : undefined;
+    if (retimed !== undefined) {
+      const customStamp = custom !== undefined ? this.customStamp! : undefined;
+      const openOwn = (v: number) => { if (customStamp === undefined || customStamp[nodeCell[v]] !== stamp) open(v); };
+      for (let k = 0; k < retimed.length; k++) {
+        const r = retimed[k];
+        for (let v = roadFrom[r], end = junctionEnd(this.graph, v); v < end; v++) openOwn(v);
+        for (let v = roadTo[r], end = junctionEnd(this.graph, v); v < end; v++) openOwn(v);
+      }
+    }
     let rowLength = 0;
     if (sourceCell >= 0) {
       const big = bigOf![sourceCell];
@@ -373,9 +388,9 @@ export class OverlaySearch implements PathSearch {
         sourceCell = -1;
         for (const s of query.sources) open(s.node);
       } else if (openStamp[big] === stamp) {
-        rowLength = this.sourceRow(sourceCell, query.sources, blocked, byTime);
+        rowLength = this.sourceRow(sourceCell, query.sources, blocked, byTime, millis);
       } else {
-        rowLength = this.bigRow(big, this.sourceRow(sourceCell, query.sources, blocked, byTime), metric, blocked, byTime);
+        rowLength = this.bigRow(big, this.sourceRow(sourceCell, query.sources, blocked, byTime, millis), metric, blocked, byTime, millis);
       }
     }
     this.openCount = opened;
@@ -581,6 +596,8 @@ export class OverlaySearch implements PathSearch {
     const { edgeRoad } = this.graph;
     if (free === null || Math.abs(free.cost - want) > tolerance) return false;
     if ((blocked !== undefined && !drivesNone(edgeRoad, free.edges, blocked)) || (penalised !== undefined && !drivesNone(edgeRoad, free.edges, penalised))) return false;
+    // Under slower road times the free path costs `want` only if it drives none of them.
+    if (metric === 'duration' && !timedAsGraph(this.graph, free.edges, this.millis)) return false;
     for (const e of free.edges) edges.push(e);
     return true;
   }
@@ -613,7 +630,7 @@ export class OverlaySearch implements PathSearch {
   private unpackBig(from: number, to: number, b: number, metric: Metric, blocked: Uint8Array | undefined, edges: number[]): void {
     const g = this.graph, nodeCell = this.nodeCell;
     const lo = this.smallFirst![b];
-    const rec = this.overSmallCells(lo, this.smallFirst![b + 1] - lo, from, to, g.roadCost(metric), metric, blocked, false);
+    const rec = this.overSmallCells(lo, this.smallFirst![b + 1] - lo, from, to, this.stepsOf(metric), metric, blocked, false);
     if (rec.find(to) < 0) throw new Error(`overlay search: no path inside big cell ${b} from ${from} to ${to} for its clique`);
     // The hops, last first, read out before the free queries below reuse the records.
     const hops = this.hops;
@@ -700,7 +717,7 @@ export class OverlaySearch implements PathSearch {
   /** Appends, last edge first, a cheapest path from `from` to `to` over the open roads of the cells in [lo, lo + span) of nodeCell. */
   private unpackInCell(from: number, to: number, lo: number, span: number, metric: Metric, blocked: Uint8Array | undefined, reversedEdges: number[]): void {
     const g = this.graph;
-    const rec = this.overSmallCells(lo, span, from, to, g.roadCost(metric), metric, blocked, true);
+    const rec = this.overSmallCells(lo, span, from, to, this.stepsOf(metric), metric, blocked, true);
     // Only cliques that do not match the cell (customized around other roads than the query blocks) leave it unreached.
     if (rec.find(to) < 0) throw new Error(`overlay search: no path inside the cell from ${from} to ${to} for its clique`);
     for (let v = to; v !== from;) {
@@ -716,9 +733,9 @@ export class OverlaySearch implements PathSearch {
    * source each came from, into rowRoot; returns the cell's exit count. Costs are summed as the
    * A* sums them, road by road.
    */
-  private sourceRow(f: number, sources: readonly { node: number; cost: number }[], blocked: Uint8Array | undefined, byTime: boolean): number {
+  private sourceRow(f: number, sources: readonly { node: number; cost: number }[], blocked: Uint8Array | undefined, byTime: boolean, millis: Uint32Array): number {
     const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
-    const millis = g.roadMillis, nodeCell = this.nodeCell;
+    const nodeCell = this.nodeCell;
     const rec = this.toTargets.records, heap = this.heap;
     rec.clear();
     heap.clear();
@@ -764,9 +781,9 @@ export class OverlaySearch implements PathSearch {
    * its clique from the entry a link arrived at, as the A* crosses them. Replaces the row with
    * b's exits reached (those with a link out of b) and returns how many.
    */
-  private bigRow(b: number, length: number, metric: Metric, blocked: Uint8Array | undefined, byTime: boolean): number {
+  private bigRow(b: number, length: number, metric: Metric, blocked: Uint8Array | undefined, byTime: boolean, millis: Uint32Array): number {
     const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
-    const millis = g.roadMillis, nodeCell = this.nodeCell, fine = this.fine!;
+    const nodeCell = this.nodeCell, fine = this.fine!;
     const lo = this.smallFirst![b], span = this.smallFirst![b + 1] - lo;
     const clique = fine.cliques[metric], step = COST_STEP[metric];
     const rec = this.toTargets.records, heap = this.heap;
@@ -821,6 +838,11 @@ export class OverlaySearch implements PathSearch {
       }
     }
     return out;
+  }
+
+  /** Per road, the steps of the metric the last query searched in (its road times for durations). */
+  private stepsOf(metric: Metric): Uint32Array {
+    return metric === 'duration' ? this.millis : this.graph.roadLengthCm;
   }
 
   /** Room for n entries in the row, keeping those it has. */

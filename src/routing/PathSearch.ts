@@ -50,6 +50,17 @@ export interface PathQuery {
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
   /**
+   * Per road, the travel time in whole milliseconds when it is not the graph's (a vehicle's speeds:
+   * never below the graph's, so the graph's hierarchy, cliques and landmarks stay lower bounds).
+   * Only a search that knows where such times differ may use the graph's own cliques or free
+   * paths: with the duration metric the cells of `retimedRoads` open, except those crossed by
+   * blockedCellCliques (which the caller made with these times), and a free path is taken only
+   * where it drives none of them.
+   */
+  roadMillis?: Uint32Array;
+  /** With roadMillis: the roads whose time differs from the graph's (ascending). */
+  retimedRoads?: ArrayLike<number>;
+  /**
    * Roads closed at some times (scheduled zones), for the duration metric without a penalty:
    * costs are then seconds since the departure, and a road waits until it may be driven.
    */
@@ -116,8 +127,9 @@ export interface PathSearch {
    * a mask marking those roads); undefined for an engine without small cells, when the roads
    * touch more than `maxCells` of them, or a cell whose clique would cross it no faster than
    * walking it (OverlaySearch's MAX_CUSTOMIZED_ENTRIES, unless `maxEntries` says otherwise).
+   * With `millis`, the duration cliques are in those road times (PathQuery.roadMillis).
    */
-  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number): BlockedCellCliques | undefined;
+  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number, millis?: Uint32Array): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
   customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
   /** The big cell a small cell of customize() lies in; undefined without two levels. */
@@ -127,7 +139,15 @@ export interface PathSearch {
    * built on the small cells' cliques: `lists`, customize()'s for those roads, and `shared`, their
    * shared cells' (customizeCells); undefined where not worth it.
    */
-  customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[]): BlockedCellCliques | undefined;
+  customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array): BlockedCellCliques | undefined;
+}
+
+/** Whether every edge's road takes the graph's own time under `millis` (no retimed road: see PathQuery.roadMillis). */
+export function timedAsGraph(graph: { edgeRoad: Uint32Array; roadMillis: Uint32Array }, edges: readonly number[], millis: Uint32Array | undefined): boolean {
+  if (millis === undefined || millis === graph.roadMillis) return true;
+  const { edgeRoad, roadMillis } = graph;
+  for (let i = 0; i < edges.length; i++) if (millis[edgeRoad[edges[i]]] !== roadMillis[edgeRoad[edges[i]]]) return false;
+  return true;
 }
 
 /** Whether none of the edges lies on a road marked in `blocked`. */

@@ -25,8 +25,12 @@ import { legSteps } from './steps.js';
 import { Leg, NO_EDGE_ENDS, speedKmh, waitInSteps } from './Leg.js';
 import { checkUsable, preparedVehicleLists, SoftZones, splitZones } from './requestZones.js';
 import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
-import { limitReason, vehicleKey, vehicleRoads, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { limitReason, speedRules, vehicleKey, vehicleRoads, vehicleSpeedsKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { roadTimes, type RoadTimes } from './roadTimes.js';
 
+
+/** Most routers with a vehicle's road times kept besides prepared ones (Router.timedRouter: 8 B per road each). */
+const MAX_TIMED_ROUTERS = 8;
 
 export interface RouterOptions {
   /**
@@ -74,9 +78,17 @@ export class Router {
   private readonly line: LegLine;
   /** Zones' customized cells (prepareZones). */
   private readonly cliques: ZoneCliques;
+  /** Routers over the graph with a vehicle's slower road times (timedRouter), by their speeds' key; the most recently used last. */
+  private readonly timedRouters = new Map<string, Router>();
+  /** Set on such a router: its graph's road times, and where they differ from the car's. */
+  private readonly times?: RoadTimes;
+  private readonly options: RouterOptions;
 
-  constructor(graph: HierarchyGraph, options: RouterOptions = {}) {
+  /** `times`: for timedRouter only (the graph is then a view with those times). */
+  constructor(graph: HierarchyGraph, options: RouterOptions = {}, times?: RoadTimes) {
     this.graph = graph;
+    this.options = options;
+    this.times = times;
     this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
     this.search =
@@ -119,6 +131,8 @@ export class Router {
   }
 
   route(request: RouteRequest): Route {
+    const timedRouter = this.timedRouter(request.vehicle);
+    if (timedRouter) return timedRouter.route(request);
     const mode = request.calculationMode ?? 'THE_FASTEST';
     if (!CALCULATION_MODES.includes(mode)) {
       throw new DetourError(ErrorCode.INVALID_MODE, `calculationMode must be one of ${CALCULATION_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
@@ -335,25 +349,29 @@ export class Router {
    * free cells. Routes for vehicles not prepared walk those cells, as exact.
    */
   prepareVehicle(vehicle: Vehicle): void {
+    const timedRouter = this.timedRouter(vehicle, true);
+    if (timedRouter) { timedRouter.prepareVehicle(vehicle); return; }
     const key = vehicleKey(vehicle);
     if (this.preparedVehicles.has(key)) return;
     const roads = vehicleRoads(this.graph, vehicle);
     const closed = Uint32Array.from([...roads.forbidden, ...roads.destinationOnly]).sort();
-    const search = this.search;
-    if (closed.length > 0 && search.customize) {
+    // With slower road times, the cells of the roads they slow get cliques in those times too.
+    const touched = this.times ? Uint32Array.from(new Set([...closed, ...this.times.retimed])).sort() : closed;
+    const search = this.search, millis = this.times?.millis;
+    if (touched.length > 0 && search.customize) {
       const mask = (this.hardMask ??= new Uint8Array(this.graph.roadCount));
       for (let i = 0; i < closed.length; i++) mask[closed[i]] = 1;
       try {
-        const cliques = search.customize(closed, mask, Infinity, Infinity);
+        const cliques = search.customize(touched, mask, Infinity, Infinity, millis);
         if (cliques) {
           const bigCliques: BlockedCellCliques[] = [];
           const bigCells = new Set<number>();
           for (const c of cliques.cells) { const b = search.bigCellOf?.(c); if (b !== undefined) bigCells.add(b); }
           for (const b of bigCells) {
-            const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], []);
+            const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], [], millis);
             if (big) bigCliques.push(big);
           }
-          roads.prepared = { closed, cliques, bigCliques };
+          roads.prepared = { closed: touched, cliques, bigCliques };
         }
       } finally {
         for (let i = 0; i < closed.length; i++) mask[closed[i]] = 0;
@@ -362,8 +380,43 @@ export class Router {
     this.preparedVehicles.set(key, roads);
   }
 
+  /**
+   * The router for a vehicle slower than a car somewhere (a heavy vehicle, speed preferences):
+   * over a view of the graph with its road times (RoadGraph.withRoadTimes, roadTimes: O(roads)
+   * once per distinct speeds), sharing this router's search and snap index; undefined for a car's
+   * speeds. Its searches pass the times (PathQuery.roadMillis), so the graph's hierarchy and
+   * overlay serve as lower bounds; zones' cliques are a car's, so its routes walk the zones'
+   * cells. The last few are kept (a fleet sends few distinct speeds), prepared ones always.
+   */
+  timedRouter(vehicle: Vehicle | undefined, keep = false): Router | undefined {
+    if (this.times) return undefined;
+    const key = vehicleSpeedsKey(vehicle);
+    if (key === undefined) return undefined;
+    let router = this.timedRouters.get(key);
+    if (router) { this.timedRouters.delete(key); this.timedRouters.set(key, router); return router; }
+    const times = roadTimes(this.graph, speedRules(vehicle!));
+    if (!times) return undefined;
+    const view = this.graph.withRoadTimes(times.speedKmh, times.millis);
+    const name = this.search.name;
+    const engine = name === 'astar' ? new AStarSearch(view, { landmarks: this.options.landmarks }) : name === 'ngraph' ? new NgraphSearch(view) : this.search;
+    router = new Router(view, { ...this.options, engine, snapIndex: this.snapIndex, zoneCliqueBytes: 0 }, times);
+    if (keep) router.kept = true;
+    this.timedRouters.set(key, router);
+    for (const [k, r] of this.timedRouters) {
+      if (this.timedRouters.size <= MAX_TIMED_ROUTERS) break;
+      if (!r.kept) this.timedRouters.delete(k);
+    }
+    return router;
+  }
+
+  /** A timed router prepareVehicle made: never let go. */
+  private kept = false;
+
   /** The roads closed to a vehicle: prepared (prepareVehicle), or kept for the last few vehicles routed (a fleet sends few distinct ones). */
   vehicleRoads(vehicle: Vehicle): VehicleRoads {
+    // A vehicle with its own speeds is prepared by its timed router (the cliques are in its times).
+    const timed = this.times ? undefined : this.timedRouters.get(vehicleSpeedsKey(vehicle) ?? '');
+    if (timed) return timed.vehicleRoads(vehicle);
     const key = vehicleKey(vehicle);
     let roads = this.preparedVehicles.get(key) ?? this.vehicles.get(key);
     if (!roads) {
@@ -637,6 +690,7 @@ export class Router {
     const found = this.search.find({
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
       sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
+      ...(this.times && { roadMillis: this.times.millis, retimedRoads: this.times.retimed }),
       ...(timed && metric === 'duration' && { schedule: timed }),
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {

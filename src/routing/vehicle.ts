@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
 import type { BlockedCellCliques } from './PathSearch.js';
+import { checkSpeedPreferences, speedsKey, type SpeedPreference, type SpeedRules } from './roadTimes.js';
 import { AXLE_WORDS, vehicleAxles } from '../vehicleTypes.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { ZoneVehicles } from '../zones/Zone.js';
@@ -24,6 +25,18 @@ export interface Vehicle {
   accessClass: 'hgv' | 'goods' | 'none';
   /** Carries dangerous (explosive, polluting) goods: `hazmat=no` roads are closed to it. */
   hazmat: boolean;
+  /** Speeds per Maplink road type (Maplink's `speedPreferences`), capping the road's own. */
+  speedPreferences?: SpeedPreference[];
+}
+
+/** A vehicle's speed rules (roadTimes): heavy vehicles (trucks, buses, anything over 3.5 t) drive at heavy speeds. */
+export function speedRules(v: Vehicle): SpeedRules {
+  return { heavy: v.accessClass === 'hgv' || v.type.startsWith('BUS_') || (v.weightT !== undefined && v.weightT > 3.5), preferences: v.speedPreferences };
+}
+
+/** The key of a vehicle's speeds (speedsKey); undefined for a car's (no vehicle, or a light one without preferences). */
+export function vehicleSpeedsKey(v: Vehicle | undefined): string | undefined {
+  return v && speedsKey(speedRules(v));
 }
 
 /**
@@ -76,11 +89,16 @@ const SPEC_BOUNDS: Record<string, number> = { maxWeight: 500_000, maxWeightPerAx
 
 /**
  * The vehicle of a request: a Maplink vehicleType, a vehicleSpecification, or both (the
- * specification's figures win); undefined when the request names neither (a car). Throws
- * INVALID_VEHICLE naming the member for a value that is not a number in range.
+ * specification's figures win), with its `speeds` (Maplink's speedPreferences: a car with them
+ * when it names neither); undefined when the request names none of them (a car). Throws
+ * INVALID_VEHICLE naming the member for a value that is not a number in range, INVALID_INPUT
+ * naming the member of a bad speed preference.
  */
-export function vehicleOf(type?: string | null, spec?: VehicleSpecification | null, field = 'vehicleSpecification'): Vehicle | undefined {
-  if (type == null && (spec == null || Object.keys(spec).length === 0)) return undefined;
+export function vehicleOf(type?: string | null, spec?: VehicleSpecification | null, field = 'vehicleSpecification', speeds?: unknown): Vehicle | undefined {
+  const speedPreferences = checkSpeedPreferences(speeds);
+  if (type == null && (spec == null || Object.keys(spec).length === 0)) {
+    return speedPreferences && { type: 'CAR', ...VEHICLE_TYPE_FIGURES.CAR, speedPreferences };
+  }
   if (type != null && !(type in VEHICLE_TYPE_FIGURES)) {
     throw new DetourError(ErrorCode.INVALID_VEHICLE, `vehicleType must be one of ${Object.keys(VEHICLE_TYPE_FIGURES).join(', ')}, got ${JSON.stringify(type)}`, { field: 'vehicleType' });
   }
@@ -115,6 +133,7 @@ export function vehicleOf(type?: string | null, spec?: VehicleSpecification | nu
     const weight = vehicle.weightT;
     vehicle.accessClass = weight !== undefined && weight > 3.5 ? 'hgv' : loads?.includes('GOODS') ? 'goods' : 'none';
   }
+  if (speedPreferences) vehicle.speedPreferences = speedPreferences;
   return vehicle;
 }
 
@@ -150,7 +169,7 @@ export interface VehicleRoads {
 
 /** A vehicle's figures as a key: vehicles with equal figures close the same roads. */
 export function vehicleKey(v: Vehicle): string {
-  return [v.heightM, v.widthM, v.lengthM, v.weightT, v.axleLoadT, v.accessClass, v.hazmat].join('|');
+  return [v.heightM, v.widthM, v.lengthM, v.weightT, v.axleLoadT, v.accessClass, v.hazmat, vehicleSpeedsKey(v) ?? ''].join('|');
 }
 
 /** Which of the graph's limited roads close to the vehicle, in O(limited roads). */
@@ -177,6 +196,8 @@ export function appliedVehicle(v: Vehicle): Record<string, unknown> {
     ...(v.axleLoadT !== undefined && { weightPerAxle: Math.round(v.axleLoadT * 1000) }),
     accessClass: v.accessClass,
     dangerousGoods: v.hazmat,
+    ...(v.speedPreferences && { speedPreferences: v.speedPreferences }),
+    heavySpeeds: speedRules(v).heavy,
   };
 }
 

@@ -77,13 +77,13 @@ export async function matrixRoutes(app: FastifyInstance, options: MatrixRoutesOp
     if (errors.length > 0) throw apiError(400, 'INVALID_REQUEST', `invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
     const unsupported = unsupportedAvoidance(body.avoidanceTypes);
     if (unsupported.length > 0) throw unsupportedFeature(unsupported);
-    vehicleOf(body.vehicleType, body.vehicleSpecification); // INVALID_VEHICLE now, not when the job runs
+    vehicleOf(body.vehicleType, body.vehicleSpecification, 'vehicleSpecification', body.speedPreferences); // INVALID_VEHICLE now, not when the job runs
     return { ...body, ...sites, avoidanceTypes: body.avoidanceTypes ?? undefined, restrictionZones: zoneNames(body.restrictionZones ?? []) };
   }
 
   /** The solution of a checked problem: straight lines for LINEAR, else the matrix thread around the client's zones. */
   async function solve(problem: MatrixProblem, clientId: string, id: string, zoneWaitMillis: number): Promise<MatrixSolution> {
-    const vehicle = vehicleOf(problem.vehicleType, problem.vehicleSpecification);
+    const vehicle = vehicleOf(problem.vehicleType, problem.vehicleSpecification, 'vehicleSpecification', problem.speedPreferences);
     if (problem.tripProfile === 'LINEAR') return matrixSolution(linearMatrix(problem.origins, problem.destinations), problem, id, clientId, now(), vehicle);
     const zoneList = await resolveZones(store, zones, clientId, problem.restrictionZones ?? [], zoneWaitMillis);
     const result = await runner.run({

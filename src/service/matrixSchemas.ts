@@ -53,6 +53,7 @@ export const matrixProblemSchema = {
     startDate: { ...maplinkDateSchema, description: 'Departure (epoch milliseconds or ISO-8601; default now): every element leaves then; zones with a schedule apply at the times driven.' },
     vehicleType: vehicleSchemas.vehicleType,
     vehicleSpecification: vehicleSchemas.vehicleSpecification,
+    speedPreferences: vehicleSchemas.speedPreferences,
     callback: callbackSchema,
   },
   required: ['origins', 'destinations'],

@@ -256,6 +256,16 @@ export const maplinkDateSchema = { type: ['integer', 'string'], minimum: 0, maxL
 /** The vehicle members (Trip and Matrix APIs). */
 export const vehicleSchemas = {
   vehicleType: { type: ['string', 'null'], enum: [...VEHICLE_TYPES, null], description: 'The vehicle the route must be legal for (default CAR): its legal dimensions and weights (README, "Vehicles") close the roads whose limits it exceeds, and trucks keep off hgv=no roads and use hgv=destination roads only to reach a stop.' },
+  speedPreferences: {
+    type: ['array', 'null'],
+    maxItems: ROAD_TYPES.length,
+    items: {
+      type: 'object',
+      properties: { roadType: { type: 'string', enum: ROAD_TYPES }, speed: { type: 'integer', minimum: 0, maximum: 300 }, speedAtToll: { type: 'integer', minimum: 0, maximum: 300 } },
+      additionalProperties: false,
+    },
+    description: 'Speeds (km/h) per Maplink road type, capping the roads\' own (speedAtToll on toll roads; 0: the default); never faster than the car profile. See docs/VEHICLES.md.',
+  },
   vehicleSpecification: nullable({
     type: 'object',
     properties: {
@@ -273,16 +283,6 @@ export const vehicleSchemas = {
  * UNSUPPORTED_FEATURE naming it. Nested members of features detour lacks are typed, not closed.
  */
 const maplinkTripFeatures = {
-  speedPreferences: {
-    type: ['array', 'null'],
-    maxItems: ROAD_TYPES.length * 2,
-    items: {
-      type: 'object',
-      properties: { roadType: { type: 'string', enum: ROAD_TYPES }, speed: { type: 'integer', minimum: 0, maximum: 300 }, speedAtToll: { type: 'integer', minimum: 0, maximum: 300 } },
-      additionalProperties: false,
-    },
-    description: 'Speeds (km/h) per Maplink road type: `[]` only (not supported yet).',
-  },
   toll: nullable({
     type: 'object',
     properties: {
@@ -339,6 +339,7 @@ const maplinkTripFeatures = {
   }),
   vehicleType: vehicleSchemas.vehicleType,
   vehicleSpecification: vehicleSchemas.vehicleSpecification,
+  speedPreferences: vehicleSchemas.speedPreferences,
   profileName: { type: 'string', minLength: 1, maxLength: 100, description: 'Maplink v1: the routing profile (MAPLINK, MAPLINKBR, BRAZIL, ...): accepted; detour routes on its loaded graph\'s car profile.' },
   clientId: { type: 'string', maxLength: 256, description: 'Maplink v1: the client; when given it must be the token\'s (403 CLIENT_ID_MISMATCH).' },
   startDate: { ...maplinkDateSchema, description: 'Departure (epoch milliseconds or ISO-8601; default now): zones with a schedule close their roads while active, and the route waits for them where that is fastest.' },
@@ -420,10 +421,12 @@ export const tripQuerySchema = {
 /** The vehicle a trip or matrix answer was made for (calculateTrip's `vehicle`). */
 export const appliedVehicleSchema = {
   type: 'object',
-  description: 'Only when the request named a vehicle (vehicleType, vehicleSpecification): its type and the figures the route is legal for (metres, kilograms; detour extension).',
+  description: 'Only when the request named a vehicle (vehicleType, vehicleSpecification, speedPreferences): its type, the figures the route is legal for (metres, kilograms), whether it drives at heavy vehicles\' speeds and its speed preferences (detour extension).',
   properties: {
     vehicleType: { type: 'string' }, height: { type: 'number' }, width: { type: 'number' }, length: { type: 'number' },
     weight: { type: 'number' }, weightPerAxle: { type: 'number' }, accessClass: { type: 'string', enum: ['hgv', 'goods', 'none'] }, dangerousGoods: { type: 'boolean' },
+    heavySpeeds: { type: 'boolean' },
+    speedPreferences: { type: 'array', items: { type: 'object', properties: { roadType: { type: 'string' }, speed: { type: 'number' }, speedAtToll: { type: 'number' } } } },
   },
 } as const;
 

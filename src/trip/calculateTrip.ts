@@ -206,7 +206,7 @@ function turnByTurnInstruction(step: RouteStep, coordinates: Float64Array, point
  * Returns the trip's vehicle (vehicleOf) and the language of its instructions (turnByTurnLanguage).
  */
 export function checkTripFeatures(request: TripRequest, stops: StopSnapper, pointLabels = request.points.map(pointLabel)): TripFeatures {
-  const vehicle = vehicleOf(request.vehicleType, request.vehicleSpecification as VehicleSpecification | null | undefined);
+  const vehicle = vehicleOf(request.vehicleType, request.vehicleSpecification as VehicleSpecification | null | undefined, 'vehicleSpecification', request.speedPreferences);
   const language = turnByTurnLanguage(request);
   const unsupported = unsupportedTripMembers(request);
   if (unsupported.length === 0) return { vehicle, language };

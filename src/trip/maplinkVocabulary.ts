@@ -15,10 +15,7 @@ export { VEHICLE_TYPES, type VehicleType } from '../vehicleTypes.js';
 import type { VehicleType } from '../vehicleTypes.js';
 
 /** Road types of `speedPreferences` (Maplink's v1 RoadType). */
-export const ROAD_TYPES = [
-  'FERRY', 'PENALIZED_LOCAL_ROAD', 'LOCAL_ROAD', 'PENALIZED_SECONDARY_ROAD', 'SECONDARY_ROAD', 'PENALIZED_MAIN_ROAD',
-  'MAIN_ROAD', 'EXPRESSWAY', 'HIGHWAY',
-] as const;
+export { ROAD_TYPES } from '../routing/roadTimes.js';
 
 /** `turnByTurn.language` values: the languages steps are worded in. */
 export const TURN_BY_TURN_LANGUAGES = STEP_LANGUAGES;
@@ -95,14 +92,13 @@ const isEmpty = (value: unknown): boolean =>
  * The members of a trip request (v2 body or v1 payload, already schema-checked) that ask for a
  * feature detour does not implement, each with what is not supported; empty when detour can
  * answer the request as asked. Defaults pass: absent, null, `[]`, `{}`, `crossedBorders` with
- * level and reverse geocoding NONE. `vehicleType` and `vehicleSpecification` are acted on (vehicleOf),
+ * level and reverse geocoding NONE. `vehicleType`, `vehicleSpecification` and `speedPreferences` are acted on (vehicleOf),
  * as is `turnByTurn` (turnByTurnLanguage).
  */
 export function unsupportedTripMembers(request: MaplinkTripExtras): MemberIssue[] {
   const found: MemberIssue[] = [];
   const refuse = (path: string, message: string) => found.push({ path, message });
   found.push(...unsupportedAvoidance(request.avoidanceTypes));
-  if (!isEmpty(request.speedPreferences)) refuse('speedPreferences', 'speeds per road type are not supported yet: durations use the graph\'s car speeds');
   if (!isEmpty(request.toll)) refuse('toll', 'toll costs are not calculated: the graph holds no toll prices');
   const borders = request.crossedBorders;
   if (!isEmpty(borders) && ((borders!.level ?? 'NONE') !== 'NONE' || (borders!.reverseGeocode ?? 'NONE') !== 'NONE')) {

@@ -27,6 +27,8 @@ export interface MatrixProblem {
   /** The vehicle every element must be legal for (as the Trip API's; detour extension). */
   vehicleType?: string | null;
   vehicleSpecification?: VehicleSpecification | null;
+  /** Speeds per Maplink road type (as the Trip API's; detour extension). */
+  speedPreferences?: unknown[] | null;
   callback?: { url: string; user?: string; password?: string };
 }
 

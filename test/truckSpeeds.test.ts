@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_GRAPH_PATH, loadGraph, Router, vehicleOf, vehicleRoads, type Route } from '../src/index.js';
+import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { HIGHWAY_CLASSES, RoadFlag } from '../src/graph/carProfile.js';
+import type { Metric } from '../src/graph/RoadGraph.js';
+import { roadTypeOf } from '../src/routing/roadTimes.js';
+import type { Vehicle } from '../src/routing/vehicle.js';
+import { DetourError } from '../src/errors.js';
+import { close, dijkstra, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
+import { importOsmWithSummary } from '../src/graph/importOsm.js';
+
+test('Maplink road types of roads; speedPreferences checked member by member', () => {
+  const cls = (name: string) => HIGHWAY_CLASSES.indexOf(name);
+  assert.equal(roadTypeOf(cls('motorway'), 0), 'HIGHWAY');
+  assert.equal(roadTypeOf(cls('trunk_link'), 0), 'EXPRESSWAY');
+  assert.equal(roadTypeOf(cls('primary'), RoadFlag.UNPAVED), 'PENALIZED_MAIN_ROAD');
+  assert.equal(roadTypeOf(cls('tertiary'), 0), 'SECONDARY_ROAD');
+  assert.equal(roadTypeOf(cls('residential'), RoadFlag.UNPAVED), 'PENALIZED_LOCAL_ROAD');
+  assert.equal(roadTypeOf(cls('motorway'), RoadFlag.UNPAVED), 'HIGHWAY');
+  assert.equal(roadTypeOf(cls('service'), RoadFlag.FERRY), 'FERRY');
+  const field = (prefs: unknown) => { try { vehicleOf(null, null, 'vehicleSpecification', prefs); return 'ok'; } catch (e) { return (e as DetourError).details?.field; } };
+  assert.equal(field([{ roadType: 'HIGHWAY', speed: 80, speedAtToll: 60 }]), 'ok');
+  assert.equal(field([{ roadType: 'MOTORWAY', speed: 80 }]), 'speedPreferences[0].roadType');
+  assert.equal(field([{ roadType: 'HIGHWAY', speed: 80 }, { roadType: 'HIGHWAY', speed: 70 }]), 'speedPreferences[1].roadType');
+  assert.equal(field([{ roadType: 'HIGHWAY', speed: -3 }]), 'speedPreferences[0].speed');
+  assert.equal(field([{ roadType: 'HIGHWAY', speedAtToll: 'fast' }]), 'speedPreferences[0].speedAtToll');
+  assert.equal(field([{ roadType: 'HIGHWAY', speed: 80, lane: 2 }]), 'speedPreferences[0].lane');
+  assert.equal(field({ roadType: 'HIGHWAY' }), 'speedPreferences');
+  // Empty ones are a car's: no vehicle at all.
+  assert.equal(vehicleOf(null, null, 'vehicleSpecification', []), undefined);
+  assert.equal(vehicleOf(null, null, 'vehicleSpecification', [{ roadType: 'HIGHWAY', speed: 0 }]), undefined);
+  assert.deepEqual(vehicleOf('CAR', null, 'vehicleSpecification', [{ roadType: 'LOCAL_ROAD', speed: 20 }])?.speedPreferences, [{ roadType: 'LOCAL_ROAD', speed: 20 }]);
+});
+
+const FLEET: { name: string; vehicle: Vehicle; heavy: boolean }[] = [
+  { name: 'truck', vehicle: vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, heavy: true },
+  { name: 'bus with preferences', vehicle: vehicleOf('BUS_WITH_TWO_DOUBLE_AXLES', null, 'x', [{ roadType: 'SECONDARY_ROAD', speed: 30 }, { roadType: 'LOCAL_ROAD', speed: 18 }])!, heavy: true },
+  { name: 'car with preferences', vehicle: vehicleOf('CAR', null, 'x', [{ roadType: 'HIGHWAY', speed: 50, speedAtToll: 40 }, { roadType: 'MAIN_ROAD', speed: 35 }])!, heavy: false },
+];
+
+for (const [name, open] of [
+  ['the default city', async () => loadGraph(DEFAULT_GRAPH_PATH)],
+  ['Andorra', async () => (await importOsmWithSummary(sharedExtract('andorra.osm.pbf').path, 'pbf')).graph],
+] as const) {
+  const skip = name === 'Andorra' ? sharedExtract('andorra.osm.pbf').skip : false;
+  test(`${name}: heavy vehicles' and speed preferences' routes cost what a plain Dijkstra over the documented speeds finds, prepared or not, around zones too`, { skip }, async () => {
+    const graph = await open();
+    const router = new Router(graph);
+    const prepared = new Router(graph);
+    const rand = seededRandom(name.length * 104_729);
+    const zones = [randomZone(graph, rand, 'a', 900), randomZone(graph, rand, 'b', 1400)];
+    prepared.prepareZones(zones);
+    let compared = 0, slower = 0;
+    for (const { name: who, vehicle, heavy } of FLEET) {
+      prepared.prepareVehicle(vehicle);
+      const view = oracleTimes(graph, heavy, vehicle.speedPreferences);
+      const limited = vehicleRoads(graph, vehicle);
+      for (let i = 0; i < 24; i++) {
+        const r1 = Math.floor(rand() * graph.roadCount), r2 = Math.floor(rand() * graph.roadCount);
+        const points = [r1, r2].map((r) => ({ latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }));
+        const metric: Metric = i % 3 === 2 ? 'distance' : 'duration';
+        const mode = metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST';
+        const withZones = i % 2 === 1 ? zones : [];
+        const [a, b] = router.snapStops(points, undefined, vehicle);
+        // The vehicle's closed and destination-only roads (its limits: vehicles.test checks those) and the zones'.
+        const blocked = new Uint8Array(graph.roadCount);
+        for (const z of withZones) for (const r of z.roads) blocked[r] = 1;
+        for (const r of [...limited.forbidden, ...limited.destinationOnly]) blocked[r] = 1;
+        if (blocked[a.road] || blocked[b.road]) continue;
+        const expected = Math.min(
+          dijkstra(view, sourceEndpoints(view, a, metric), targetEndpoints(view, b, metric), metric, blocked),
+          directCost(view, a, b, metric).cost,
+        );
+        const outcome = (r: Router): Route | string => { try { return r.route({ points, calculationMode: mode, vehicle, zones: withZones }); } catch (e) { return (e as DetourError).code; } };
+        const got = outcome(router), ready = outcome(prepared);
+        if (expected === Infinity) continue; // unreachable, or only through a zone (zones.test checks that rule)
+        assert.ok(typeof got !== 'string' && typeof ready !== 'string', `${name} ${who}: ${String(got)} / ${String(ready)} where Dijkstra finds ${expected}`);
+        const cost = (r: Route) => (metric === 'distance' ? r.distance : r.duration);
+        assert.ok(close(cost(got), expected, 1e-9), `${name} ${who} ${mode}: ${cost(got)} vs Dijkstra ${expected}`);
+        assert.ok(close(cost(ready), expected, 1e-9), `${name} ${who} ${mode} prepared: ${cost(ready)} vs Dijkstra ${expected}`);
+        // The leg's duration is its path's at the vehicle's speeds (THE_SHORTEST too), and its steps sum to it.
+        const leg = got.legs[0] as Route['legs'][0] & { edges: number[] };
+        const edgesTime = leg.edges.reduce((s, e) => s + view.roadMillis[view.edgeRoad[e]] / 1000, 0);
+        assert.ok(leg.duration >= edgesTime - 1e-6, `${who}: leg ${leg.duration} s below its roads' ${edgesTime} s`);
+        const car = router.route({ points, calculationMode: mode, zones: withZones });
+        assert.ok(got.duration >= car.duration - 1e-6 || metric === 'distance', `${who}: faster than a car (${got.duration} < ${car.duration})`);
+        if (got.duration > car.duration * 1.02) slower++;
+        compared++;
+      }
+    }
+    assert.ok(compared >= 40, `only ${compared} pairs compared`);
+    assert.ok(slower >= compared / 3, `only ${slower} of ${compared} routes slower than a car's`);
+  });
+}
+
+test('the default city: a truck\'s steps sum to its legs; its matrix equals its routes; the answer names heavy speeds and the preferences', () => {
+  const graph = loadGraph(DEFAULT_GRAPH_PATH);
+  const router = new Router(graph);
+  const vehicle = FLEET[1].vehicle;
+  const points = [{ latitude: 57.7089, longitude: 11.9746 }, { latitude: 57.6877, longitude: 11.9519 }, { latitude: 57.7202, longitude: 11.9378 }];
+  const route = router.route({ points, vehicle, steps: 'en' });
+  for (const leg of route.legs) {
+    const sum = leg.steps!.reduce((s, x) => s + x.duration, 0);
+    assert.ok(Math.abs(sum - leg.duration) < 1e-6, `steps ${sum} s against the leg's ${leg.duration} s`);
+  }
+  const m = router.matrix({ origins: points, destinations: points, vehicle });
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) {
+    if (i === j) continue;
+    const r = router.route({ points: [points[i], points[j]], vehicle });
+    assert.ok(close(m.duration[i * 3 + j], r.duration, 1e-9) && close(m.distance[i * 3 + j], r.distance, 1e-9), `element ${i},${j}`);
+  }
+  assert.deepEqual(route.vehicle?.speedPreferences, vehicle.speedPreferences);
+  assert.throws(() => router.matrix({ origins: Array(51).fill(points[0]), destinations: Array(51).fill(points[1]), vehicle }), /at most 2500 elements/);
+});
