@@ -13,6 +13,7 @@ import { calculateZone, Router, vehicleOf, type CalculatedZone, type LatLon, typ
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
 import { PlainDijkstra } from './plainDijkstra.js';
+import { oracleHeavy, oracleTimes } from './speedOracle.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph, scalePairs, type ScaleSize } from './scaleGraphs.js';
 import { seededRandom } from './seededRandom.js';
@@ -94,18 +95,20 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
       }
     }
   });
-  // Exactness: the truck's free route against a plain Dijkstra that skips its closed roads.
-  const dijkstra = new PlainDijkstra(graph);
+  // Exactness: the truck's free route against a plain Dijkstra that skips its closed roads, at heavy vehicles' speeds.
+  const timed = oracleTimes(graph, true);
+  const dijkstra = new PlainDijkstra(timed);
   let checked = 0, mismatches = 0;
   for (const [name, vehicle] of vehicles.slice(1)) {
+    if (!oracleHeavy(vehicle!)) throw new Error(`${name} is not heavy: the check's speeds are a heavy vehicle's`);
     const closed = closedRoads(graph, vehicle!);
     for (let i = 0; i < Math.min(CHECK, pairs.length); i++) {
       if (Number.isNaN(costs[name][i])) continue;
       const [a, b] = router.snapStops(pairs[i]);
       if (closed[a.road] || closed[b.road]) continue;
       const expected = Math.min(
-        dijkstra.cost(sourceEndpoints(graph, a, 'duration'), targetEndpoints(graph, b, 'duration'), 'duration', closed),
-        closed[a.road] ? Infinity : directCost(graph, a, b, 'duration').cost,
+        dijkstra.cost(sourceEndpoints(timed, a, 'duration'), targetEndpoints(timed, b, 'duration'), 'duration', closed),
+        closed[a.road] ? Infinity : directCost(timed, a, b, 'duration').cost,
       );
       checked++;
       if (!close(expected, costs[name][i])) { mismatches++; log(`${name} pair ${i}: ${costs[name][i]} vs Dijkstra ${expected}`); }

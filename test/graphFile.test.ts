@@ -77,16 +77,16 @@ test('a directory instead of a file is an error, not a crash', () => {
   assert.throws(() => loadGraph(join(dir, 'empty.detour')), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
 });
 
-// --- Format version 11: named sections, search indexes; other versions get GRAPH_VERSION. The
+// --- Format version 12: named sections, search indexes; other versions get GRAPH_VERSION. The
 // helpers below re-implement the documented layout (graphCodec.ts) independently of the codec.
 
 interface RawSection { name: string; type: number; count: number; data: Uint8Array }
 const pad8 = (n: number) => (n + 7) & ~7;
 
-/** The header fields, meta bytes and sections of a version 11 file. */
+/** The header fields, meta bytes and sections of a version 12 file. */
 function split(bytes: Uint8Array): { meta: Uint8Array; sections: RawSection[] } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  assert.equal(view.getUint32(8, true), 11);
+  assert.equal(view.getUint32(8, true), 12);
   const count = view.getUint32(12, true), metaLength = view.getUint32(16, true);
   const meta = bytes.slice(24, 24 + metaLength);
   let at = 24 + pad8(metaLength);
@@ -198,14 +198,14 @@ test('a snap (candidates from the stored float32 road tree) is the nearest segme
   }
 });
 
-test('a version 3 to 10 file gets GRAPH_VERSION saying to re-import (version 11: whole-step costs, uint32 centimetres, int32 coordinates, nothing derived, the overlay\'s second cliques, the limits on heavy vehicles, the roads\' labels)', () => {
+test('a version 3 to 11 file gets GRAPH_VERSION saying to re-import (version 12: whole-step costs, uint32 centimetres, int32 coordinates, nothing derived, the overlay\'s second cliques, the limits on heavy vehicles with their speed limit, the roads\' labels)', () => {
   const { meta, sections } = split(encodeGraph(graph));
-  for (const version of [3, 4, 5, 6, 7, 8, 9, 10]) rejects(joinFile(version, meta, sections), 'GRAPH_VERSION', new RegExp(`version ${version}\\b.*reads version 11.*detour import`));
+  for (const version of [3, 4, 5, 6, 7, 8, 9, 10, 11]) rejects(joinFile(version, meta, sections), 'GRAPH_VERSION', new RegExp(`version ${version}\\b.*reads version 12.*detour import`));
   // Labels: a road naming a label the table lacks, or offsets past the bytes, are refused, not misread.
   const labelOf = sections.find((s) => s.name === 'roadLabel')!;
   const pastTable = new Uint32Array(labelOf.data.slice().buffer);
   pastTable[0] = 1 << 30;
-  rejects(joinFile(11, meta, sections.map((s) => (s === labelOf ? { ...s, data: new Uint8Array(pastTable.buffer) } : s))), 'GRAPH_CORRUPT', /road 0 names label/);
+  rejects(joinFile(12, meta, sections.map((s) => (s === labelOf ? { ...s, data: new Uint8Array(pastTable.buffer) } : s))), 'GRAPH_CORRUPT', /road 0 names label/);
   const names = sections.map((s) => s.name);
   for (const derived of ['edgeTail', 'firstIn', 'inEdge', 'edgeDistance', 'edgeDuration']) assert.ok(!names.includes(derived), `${derived} is derived, not stored`);
   // Coordinates: int32 (type 4) in 1e-7 degree; float64 ones (type 0) are refused, not misread.
@@ -216,7 +216,7 @@ test('a version 3 to 10 file gets GRAPH_VERSION saying to re-import (version 11:
     const degrees = Float64Array.from(new Int32Array(s.data.slice().buffer), (x) => x / 1e7);
     return { ...s, type: 0, data: new Uint8Array(degrees.buffer) };
   });
-  rejects(joinFile(11, meta, asFloat), 'GRAPH_CORRUPT', /nodeLonE7/);
+  rejects(joinFile(12, meta, asFloat), 'GRAPH_CORRUPT', /nodeLonE7/);
   // Road lengths: uint32 (type 2) whole centimetres; float64 metres (the version 7 layout) are refused, not misread.
   assert.deepEqual(sections.filter((s) => s.name === 'roadLengthCm').map((s) => s.type), [2]);
   const metresAsFloat = sections.map((s) => {
@@ -224,7 +224,7 @@ test('a version 3 to 10 file gets GRAPH_VERSION saying to re-import (version 11:
     const metres = Float64Array.from(new Uint32Array(s.data.slice().buffer), (cm) => cm / 100);
     return { ...s, type: 0, data: new Uint8Array(metres.buffer) };
   });
-  rejects(joinFile(11, meta, metresAsFloat), 'GRAPH_CORRUPT', /roadLengthCm is not uint32/);
+  rejects(joinFile(12, meta, metresAsFloat), 'GRAPH_CORRUPT', /roadLengthCm is not uint32/);
   // Hierarchy arc costs (the default city's file has a hierarchy): uint32 whole steps (type 2);
   // float64 ones (the version 6 layout) are refused.
   const city = split(new Uint8Array(readFileSync(DEFAULT_GRAPH_PATH)));
@@ -234,7 +234,7 @@ test('a version 3 to 10 file gets GRAPH_VERSION saying to re-import (version 11:
     const metres = Float64Array.from(new Uint32Array(s.data.slice().buffer), (x) => x / 100);
     return { ...s, type: 0, data: new Uint8Array(metres.buffer) };
   });
-  rejects(joinFile(11, city.meta, floatCosts), 'GRAPH_CORRUPT', /distance hierarchy arcWeight is not uint32/);
+  rejects(joinFile(12, city.meta, floatCosts), 'GRAPH_CORRUPT', /distance hierarchy arcWeight is not uint32/);
   // A rank per node to check the arcs against when loading, which the loaded hierarchy (no core) does not keep.
   const cityGraph = loadGraph(DEFAULT_GRAPH_PATH);
   for (const metric of ['duration', 'distance'] as const) {
@@ -276,7 +276,7 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   const extra: RawSection = { name: 'future.section', type: 3, count: 5, data: new Uint8Array(5).fill(7) };
   // 'snap.tree': the segment tree earlier files carry, no longer read.
   const old: RawSection = { name: 'snap.tree', type: 3, count: 16, data: new Uint8Array(16).fill(3) };
-  const withExtra = decodeGraph(joinFile(11, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
+  const withExtra = decodeGraph(joinFile(12, meta, [...sections.slice(0, 3), extra, ...sections.slice(3), old]));
   assert.deepEqual(withExtra.edgeHead, graph.edgeHead);
   assert.deepEqual(SnapIndex.for(withExtra).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
   // 'snap.roadComponent': the component per road that files carried before only tiny roads kept one; skipped, facts rebuilt.
@@ -284,31 +284,31 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
     ...sections.filter((s) => !s.name.startsWith('snap.tiny')).map((s) => (s.name === 'snap.bits' ? { ...s, name: 'snap.roadBits' } : s)),
     { name: 'snap.roadComponent', type: 4, count: 2, data: new Uint8Array(8) },
   ];
-  const withOldFacts = decodeGraph(joinFile(11, meta, perRoadFacts));
+  const withOldFacts = decodeGraph(joinFile(12, meta, perRoadFacts));
   assert.equal(withOldFacts.indexes.snapRoadBits, undefined);
   assert.deepEqual(SnapIndex.for(withOldFacts).snapChoice(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snapChoice(57.7, 11.95));
   const tiny = sections.find((s) => s.name === 'snap.tinyRoads')!;
   const tinyRoads = new Uint32Array(tiny.data.slice().buffer);
   tinyRoads[1] = tinyRoads[0]; // listed twice
-  rejects(joinFile(11, meta, sections.map((s) => (s === tiny ? { ...s, data: new Uint8Array(tinyRoads.buffer) } : s))), 'GRAPH_CORRUPT', /tiny roads are not ascending/);
+  rejects(joinFile(12, meta, sections.map((s) => (s === tiny ? { ...s, data: new Uint8Array(tinyRoads.buffer) } : s))), 'GRAPH_CORRUPT', /tiny roads are not ascending/);
   const bits = sections.find((s) => s.name === 'snap.bits')!;
   const flipped = bits.data.slice();
   flipped[tinyRoads[1]] |= 1;
-  rejects(joinFile(11, meta, sections.map((s) => (s === bits ? { ...s, data: flipped } : s))), 'GRAPH_CORRUPT', /listed as outside the big components but is in one/);
+  rejects(joinFile(12, meta, sections.map((s) => (s === bits ? { ...s, data: flipped } : s))), 'GRAPH_CORRUPT', /listed as outside the big components but is in one/);
   // 'roads.tree': the tree with a box per road that files carried before it held one per eight roads; skipped, rebuilt.
   const perRoadTree = sections.map((s) => (s.name === 'roads.groupTree' ? { ...s, name: 'roads.tree' } : s));
-  const withOldTree = decodeGraph(joinFile(11, meta, perRoadTree));
+  const withOldTree = decodeGraph(joinFile(12, meta, perRoadTree));
   assert.equal(withOldTree.indexes.roadTree, undefined);
   assert.deepEqual(SnapIndex.for(withOldTree).snap(57.7, 11.95), SnapIndex.for(decodeGraph(indexedBytes)).snap(57.7, 11.95));
-  rejects(joinFile(11, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
-  rejects(joinFile(11, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
-  rejects(joinFile(11, meta, sections.filter((s) => s.name !== 'snap.bits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
+  rejects(joinFile(12, meta, [...sections, sections[2]]), 'GRAPH_CORRUPT', /firstOut appears twice/);
+  rejects(joinFile(12, meta, sections.filter((s) => s.name !== 'edgeHead')), 'GRAPH_CORRUPT', /edgeHead is missing/);
+  rejects(joinFile(12, meta, sections.filter((s) => s.name !== 'snap.bits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
   const shortBits = sections.map((s) => (s.name === 'snap.bits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
-  rejects(joinFile(11, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
+  rejects(joinFile(12, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
   // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
   attachSearchIndexes(small);
   const otherTree = split(encodeGraph(small)).sections.find((s) => s.name === 'roads.groupTree')!;
-  const swapped = decodeGraph(joinFile(11, meta, sections.map((s) => (s.name === 'roads.groupTree' ? otherTree : s))));
+  const swapped = decodeGraph(joinFile(12, meta, sections.map((s) => (s.name === 'roads.groupTree' ? otherTree : s))));
   assert.throws(() => SnapIndex.for(swapped), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /road index holds 1 boxes of 8 roads, the graph has \d+ roads/.test(err.message));
 });

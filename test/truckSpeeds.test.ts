@@ -1,10 +1,14 @@
 import { test } from 'node:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { DEFAULT_GRAPH_PATH, loadGraph, Router, vehicleOf, vehicleRoads, type Route } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { HIGHWAY_CLASSES, RoadFlag } from '../src/graph/carProfile.js';
 import type { Metric } from '../src/graph/RoadGraph.js';
 import { roadTypeOf } from '../src/routing/roadTimes.js';
+import { parseSpeedLimit } from '../src/graph/vehicleLimits.js';
 import type { Vehicle } from '../src/routing/vehicle.js';
 import { DetourError } from '../src/errors.js';
 import { close, dijkstra, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
@@ -112,4 +116,46 @@ test('the default city: a truck\'s steps sum to its legs; its matrix equals its 
   }
   assert.deepEqual(route.vehicle?.speedPreferences, vehicle.speedPreferences);
   assert.throws(() => router.matrix({ origins: Array(51).fill(points[0]), destinations: Array(51).fill(points[1]), vehicle }), /at most 2500 elements/);
+});
+
+/** West stub, then a direct primary road signed `maxspeed:hgv=20` and a longer secondary road round it, then the east stub. */
+const SIGNED = `<?xml version="1.0" encoding="UTF-8"?>
+<osm version="0.6">
+  <node id="1" lat="0" lon="-0.005"/>
+  <node id="2" lat="0" lon="0"/>
+  <node id="3" lat="0.01" lon="0.01"/>
+  <node id="4" lat="0" lon="0.02"/>
+  <node id="5" lat="0" lon="0.025"/>
+  <way id="10"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/></way>
+  <way id="11"><nd ref="2"/><nd ref="4"/><tag k="highway" v="primary"/><tag k="maxspeed:hgv" v="20"/></way>
+  <way id="12"><nd ref="2"/><nd ref="3"/><nd ref="4"/><tag k="highway" v="secondary"/><tag k="maxspeed:hgv" v="fast"/></way>
+  <way id="13"><nd ref="4"/><nd ref="5"/><tag k="highway" v="residential"/><tag k="maxspeed:hgv" v="none"/></way>
+</osm>
+`;
+
+test('maxspeed:hgv: read in its forms and counted; a truck keeps off a road signed slow for it where a car takes it', async () => {
+  for (const [raw, want] of [['60', 60], ['60 km/h', 60], ['40 mph', 40 * 1.609344], ['none', 'none'], ['signals', undefined], ['-5', undefined]] as const) {
+    const got = parseSpeedLimit(raw);
+    if (typeof want === 'number') assert.ok(typeof got === 'number' && Math.abs(got - want) < 1e-9, `${raw}: ${got}`);
+    else assert.equal(got, want, raw);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'detour-hgv-speed-'));
+  writeFileSync(join(dir, 'signed.osm'), SIGNED);
+  const { graph, summary } = await importOsmWithSummary(join(dir, 'signed.osm'), 'xml');
+  assert.deepEqual([summary.vehicleLimits.read, summary.vehicleLimits.noLimit, summary.vehicleLimits.unreadable], [{ 'maxspeed:hgv': 1 }, { 'maxspeed:hgv': 1 }, { 'maxspeed:hgv': 1 }]);
+  const router = new Router(graph);
+  const primary = router.snap({ latitude: 0, longitude: 0.01 }, 'probe').road;
+  assert.equal(graph.roadLimits(primary)?.hgvSpeedKmh, 20);
+  const points = [{ latitude: 0, longitude: -0.004 }, { latitude: 0, longitude: 0.024 }];
+  const roads = (r: Route) => r.legs[0].edges.map((e) => graph.edgeRoad[e]);
+  const car = router.route({ points }), truck = router.route({ points, vehicle: FLEET[0].vehicle });
+  assert.ok(roads(car).includes(primary), 'the car takes the primary road');
+  assert.ok(!roads(truck).includes(primary), 'the truck goes round it');
+  // The same truck forced onto it (THE_SHORTEST) drives it at 20 km/h.
+  const shortest = router.route({ points, vehicle: FLEET[0].vehicle, calculationMode: 'THE_SHORTEST' });
+  assert.ok(roads(shortest).includes(primary));
+  assert.ok(shortest.duration > graph.roadMetres(primary) / (20 / 3.6), `${shortest.duration} s: not at 20 km/h on ${graph.roadMetres(primary)} m`);
+  // A bus (heavy) keeps off it too; a light vehicle, with preferences for other road types, does not.
+  assert.ok(!roads(router.route({ points, vehicle: FLEET[1].vehicle })).includes(primary));
+  assert.ok(roads(router.route({ points, vehicle: vehicleOf('CAR_WITH_THREE_SIMPLE_AXLES', null, 'x', [{ roadType: 'HIGHWAY', speed: 50 }]) })).includes(primary));
 });

@@ -7,7 +7,7 @@ import { SharedOrPlainBuffer } from './sharedGraph.js';
 import { LIMIT_STRIDE } from './vehicleLimits.js';
 
 /**
- * The detour graph file (format version 11):
+ * The detour graph file (format version 12):
  *   magic "DETOURGR" | u32 format version | u32 section count | u32 meta JSON byte length | u32 reserved
  *   meta JSON (UTF-8), padded to 8 bytes
  *   per section: u32 element type | u32 element count | u32 name byte length | u32 reserved,
@@ -29,7 +29,8 @@ import { LIMIT_STRIDE } from './vehicleLimits.js';
  * overlay's second cliques, `cells.durationSecond` and `cells.distanceSecond`, and drops the nested
  * dissection order; version 10 adds the limits on heavy vehicles, `limitRoads`, `limitValues`,
  * `limitAccess`, so a truck is never routed on a graph that could not know them; version 11 the roads'
- * labels, `roadLabel`, `labelBytes`, `labelStart`, for turn-by-turn instructions). A hierarchy's rank
+ * labels, `roadLabel`, `labelBytes`, `labelStart`, for turn-by-turn instructions; version 12 a sixth
+ * figure per limited road, heavy goods vehicles' `maxspeed:hgv`). A hierarchy's rank
  * is its contraction order, or any order its arcs lead up in when contraction left no core (then
  * only loading reads it, to check the arcs, and the loaded hierarchy drops it). graphFile.ts
  * writes and reads files section by section (no whole-file buffer, so files over 2 GiB work);
@@ -37,7 +38,7 @@ import { LIMIT_STRIDE } from './vehicleLimits.js';
  * use them without a copy. No node: import: this module runs in a browser too.
  */
 export const GRAPH_MAGIC = 'DETOURGR';
-export const GRAPH_FORMAT_VERSION = 11;
+export const GRAPH_FORMAT_VERSION = 12;
 
 const TYPES = [Float64Array, Float32Array, Uint32Array, Uint8Array, Int32Array, Uint16Array] as const;
 /** A section's array. */

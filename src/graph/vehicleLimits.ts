@@ -3,7 +3,7 @@ import type { OsmTags } from './carProfile.js';
 /**
  * The legal limits OSM puts on roads for heavy vehicles, as the import reads them: dimensions and
  * weights (`maxheight`, `maxwidth`, `maxlength`, `maxweight`, `maxaxleload`, on ways and on barrier
- * nodes), heavy-goods and goods access (`hgv`, `goods`, falling back to `motor_vehicle`, `vehicle`,
+ * nodes), heavy goods vehicles' speed limit (`maxspeed:hgv`), heavy-goods and goods access (`hgv`, `goods`, falling back to `motor_vehicle`, `vehicle`,
  * `access`) and `hazmat=no`. A graph stores them only for the roads that carry one (RoadLimitTable).
  */
 
@@ -21,31 +21,37 @@ export const AccessBits = {
   NO_HAZMAT: 16,
 } as const;
 
-/** The limits on one road (undefined members: no limit). Metres and tonnes. */
+/** The limits on one road (undefined members: no limit). Metres, tonnes, km/h. */
 export interface RoadLimits {
   heightM?: number;
   widthM?: number;
   lengthM?: number;
   weightT?: number;
   axleLoadT?: number;
+  /** `maxspeed:hgv`: heavy goods vehicles' speed limit (it slows them; it closes nothing). */
+  hgvSpeedKmh?: number;
   hgv: LimitAccessValue;
   goods: LimitAccessValue;
   noHazmat: boolean;
 }
 
-/** The dimension and weight members of RoadLimits, in the order a graph stores them (LIMIT_STRIDE per road). */
+/** The dimension and weight members of RoadLimits: a vehicle above one may not use the road. */
 export const LIMIT_FIELDS = ['heightM', 'widthM', 'lengthM', 'weightT', 'axleLoadT'] as const;
 export type LimitField = (typeof LIMIT_FIELDS)[number];
-export const LIMIT_STRIDE = LIMIT_FIELDS.length;
+/** Every figure a graph stores per limited road, in this order (LIMIT_STRIDE uint16 per road). */
+export const STORED_FIELDS = [...LIMIT_FIELDS, 'hgvSpeedKmh'] as const;
+export type StoredField = (typeof STORED_FIELDS)[number];
+export const LIMIT_STRIDE = STORED_FIELDS.length;
 /**
- * Stored units per metre or tonne: centimetres for dimensions, 10 kg for weights (uint16: up to
- * 655 m, 655 t). A value is rounded down to its unit, so a stored limit never exceeds the signed one.
+ * Stored units per metre, tonne or km/h: centimetres for dimensions, 10 kg for weights, whole km/h
+ * (uint16: up to 655 m, 655 t). A value is rounded down to its unit, so a stored limit never
+ * exceeds the signed one.
  */
-export const LIMIT_UNITS_PER: Readonly<Record<LimitField, number>> = { heightM: 100, widthM: 100, lengthM: 100, weightT: 100, axleLoadT: 100 };
+export const LIMIT_UNITS_PER: Readonly<Record<StoredField, number>> = { heightM: 100, widthM: 100, lengthM: 100, weightT: 100, axleLoadT: 100, hgvSpeedKmh: 1 };
 
 /** The OSM key each field is read from. */
-export const LIMIT_KEYS: Readonly<Record<LimitField, string>> = {
-  heightM: 'maxheight', widthM: 'maxwidth', lengthM: 'maxlength', weightT: 'maxweight', axleLoadT: 'maxaxleload',
+export const LIMIT_KEYS: Readonly<Record<StoredField, string>> = {
+  heightM: 'maxheight', widthM: 'maxwidth', lengthM: 'maxlength', weightT: 'maxweight', axleLoadT: 'maxaxleload', hgvSpeedKmh: 'maxspeed:hgv',
 };
 
 /** What the import read: per key, values used, values meaning "no limit", values it could not read; and conditional keys left unread. */
@@ -101,6 +107,16 @@ export function parseWeightLimit(value: string | undefined): number | 'none' | u
   return positive(n);
 }
 
+/** A speed in km/h: `60`, `60 km/h`, `40 mph`; 'none' for a value that signs no limit; undefined when unreadable. */
+export function parseSpeedLimit(value: string | undefined): number | 'none' | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().toLowerCase();
+  if (NO_LIMIT.has(v)) return 'none';
+  const m = /^(\d+(?:\.\d+)?)\s*(km\/h|kmh|kph|mph)?$/.exec(v);
+  if (!m) return undefined;
+  return positive(m[2] === 'mph' ? Number(m[1]) * 1.609344 : Number(m[1]));
+}
+
 const positive = (n: number): number | undefined => (n > 0 && Number.isFinite(n) ? n : undefined);
 
 const DENIED = new Set(['no', 'private', 'agricultural', 'forestry', 'military', 'emergency', 'permit', 'agricultural;forestry']);
@@ -130,12 +146,12 @@ const GOODS_KEYS = ['goods', 'motor_vehicle', 'vehicle', 'access'];
 export function readRoadLimits(tags: OsmTags, counts?: LimitCounts): RoadLimits | undefined {
   const limits: RoadLimits = { hgv: accessOf(tags, HGV_KEYS), goods: accessOf(tags, GOODS_KEYS), noHazmat: tags.hazmat === 'no' };
   let any = limits.hgv !== LimitAccess.YES || limits.goods !== LimitAccess.YES || limits.noHazmat;
-  for (const field of LIMIT_FIELDS) {
+  for (const field of STORED_FIELDS) {
     const key = LIMIT_KEYS[field];
     const raw = tags[key];
     if (counts && tags[`${key}:conditional`] !== undefined) counts.conditional++;
     if (raw === undefined) continue;
-    const value = field === 'weightT' || field === 'axleLoadT' ? parseWeightLimit(raw) : parseLengthLimit(raw);
+    const value = field === 'hgvSpeedKmh' ? parseSpeedLimit(raw) : field === 'weightT' || field === 'axleLoadT' ? parseWeightLimit(raw) : parseLengthLimit(raw);
     if (counts) {
       const bucket = value === undefined ? counts.unreadable : value === 'none' ? counts.noLimit : counts.read;
       bucket[key] = (bucket[key] ?? 0) + 1;
@@ -153,7 +169,7 @@ export function readRoadLimits(tags: OsmTags, counts?: LimitCounts): RoadLimits 
 export function strictestLimits(a: RoadLimits | undefined, b: RoadLimits | undefined): RoadLimits | undefined {
   if (!a || !b) return a ?? b;
   const out: RoadLimits = { hgv: Math.max(a.hgv, b.hgv) as LimitAccessValue, goods: Math.max(a.goods, b.goods) as LimitAccessValue, noHazmat: a.noHazmat || b.noHazmat };
-  for (const f of LIMIT_FIELDS) {
+  for (const f of STORED_FIELDS) {
     const x = a[f], y = b[f];
     if (x !== undefined || y !== undefined) out[f] = Math.min(x ?? Infinity, y ?? Infinity);
   }
@@ -164,11 +180,11 @@ export function strictestLimits(a: RoadLimits | undefined, b: RoadLimits | undef
 export function sameStoredLimits(a: RoadLimits | undefined, b: RoadLimits | undefined): boolean {
   if (!a || !b) return a === b;
   if (accessByte(a) !== accessByte(b)) return false;
-  return LIMIT_FIELDS.every((f) => storedLimit(a[f], f) === storedLimit(b[f], f));
+  return STORED_FIELDS.every((f) => storedLimit(a[f], f) === storedLimit(b[f], f));
 }
 
 /** A limit in its stored unit (0: none; at most 65,535, which is far above any vehicle). */
-export function storedLimit(value: number | undefined, field: LimitField): number {
+export function storedLimit(value: number | undefined, field: StoredField): number {
   if (value === undefined) return 0;
   return Math.max(1, Math.min(0xffff, Math.floor(value * LIMIT_UNITS_PER[field] + 1e-6)));
 }
@@ -179,8 +195,8 @@ export function accessByte(l: RoadLimits): number {
 
 /**
  * A graph's limits, kept for the roads that carry one: `roads` ascending, `values` LIMIT_STRIDE
- * uint16 per road in LIMIT_FIELDS order (LIMIT_UNITS_PER; 0 is no limit), `access` one byte per road
- * (AccessBits). About 15 bytes per limited road; nothing for the others.
+ * uint16 per road in STORED_FIELDS order (LIMIT_UNITS_PER; 0 is no limit), `access` one byte per road
+ * (AccessBits). About 17 bytes per limited road; nothing for the others.
  */
 export interface RoadLimitArrays {
   limitRoads: Uint32Array;
@@ -199,7 +215,7 @@ export function limitArrays(perRoad: readonly (RoadLimits | undefined)[]): RoadL
   perRoad.forEach((l, r) => {
     if (!l) return;
     limitRoads[k] = r;
-    LIMIT_FIELDS.forEach((f, i) => { limitValues[k * LIMIT_STRIDE + i] = storedLimit(l[f], f); });
+    STORED_FIELDS.forEach((f, i) => { limitValues[k * LIMIT_STRIDE + i] = storedLimit(l[f], f); });
     limitAccess[k] = accessByte(l);
     k++;
   });
@@ -214,7 +230,7 @@ export function limitsAt(a: RoadLimitArrays, k: number): RoadLimits {
     goods: ((bits >> AccessBits.GOODS_SHIFT) & 3) as LimitAccessValue,
     noHazmat: (bits & AccessBits.NO_HAZMAT) !== 0,
   };
-  LIMIT_FIELDS.forEach((f, i) => {
+  STORED_FIELDS.forEach((f, i) => {
     const v = a.limitValues[k * LIMIT_STRIDE + i];
     if (v > 0) out[f] = v / LIMIT_UNITS_PER[f];
   });

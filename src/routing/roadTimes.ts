@@ -1,6 +1,7 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { HIGHWAY_CLASSES, RoadFlag } from '../graph/carProfile.js';
 import { COST_STEP, roadMillis, type RoadGraph } from '../graph/RoadGraph.js';
+import { LIMIT_STRIDE, STORED_FIELDS } from '../graph/vehicleLimits.js';
 
 /** Maplink's road types (`speedPreferences[].roadType`). */
 export const ROAD_TYPES = [
@@ -20,7 +21,8 @@ export interface SpeedPreference {
  * Heavy vehicles' speeds: Brazil's Código de Trânsito (CTB, Lei 9.503/1997, art. 61) limits every
  * vehicle other than cars, vans and motorcycles to 90 km/h on highways, and heavy vehicles drive
  * fast roads slower than cars: 90 % of the car's speed where that exceeds 50 km/h (GraphHopper's
- * truck custom model). Urban limits are the same for every vehicle.
+ * truck custom model). Urban limits are the same for every vehicle. A road's `maxspeed:hgv`
+ * lowers a heavy vehicle's speed further where it is signed.
  */
 export const HEAVY_MAX_KMH = 90;
 export const HEAVY_FACTOR = 0.9;
@@ -118,10 +120,18 @@ export function roadTimes(graph: RoadGraph, rules: SpeedRules): RoadTimes | unde
   const car = graph.roadMillis, R = graph.roadCount;
   const speedKmh = new Float32Array(R), millis = new Uint32Array(R);
   const retimed: number[] = [];
+  // Heavy vehicles' signed limits (maxspeed:hgv), read along the ascending limited roads.
+  const { limitRoads, limitValues } = graph, hgvSpeed = STORED_FIELDS.indexOf('hgvSpeedKmh');
+  let next = 0;
   for (let r = 0; r < R; r++) {
     const carKmh = roadSpeedKmh[r], flags = roadFlags[r];
     let kmh = carKmh;
     if (heavy) kmh = Math.min(kmh, HEAVY_MAX_KMH, carKmh > HEAVY_FACTOR_ABOVE_KMH ? carKmh * HEAVY_FACTOR : carKmh);
+    while (next < limitRoads.length && limitRoads[next] < r) next++;
+    if (heavy && next < limitRoads.length && limitRoads[next] === r) {
+      const signed = limitValues[next * LIMIT_STRIDE + hgvSpeed];
+      if (signed > 0) kmh = Math.min(kmh, signed);
+    }
     const combo = (roadClass[r] << 16) | (flags & (RoadFlag.FERRY | RoadFlag.UNPAVED));
     let t = typeIndex.get(combo);
     if (t === undefined) typeIndex.set(combo, (t = ROAD_TYPES.indexOf(roadTypeOf(roadClass[r], flags))));
