@@ -88,7 +88,8 @@ export class OverlayManyToMany {
   /**
    * Fills `outCost[s * targets.length + t]` (and `outSecond`: the other metric along the same
    * path) with the cheapest cost from any endpoint of source s to any endpoint of target t around
-   * the roads `blocked` marks (`closedRoads` lists them, repeats allowed), endpoint costs included;
+   * the roads `blocked` marks (`closedRoads` lists them, repeats allowed, and any other road whose
+   * cost differs from the overlay's cliques': a vehicle's slower roads), endpoint costs included;
    * Infinity where none connects. Empty endpoint lists leave their row or column at Infinity.
    * With `penalty` (and `outPlain`, the costs without it), the roads it prices cost their penalty
    * too, and their cells are walked by every search (a clique knows no penalty).

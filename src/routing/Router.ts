@@ -80,15 +80,18 @@ export class Router {
   private readonly cliques: ZoneCliques;
   /** Routers over the graph with a vehicle's slower road times (timedRouter), by their speeds' key; the most recently used last. */
   private readonly timedRouters = new Map<string, Router>();
-  /** Set on such a router: its graph's road times, and where they differ from the car's. */
-  private readonly times?: RoadTimes;
+  /** Set on such a router: its graph's road times, and where they differ from the car's (the matrix reads them). */
+  readonly times?: RoadTimes;
+  /** Set on such a router: the router with the car's times it was made from. */
+  readonly car?: Router;
   private readonly options: RouterOptions;
 
-  /** `times`: for timedRouter only (the graph is then a view with those times). */
-  constructor(graph: HierarchyGraph, options: RouterOptions = {}, times?: RoadTimes) {
+  /** `times`, `car`: for timedRouter only (the graph is then a view with those times). */
+  constructor(graph: HierarchyGraph, options: RouterOptions = {}, times?: RoadTimes, car?: Router) {
     this.graph = graph;
     this.options = options;
     this.times = times;
+    this.car = car;
     this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
     this.search =
@@ -240,7 +243,7 @@ export class Router {
    * as route() does. Elements without a route are NaN with the reason in `failures`.
    */
   matrix(request: MatrixRequest): MatrixResult {
-    return computeMatrix(this, request);
+    return computeMatrix(this.timedRouter(request.vehicle) ?? this, request);
   }
 
   /**
@@ -399,7 +402,7 @@ export class Router {
     const view = this.graph.withRoadTimes(times.speedKmh, times.millis);
     const name = this.search.name;
     const engine = name === 'astar' ? new AStarSearch(view, { landmarks: this.options.landmarks }) : name === 'ngraph' ? new NgraphSearch(view) : this.search;
-    router = new Router(view, { ...this.options, engine, snapIndex: this.snapIndex, zoneCliqueBytes: 0 }, times);
+    router = new Router(view, { ...this.options, engine, snapIndex: this.snapIndex, zoneCliqueBytes: 0 }, times, this);
     if (keep) router.kept = true;
     this.timedRouters.set(key, router);
     for (const [k, r] of this.timedRouters) {

@@ -15,6 +15,7 @@ import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceT
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
 import { vehicleSpeedsKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import type { RoadTimes } from './roadTimes.js';
 import { departureOf, scheduleStates } from './RoadSchedule.js';
 import { sortedIndexOf } from '../graph/csr.js';
 
@@ -53,6 +54,10 @@ export interface MatrixRouter {
   vehicleRoads(vehicle: Vehicle): VehicleRoads;
   legalFor(vehicle?: Vehicle): ((road: number) => boolean) | undefined;
   route(request: RouteRequest): Route;
+  /** A vehicle's road times when the graph is a view with them (Router.timedRouter): its slower roads' cells are customized or walked. */
+  readonly times?: RoadTimes;
+  /** With times: the router with the car's times (whose free buckets tell which pairs connect at all). */
+  readonly car?: MatrixRouter;
 }
 
 /** Why one element of a matrix has no value. */
@@ -123,8 +128,8 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
 export function computeMatrix(router: MatrixRouter, given: MatrixRequest): MatrixResult {
   // The zones whose vehicles rule takes in the request's vehicle (each element is Router.route's, which keeps the same).
   const request = given.zones ? { ...given, zones: zonesFor(given.zones, given.vehicle) } : given;
-  // A vehicle slower than a car somewhere: its times are not the hierarchy's nor the overlay's cliques'.
-  if (vehicleSpeedsKey(request.vehicle) !== undefined) return softMatrix(router, request.zones?.some((z) => z.zone.schedule !== undefined) ? { ...request, departure: departureOf(request.departure) } : request);
+  // A vehicle slower than a car somewhere, asked of a router without its times (Router.matrix passes its timed router): route by route.
+  if (!router.times && vehicleSpeedsKey(request.vehicle) !== undefined) return softMatrix(router, request.zones?.some((z) => z.zone.schedule !== undefined) ? { ...request, departure: departureOf(request.departure) } : request);
   if (request.zones?.some((z) => softCostPerMetre(z.zone) !== undefined || z.zone.schedule !== undefined)) {
     // Every element leaves at the same instant: the request's, or now once.
     const timed = { ...request, departure: departureOf(request.departure) };
@@ -156,16 +161,20 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const cost = new Float64Array(total), second = new Float64Array(total);
     const engines = matrixEngines(router);
     const ch = graph.hierarchy[metric];
-    if (!masks.all) {
-      engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
+    // A vehicle's slower roads: their cells' cliques (a car's) are made again with its times, or walked.
+    const retimed = router.times?.retimed;
+    if (!masks.all && !retimed) {
+      engines.buckets().run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
     } else {
       // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      engines.overlay().run(metric, from, to, masks.all, closedRoadList(graph, masks, true), cost, second);
+      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closedRoadList(graph, masks, true, retimed), cost, second);
       request.onProgress?.(Math.round(total / 2), total);
     }
-    const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, graph, ch, sources, targets, cost, (o, d) => {
+    // Which pairs connect at all does not depend on the times: the car's buckets tell.
+    const car = router.car ?? router;
+    const freeCost = masks.zone ? freeCostsWhereClosedFail(matrixEngines(car), car.graph, car.graph.hierarchy![metric], sources, targets, cost, (o, d) => {
       const from = origins[o], to = destinations[d];
       return from.snap !== undefined && to.snap !== undefined && !(from.tiny >= 0 && from.tiny === to.tiny) && !onZoneRoad(from) && !onZoneRoad(to);
     }) : undefined;
@@ -208,7 +217,7 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
         metric,
         origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
         destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        masks.hard ?? engines.noRoads(), closedRoadList(graph, masks, false), penalised, penalisedSecond, penalty, plain,
+        masks.hard ?? engines.noRoads(), closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain,
       );
       for (const i of entering) {
         const o = Math.floor(i / D), d = i % D;
@@ -249,7 +258,7 @@ function freeCostsWhereClosedFail(
     }
   }
   if (!any) return free;
-  engines.buckets.run(ch, otherMetricArcCosts(graph, ch), sources.map((l, o) => (rows[o] ? l : [])), targets.map((l, d) => (columns[d] ? l : [])), free, new Float64Array(O * D));
+  engines.buckets().run(ch, otherMetricArcCosts(graph, ch), sources.map((l, o) => (rows[o] ? l : [])), targets.map((l, d) => (columns[d] ? l : [])), free, new Float64Array(O * D));
   return free;
 }
 
@@ -414,15 +423,17 @@ function setElement(result: MatrixResult, i: number, metric: Metric, cost: numbe
 
 /**
  * The roads a request closes, as a list (repeats allowed): the zones' road lists, and the roads
- * marked in a caller's full-size mask (the one scan over every road is the caller's own mask).
+ * marked in a caller's full-size mask (the one scan over every road is the caller's own mask);
+ * then `retimed`, roads not closed whose cells' cliques are not the vehicle's.
  */
-function closedRoadList(graph: RoadGraph, masks: RoadMasks, withSoft: boolean): ArrayLike<number> {
+function closedRoadList(graph: RoadGraph, masks: RoadMasks, withSoft: boolean, retimed?: ArrayLike<number>): ArrayLike<number> {
   const list: number[] = [];
   const add = (l: ArrayLike<number>) => { for (let i = 0; i < l.length; i++) list.push(l[i]); };
   if (withSoft) masks.softLists.forEach(add);
   const hard = masks.hard;
   if (masks.hardLists) masks.hardLists.forEach(add);
   else if (hard) for (let r = 0, n = Math.min(hard.length, graph.roadCount); r < n; r++) if (hard[r]) list.push(r);
+  if (retimed) add(retimed);
   return list;
 }
 
@@ -435,12 +446,14 @@ export function prepareMatrices(router: MatrixRouter): void {
   const h = router.graph.hierarchy;
   if (!h) return;
   for (const metric of ['duration', 'distance'] as const) otherMetricArcCosts(router.graph, h[metric]);
+  engines.buckets();
   if (h.overlay?.fine) engines.overlay();
 }
 
 /** Scratch searches per router, made by prepareMatrices or at its first matrix, and reused by later ones. */
 interface MatrixEngines {
-  buckets: BucketManyToMany;
+  /** The CH buckets for free matrices (made at the first one). */
+  buckets(): BucketManyToMany;
   /** The overlay's many-to-many around closed roads (made at the first matrix with some). */
   overlay(): OverlayManyToMany;
   /** A mask closing no road (made once). */
@@ -453,10 +466,10 @@ function matrixEngines(router: MatrixRouter): MatrixEngines {
   let engines = enginesByRouter.get(router);
   if (!engines) {
     const graph = router.graph;
-    let overlay: OverlayManyToMany | undefined, none: Uint8Array | undefined;
+    let overlay: OverlayManyToMany | undefined, none: Uint8Array | undefined, buckets: BucketManyToMany | undefined;
     engines = {
       noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
-      buckets: new BucketManyToMany(graph),
+      buckets: () => (buckets ??= new BucketManyToMany(graph)),
       overlay: () => (overlay ??= new OverlayManyToMany(graph, graph.hierarchy!.overlay as CellOverlay & { fine: CellOverlay })),
     };
     enginesByRouter.set(router, engines);
