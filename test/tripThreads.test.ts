@@ -81,6 +81,17 @@ test('a trip thread prepares its vehicle classes one per turn, after the zones w
   assert.equal(JSON.parse(reply.json).totalDistance, Math.round(new Router(graph).route({ points: [west, east], vehicle: truck }).distance));
 });
 
+test('the road times of the vehicles threads prepare are made once, on shared memory, and adopted by each thread\'s router', () => {
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, bus = vehicleOf('BUS_WITH_TWO_DOUBLE_AXLES')!, car = vehicleOf('CAR')!;
+  const data = sharedRouterData(graph, undefined, [truck, bus, car, vehicleOf('TRUCK_WITH_SIX_DOUBLE_AXLES')!]);
+  assert.equal(data.roadTimes.length, 1, 'trucks and buses drive at the same heavy speeds; a car at its own');
+  assert.ok(data.roadTimes[0].millis.buffer instanceof SharedArrayBuffer);
+  const threadRouter = routerOnSharedData(data);
+  assert.equal(threadRouter.timedRouter(bus)!.graph.roadMillis, data.roadTimes[0].millis, 'adopted, not made again');
+  const points = [west, east];
+  assert.equal(threadRouter.route({ points, vehicle: truck }).duration, new Router(graph).route({ points, vehicle: truck }).duration);
+});
+
 test('the service runs trips on threads: zones are customized there once calculated (/health counts them), trips answer as an unprepared router does, a deleted zone is let go, and the event loop answers while a trip is calculated', async () => {
   const kind = sqliteKind();
   const store = await kind.open();

@@ -80,6 +80,8 @@ export class Router {
   private readonly cliques: ZoneCliques;
   /** Routers over the graph with a vehicle's slower road times (timedRouter), by their speeds' key; the most recently used last. */
   private readonly timedRouters = new Map<string, Router>();
+  /** Road times adoptRoadTimes was given, by key. */
+  private readonly adoptedTimes = new Map<string, RoadTimes>();
   /** Set on such a router: its graph's road times, and where they differ from the car's (the matrix reads them). */
   readonly times?: RoadTimes;
   /** Set on such a router: the router with the car's times it was made from. */
@@ -397,7 +399,7 @@ export class Router {
     if (key === undefined) return undefined;
     let router = this.timedRouters.get(key);
     if (router) { this.timedRouters.delete(key); this.timedRouters.set(key, router); return router; }
-    const times = roadTimes(this.graph, speedRules(vehicle!));
+    const times = this.adoptedTimes.get(key) ?? roadTimes(this.graph, speedRules(vehicle!));
     if (!times) return undefined;
     const view = this.graph.withRoadTimes(times.speedKmh, times.millis);
     const name = this.search.name;
@@ -414,6 +416,12 @@ export class Router {
 
   /** A timed router prepareVehicle made: never let go. */
   private kept = false;
+
+  /** Road times made elsewhere for this graph (a service's main thread, on shared memory): timedRouter takes them instead of making its own. */
+  adoptRoadTimes(times: RoadTimes): void {
+    if (times.millis.length !== this.graph.roadCount) throw new DetourError(ErrorCode.INVALID_INPUT, `road times of ${times.millis.length} roads for a graph of ${this.graph.roadCount}`);
+    this.adoptedTimes.set(times.key, times);
+  }
 
   /** The roads closed to a vehicle: prepared (prepareVehicle), or kept for the last few vehicles routed (a fleet sends few distinct ones). */
   vehicleRoads(vehicle: Vehicle): VehicleRoads {

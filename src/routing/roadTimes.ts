@@ -118,7 +118,9 @@ export function roadTimes(graph: RoadGraph, rules: SpeedRules): RoadTimes | unde
   const typeIndex = new Map<number, number>();
   const { roadSpeedKmh, roadLengthCm, roadClass, roadFlags } = graph;
   const car = graph.roadMillis, R = graph.roadCount;
-  const speedKmh = new Float32Array(R), millis = new Uint32Array(R);
+  // On shared memory where there is any: a service's threads adopt the times its main thread made (Router.adoptRoadTimes).
+  const shared = (bytes: number) => (typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  const speedKmh = new Float32Array(shared(4 * R)), millis = new Uint32Array(shared(4 * R));
   const retimed: number[] = [];
   // Heavy vehicles' signed limits (maxspeed:hgv), read along the ascending limited roads.
   const { limitRoads, limitValues } = graph, hgvSpeed = STORED_FIELDS.indexOf('hgvSpeedKmh');

@@ -8,6 +8,8 @@ import { withHierarchy } from '../hierarchy/hierarchySections.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { zoneRules } from '../zones/Zone.js';
 import { Router, type RouterOptions } from './Router.js';
+import { roadTimes, type RoadTimes } from './roadTimes.js';
+import { speedRules, vehicleSpeedsKey, type Vehicle } from './vehicle.js';
 
 /**
  * What a worker thread needs for a Router over the caller's graph: its arrays, hierarchy, overlay
@@ -20,20 +22,32 @@ export interface SharedRouterData {
   indexes: GraphIndexes;
   /** Derived per road by the caller's graph once, shared rather than derived again per thread. */
   roadMillis: Uint32Array;
+  /** The road times of the vehicles the threads prepare, made once (8 B per road each) rather than per thread. */
+  roadTimes: RoadTimes[];
   maxSnapDistance?: number;
 }
 
 /** The graph as a worker thread receives it; the snap index is made here first (on shared memory) so the thread adopts it. */
-export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number): SharedRouterData {
+export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number, vehicles: readonly Vehicle[] = []): SharedRouterData {
   SnapIndex.for(graph);
-  return { arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, roadMillis: graph.roadMillis, maxSnapDistance };
+  const times = new Map<string, RoadTimes>();
+  for (const v of vehicles) {
+    const key = vehicleSpeedsKey(v);
+    if (key !== undefined && !times.has(key)) times.set(key, roadTimes(graph, speedRules(v))!);
+  }
+  return {
+    arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, roadMillis: graph.roadMillis,
+    roadTimes: [...times.values()], maxSnapDistance,
+  };
 }
 
 /** A worker thread's Router over the graph sharedRouterData posted: nothing is copied or rebuilt. */
 export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterOptions, 'maxSnapDistance'> = {}): Router {
   const graph = withHierarchy(new RoadGraph(data.arrays, data.meta, data.indexes), data.hierarchy);
   graph.adoptRoadMillis(data.roadMillis);
-  return new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
+  const router = new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
+  for (const t of data.roadTimes) router.adoptRoadTimes(t);
+  return router;
 }
 
 /**

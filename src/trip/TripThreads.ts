@@ -245,7 +245,7 @@ export class TripThreads {
   private thread(i: number): Thread {
     const existing = this.slots[i];
     if (existing) return existing;
-    this.shared ??= sharedRouterData(this.graph, this.options.maxSnapDistance);
+    this.shared ??= sharedRouterData(this.graph, this.options.maxSnapDistance, this.options.vehicles);
     const data: TripWorkerData = { router: this.shared, zoneCliqueBytes: this.options.zoneCliqueBytes, vehicles: this.options.vehicles };
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'tripWorker', data), () => {
       if (this.slots[i] === thread) this.slots[i] = undefined;
