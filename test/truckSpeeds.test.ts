@@ -98,7 +98,7 @@ for (const [name, open] of [
   });
 }
 
-test('the default city: a truck\'s steps sum to its legs; the answer names the preferences', () => {
+test('the default city: a truck\'s steps sum to its legs; the answer names the preferences; every engine routes its times', () => {
   const graph = loadGraph(DEFAULT_GRAPH_PATH);
   const router = new Router(graph);
   const vehicle = FLEET[1].vehicle;
@@ -109,6 +109,11 @@ test('the default city: a truck\'s steps sum to its legs; the answer names the p
     assert.ok(Math.abs(sum - leg.duration) < 1e-6, `steps ${sum} s against the leg's ${leg.duration} s`);
   }
   assert.deepEqual(route.vehicle?.speedPreferences, vehicle.speedPreferences);
+  // The other engines route the vehicle's times too (each on its own view of the graph).
+  for (const engine of ['astar', 'ngraph'] as const) {
+    const other = new Router(graph, { engine, landmarks: 4 }).route({ points, vehicle });
+    assert.ok(close(other.duration, route.duration, 1e-9), `${engine}: ${other.duration} s against ${route.duration} s`);
+  }
 });
 
 test('the default city: matrices for heavy vehicles and speed preferences equal their routes, around zones and stops inside them too, both modes', () => {

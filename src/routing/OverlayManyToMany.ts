@@ -63,6 +63,8 @@ export class OverlayManyToMany {
   private readonly buckets: BucketIndex;
   /** Nodes settled by the last run, all searches together. */
   settledCount = 0;
+  /** Per road, the run's travel times in whole milliseconds (run's `millis`, else the graph's). */
+  private millis: Uint32Array;
 
   constructor(private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay }) {
     const n = graph.nodeCount;
@@ -83,6 +85,7 @@ export class OverlayManyToMany {
     this.customSlot = new Int32Array(smallCells);
     this.records = new NodeRecords(n);
     this.buckets = new BucketIndex(n);
+    this.millis = graph.roadMillis;
   }
 
   /**
@@ -92,13 +95,16 @@ export class OverlayManyToMany {
    * cost differs from the overlay's cliques': a vehicle's slower roads), endpoint costs included;
    * Infinity where none connects. Empty endpoint lists leave their row or column at Infinity.
    * With `penalty` (and `outPlain`, the costs without it), the roads it prices cost their penalty
-   * too, and their cells are walked by every search (a clique knows no penalty).
+   * too, and their cells are walked by every search (a clique knows no penalty). With `millis`, roads
+   * take those times (a vehicle's, never below the graph's; `closedRoads` then lists the roads
+   * where they differ, so their cells' cliques are made with them).
    */
   run(
     metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array, closedRoads: ArrayLike<number>,
-    outCost: Float64Array, outSecond: Float64Array, penalty?: Penalty, outPlain?: Float64Array,
+    outCost: Float64Array, outSecond: Float64Array, penalty?: Penalty, outPlain?: Float64Array, millis?: Uint32Array,
   ): void {
     this.settledCount = 0;
+    this.millis = millis ?? this.graph.roadMillis;
     const count = (lists: CostedEndpoint[][]) => lists.reduce((n, l) => n + (l.length > 0 ? 1 : 0), 0);
     const wide = Math.min(count(sources), count(targets));
     // Penalised cells are customized when more searches would walk them than a cell has entries
@@ -218,7 +224,8 @@ export class OverlayManyToMany {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
     const firstIn = forward ? firstOut : g.firstIn, inEdge = forward ? undefined : g.inEdge, edgeTail = forward ? undefined : g.edgeTail;
-    const steps = g.roadCost(metric), otherSteps = g.roadCost(otherMetric(metric));
+    const millis = this.millis;
+    const steps = metric === 'duration' ? millis : g.roadLengthCm, otherSteps = metric === 'duration' ? g.roadLengthCm : millis;
     const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
     const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, bigSlot, smallClosed, customSlot, records, heap, big, small } = this;
     const run = this.runStamp;

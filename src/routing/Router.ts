@@ -36,7 +36,8 @@ export interface RouterOptions {
   /**
    * 'ch' (HierarchySearch: the contraction hierarchy query for free routes, the cell overlay's A*
    * with CH potentials around blocked roads; the default when the graph has a hierarchy), 'astar'
-   * (ALT A* on the roads, the default without one) or 'ngraph' (ngraph.path), or any PathSearch.
+   * (ALT A* on the roads, the default without one) or 'ngraph' (ngraph.path), or any PathSearch
+   * (which must honour PathQuery.roadMillis: a vehicle's own road times).
    */
   engine?: 'ch' | 'astar' | 'ngraph' | PathSearch;
   /** Largest snapping distance in metres (default 1,000). */

@@ -159,22 +159,23 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const targets = destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false) : []));
     const onZoneRoad = (c: PointSnap) => masks.zone !== undefined && c.snap !== undefined && masks.zone[c.snap.road] === 1;
     const cost = new Float64Array(total), second = new Float64Array(total);
-    const engines = matrixEngines(router);
+    // A vehicle's router shares the car router's engines (the graph's arrays are the same), its times passed to each run.
+    const car = router.car ?? router;
+    const engines = matrixEngines(car);
     const ch = graph.hierarchy[metric];
     // A vehicle's slower roads: their cells' cliques (a car's) are made again with its times, or walked.
-    const retimed = router.times?.retimed;
+    const retimed = router.times?.retimed, millis = router.times?.millis;
     if (!masks.all && !retimed) {
       engines.buckets().run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
     } else {
       // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closedRoadList(graph, masks, true, retimed), cost, second);
+      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closedRoadList(graph, masks, true, retimed), cost, second, undefined, undefined, millis);
       request.onProgress?.(Math.round(total / 2), total);
     }
     // Which pairs connect at all does not depend on the times: the car's buckets tell.
-    const car = router.car ?? router;
-    const freeCost = masks.zone ? freeCostsWhereClosedFail(matrixEngines(car), car.graph, car.graph.hierarchy![metric], sources, targets, cost, (o, d) => {
+    const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, car.graph, car.graph.hierarchy![metric], sources, targets, cost, (o, d) => {
       const from = origins[o], to = destinations[d];
       return from.snap !== undefined && to.snap !== undefined && !(from.tiny >= 0 && from.tiny === to.tiny) && !onZoneRoad(from) && !onZoneRoad(to);
     }) : undefined;
@@ -217,7 +218,7 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
         metric,
         origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
         destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        masks.hard ?? engines.noRoads(), closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain,
+        masks.hard ?? engines.noRoads(), closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis,
       );
       for (const i of entering) {
         const o = Math.floor(i / D), d = i % D;
