@@ -11,7 +11,7 @@ import { roadTypeOf } from '../src/routing/roadTimes.js';
 import { parseSpeedLimit } from '../src/graph/vehicleLimits.js';
 import type { Vehicle } from '../src/routing/vehicle.js';
 import { DetourError } from '../src/errors.js';
-import { close, dijkstra, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
+import { close, dijkstra, oracleTimes, randomZone, scheduleWaits, seededRandom, sharedExtract } from './support/helpers.js';
 import { importOsmWithSummary } from '../src/graph/importOsm.js';
 
 test('Maplink road types of roads; speedPreferences checked member by member', () => {
@@ -186,4 +186,40 @@ test('maxspeed:hgv: read in its forms and counted; a truck keeps off a road sign
   // A bus (heavy) keeps off it too; a light vehicle, with preferences for other road types, does not.
   assert.ok(!roads(router.route({ points, vehicle: FLEET[1].vehicle })).includes(primary));
   assert.ok(roads(router.route({ points, vehicle: vehicleOf('CAR_WITH_THREE_SIMPLE_AXLES', null, 'x', [{ roadType: 'HIGHWAY', speed: 50 }]) })).includes(primary));
+});
+
+test('the default city: a truck around zones with hours arrives when a time-dependent Dijkstra over its speeds that waits does', () => {
+  const graph = loadGraph(DEFAULT_GRAPH_PATH);
+  const router = new Router(graph);
+  const truck = FLEET[0].vehicle, view = oracleTimes(graph, true);
+  const limited = vehicleRoads(graph, truck);
+  const rand = seededRandom(77);
+  const departure = Date.parse('2026-12-07T07:00:00Z'); // 08:00 in Stockholm, a Monday
+  const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+  let compared = 0, waited = 0;
+  for (let k = 0; k < 6; k++) {
+    const zones = [0, 1].map((i) => {
+      const z = randomZone(graph, rand, `s${i}`, 900 + rand() * 1200), a = 470 + Math.floor(rand() * 20);
+      return { ...z, zone: { ...z.zone, schedule: { timeZone: 'Europe/Stockholm', windows: [{ days: ['MON' as const], from: hhmm(a), to: hhmm(a + 5 + Math.floor(rand() * 30)) }] } } };
+    });
+    const wait = scheduleWaits(view, zones, departure);
+    const blocked = new Uint8Array(graph.roadCount);
+    for (const r of [...limited.forbidden, ...limited.destinationOnly]) blocked[r] = 1;
+    for (let i = 0; i < 8; i++) {
+      const pts = [0, 1].map(() => { const r = Math.floor(rand() * graph.roadCount); return { latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }; });
+      const [a, b] = router.snapStops(pts, undefined, truck);
+      if (blocked[a.road] || blocked[b.road]) continue;
+      const oracle = Math.min(
+        dijkstra(view, sourceEndpoints(view, a, 'duration'), targetEndpoints(view, b, 'duration'), 'duration', blocked, undefined, wait),
+        directCost(view, a, b, 'duration').cost,
+      );
+      if (oracle === Infinity) continue;
+      const route = router.route({ points: pts, zones, departure, vehicle: truck });
+      assert.ok(Math.abs(route.duration - oracle) <= 1e-6 * oracle + 1e-3, `the truck arrives after ${route.duration} s, the oracle after ${oracle} s`);
+      if (route.legs[0].waits) waited++;
+      compared++;
+    }
+  }
+  assert.ok(compared >= 30, `only ${compared} pairs compared`);
+  assert.ok(waited > 0, 'no route waited for a zone');
 });

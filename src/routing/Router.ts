@@ -29,8 +29,11 @@ import { limitReason, speedRules, vehicleKey, vehicleRoads, vehicleSpeedsKey, zo
 import { roadTimes, type RoadTimes } from './roadTimes.js';
 
 
-/** Most routers with a vehicle's road times kept besides prepared ones (Router.timedRouter: 8 B per road each). */
-const MAX_TIMED_ROUTERS = 8;
+/**
+ * Most routers with a vehicle's road times kept besides prepared ones (Router.timedRouter: 8 B per
+ * road each, 52 MB on the 5M country; a fleet sends few distinct speed rules).
+ */
+const MAX_TIMED_ROUTERS = 4;
 
 export interface RouterOptions {
   /**
