@@ -58,19 +58,32 @@ test('a trip thread customizes a registered zone\'s cells when it is sent, befor
   assert.ok(inside && 'error' in inside && inside.error?.code === 'POINT_NOT_ROUTABLE', JSON.stringify(inside));
 });
 
-test('a trip thread prepares its vehicle classes one per turn, after the zones waiting; a truck trip then crosses the class\'s cliques and answers as an unprepared router does', () => {
-  const router = new Router(graph);
+test('a trip thread prepares its vehicle classes a step per turn, after the zones waiting; trips between the steps answer as an unprepared router does; a truck trip then crosses the class\'s cliques', () => {
+  const router = new Router(graph), unprepared = new Router(graph);
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, bus = vehicleOf('BUS_WITH_TWO_DOUBLE_AXLES')!;
-  const state = new TripThreadState(router, [truck, bus]);
+  // Steps of no time at all: a cell (or a big cell) per step.
+  const state = new TripThreadState(router, [truck, bus], 0);
   state.handle({ op: 'zone', id: 1, key: 7, fields: zoneFields(calculateZone(graph, validateZone(centrum))) });
   assert.equal(state.waiting, 3);
   const first = state.prepareNext();
   assert.ok(first && 'prepared' in first && first.id === 1, 'the zone first');
-  assert.equal(router.vehicleRoads(truck).prepared, undefined);
-  assert.equal(state.prepareNext(), undefined);
+  const context = { clientId: 'c', id: 't', now: 0 };
+  const truckTrip = (id: number) => state.handle({ op: 'trip', id, request: { points: [west, east], vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES' }, context, zones: [] });
+  const expected = Math.round(unprepared.route({ points: [west, east], vehicle: truck }).duration);
+  let steps = 0;
+  while (!router.vehicleRoads(truck).prepared && steps < 10_000) {
+    assert.equal(state.prepareNext(), undefined);
+    steps++;
+    if (steps % 7 === 0) {
+      const between = truckTrip(100 + steps);
+      assert.ok(between && 'json' in between && JSON.parse(between.json).totalNominalDuration === expected, 'a trip between the steps');
+    }
+  }
   assert.ok(router.vehicleRoads(truck).prepared, 'then the truck');
+  assert.ok(steps > 10, `the truck in ${steps} steps`);
   assert.equal(router.vehicleRoads(bus).prepared, undefined);
-  state.prepareNext();
+  while (state.waiting > 0 && steps < 20_000) { state.prepareNext(); steps++; }
+  assert.ok(router.vehicleRoads(bus).prepared, 'then the bus');
   assert.equal(state.waiting, 0);
   const search = router.search, find = search.find.bind(search);
   let crossed = 0;

@@ -56,8 +56,13 @@ export class HierarchySearch implements PathSearch {
   }
 
   /** See PathSearch.customizeCells. */
-  customizeCells(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined {
-    return this.constrained.customizeCells(cells, blocked);
+  customizeCells(cells: Uint32Array, blocked: Uint8Array, millis?: Uint32Array): BlockedCellCliques | undefined {
+    return this.constrained.customizeCells(cells, blocked, millis);
+  }
+
+  /** See PathSearch.cellsOf. */
+  cellsOf(roads: ArrayLike<number>): Uint32Array | undefined {
+    return this.constrained.cellsOf(roads);
   }
 
   /** See PathSearch.bigCellOf. */

@@ -153,6 +153,11 @@ export class OverlaySearch implements PathSearch {
     return cells && this.customizeCells(cells, blocked, millis);
   }
 
+  /** The small cells `roads` touch, ascending (PathSearch.cellsOf); undefined without small cells. */
+  cellsOf(roads: ArrayLike<number>): Uint32Array | undefined {
+    return this.zoneCells(roads, Infinity, Infinity)?.sort();
+  }
+
   /** The small cells `roads` touch; undefined without small cells, past `maxCells` of them or past `maxEntries` entries in one. */
   private zoneCells(roads: ArrayLike<number>, maxCells: number, maxEntries: number): Uint32Array | undefined {
     const fine = this.fine;

@@ -130,8 +130,10 @@ export interface PathSearch {
    * With `millis`, the duration cliques are in those road times (PathQuery.roadMillis).
    */
   customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number, millis?: Uint32Array): BlockedCellCliques | undefined;
-  /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques). */
-  customizeCells?(cells: Uint32Array, blocked: Uint8Array): BlockedCellCliques | undefined;
+  /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques; durations in `millis` when given). */
+  customizeCells?(cells: Uint32Array, blocked: Uint8Array, millis?: Uint32Array): BlockedCellCliques | undefined;
+  /** The small cells `roads` touch, ascending, as customize() takes them (no bound on their count or entries); undefined without small cells. */
+  cellsOf?(roads: ArrayLike<number>): Uint32Array | undefined;
   /** The big cell a small cell of customize() lies in; undefined without two levels. */
   bigCellOf?(smallCell: number): number | undefined;
   /**
@@ -140,6 +142,23 @@ export interface PathSearch {
    * shared cells' (customizeCells); undefined where not worth it.
    */
   customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array): BlockedCellCliques | undefined;
+}
+
+/** Cliques of disjoint, ascending runs of cells (customizeCells' answers, in cell order) as one. */
+export function joinCellCliques(parts: readonly BlockedCellCliques[]): BlockedCellCliques {
+  let cells = 0, entries = 0;
+  for (const p of parts) { cells += p.cells.length; entries += p.duration.length; }
+  const out: BlockedCellCliques = { cells: new Uint32Array(cells), first: new Float64Array(cells + 1), duration: new Uint32Array(entries), distance: new Uint32Array(entries) };
+  let c = 0, e = 0;
+  for (const p of parts) {
+    out.cells.set(p.cells, c);
+    for (let j = 0; j < p.cells.length; j++) out.first[c + j + 1] = e + p.first[j + 1];
+    out.duration.set(p.duration, e);
+    out.distance.set(p.distance, e);
+    c += p.cells.length;
+    e += p.duration.length;
+  }
+  return out;
 }
 
 /** Whether every edge's road takes the graph's own time under `millis` (no retimed road: see PathQuery.roadMillis). */

@@ -8,7 +8,7 @@ import { HierarchySearch } from './HierarchySearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { LegLine } from './LegLine.js';
 import { NgraphSearch } from './NgraphSearch.js';
-import { uniformPenalty, ZONE_COST_PER_METRE, type BlockedCellCliques, type Endpoint, type Penalty, type PathSearch } from './PathSearch.js';
+import { joinCellCliques, uniformPenalty, ZONE_COST_PER_METRE, type BlockedCellCliques, type Endpoint, type Penalty, type PathSearch } from './PathSearch.js';
 import { CALCULATION_MODES, metricOf, type RoadMasks, type Route, type RouteLeg, type RouteRequest, type ZoneEntered } from './routeRequest.js';
 import {
   AVOIDANCE_FLAGS, FlaggedRoads, metresOnAvoided, parseAvoidance, RELAXED_EXTRA_PER_METRE, STRONG_COST_PER_METRE,
@@ -358,8 +358,17 @@ export class Router {
    * free cells. Routes for vehicles not prepared walk those cells, as exact.
    */
   prepareVehicle(vehicle: Vehicle): void {
+    for (const step of this.preparingVehicle(vehicle, Infinity)) void step;
+  }
+
+  /**
+   * prepareVehicle in steps of about `stepMillis` of work each, a cell at a time: a service's trip
+   * thread takes one step per turn of its loop, so a trip waits for a step, not for a whole class
+   * (25 s on the 5M country). Until the last step the vehicle's routes walk its cells, as exact.
+   */
+  *preparingVehicle(vehicle: Vehicle, stepMillis = 20): Generator<void, void, undefined> {
     const timedRouter = this.timedRouter(vehicle, true);
-    if (timedRouter) { timedRouter.prepareVehicle(vehicle); return; }
+    if (timedRouter) { yield* timedRouter.preparingVehicle(vehicle, stepMillis); return; }
     const key = vehicleKey(vehicle);
     if (this.preparedVehicles.has(key)) return;
     const roads = vehicleRoads(this.graph, vehicle);
@@ -367,24 +376,30 @@ export class Router {
     // With slower road times, the cells of the roads they slow get cliques in those times too.
     const touched = this.times ? Uint32Array.from(new Set([...closed, ...this.times.retimed])).sort() : closed;
     const search = this.search, millis = this.times?.millis;
-    if (touched.length > 0 && search.customize) {
-      const mask = (this.hardMask ??= new Uint8Array(this.graph.roadCount));
+    const cells = touched.length > 0 && search.customizeCells ? search.cellsOf?.(touched) : undefined;
+    if (cells && cells.length > 0) {
+      // A mask of its own: routes between the steps use the router's scratch masks.
+      const mask = new Uint8Array(this.graph.roadCount);
       for (let i = 0; i < closed.length; i++) mask[closed[i]] = 1;
-      try {
-        const cliques = search.customize(touched, mask, Infinity, Infinity, millis);
-        if (cliques) {
-          const bigCliques: BlockedCellCliques[] = [];
-          const bigCells = new Set<number>();
-          for (const c of cliques.cells) { const b = search.bigCellOf?.(c); if (b !== undefined) bigCells.add(b); }
-          for (const b of bigCells) {
-            const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], [], millis);
-            if (big) bigCliques.push(big);
-          }
-          roads.prepared = { closed: touched, cliques, bigCliques };
-        }
-      } finally {
-        for (let i = 0; i < closed.length; i++) mask[closed[i]] = 0;
+      let since = performance.now();
+      const pause = () => { if (performance.now() - since < stepMillis) return false; since = performance.now(); return true; };
+      const parts: BlockedCellCliques[] = [];
+      for (let j = 0; j < cells.length; j++) {
+        const part = search.customizeCells!(Uint32Array.of(cells[j]), mask, millis);
+        if (!part) return;
+        parts.push(part);
+        if (pause()) yield;
       }
+      const cliques = joinCellCliques(parts);
+      const bigCliques: BlockedCellCliques[] = [];
+      const bigCells = new Set<number>();
+      for (const c of cliques.cells) { const b = search.bigCellOf?.(c); if (b !== undefined) bigCells.add(b); }
+      for (const b of bigCells) {
+        const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], [], millis);
+        if (big) bigCliques.push(big);
+        if (pause()) yield;
+      }
+      roads.prepared = { closed: touched, cliques, bigCliques };
     }
     this.preparedVehicles.set(key, roads);
   }

@@ -20,9 +20,14 @@ export class TripThreadState {
   private readonly zones = new Map<number, CalculatedZone>();
   private readonly toPrepare: Array<{ id: number; key: number }> = [];
   private readonly vehicles: Vehicle[];
+  /** The vehicle class being prepared, a step per prepareNext (Router.preparingVehicle). */
+  private preparing?: Generator<void, void, undefined>;
 
-  /** `vehicles`: classes to prepare (Router.prepareVehicle), after the zones waiting, one per prepareNext. */
-  constructor(readonly router: Router, vehicles: readonly Vehicle[] = []) {
+  /**
+   * `vehicles`: classes to prepare (Router.preparingVehicle), after the zones waiting, a step of
+   * about `stepMillis` per prepareNext.
+   */
+  constructor(readonly router: Router, vehicles: readonly Vehicle[] = [], private readonly stepMillis = 20) {
     this.vehicles = [...vehicles];
   }
 
@@ -54,21 +59,26 @@ export class TripThreadState {
 
   /** Zones kept and not customized yet, and vehicle classes not prepared yet. */
   get waiting(): number {
-    return this.toPrepare.length + this.vehicles.length;
+    return this.toPrepare.length + this.vehicles.length + (this.preparing ? 1 : 0);
   }
 
   /**
    * Customizes the cells of the zone waiting longest (none if let go meanwhile), its reply; with
-   * no zone waiting, prepares the next vehicle class (no reply: it changes no answer).
+   * no zone waiting, takes a step of preparing the next vehicle class (no reply: it changes no answer).
    */
   prepareNext(): TripThreadReply | undefined {
     const next = this.toPrepare.shift();
     if (!next) {
-      const vehicle = this.vehicles.shift();
+      // A step of the vehicle class under way (Router.preparingVehicle), or of the next one.
+      if (!this.preparing) {
+        const vehicle = this.vehicles.shift();
+        if (vehicle) this.preparing = this.router.preparingVehicle(vehicle, this.stepMillis);
+      }
       try {
-        if (vehicle) this.router.prepareVehicle(vehicle);
+        if (this.preparing?.next().done) this.preparing = undefined;
       } catch {
         // Its routes walk the cells of its closed roads instead: as exact.
+        this.preparing = undefined;
       }
       return undefined;
     }
@@ -89,7 +99,7 @@ if (!isMainThread && parentPort) {
   const state = new TripThreadState(routerOnSharedData(router, { zoneCliqueBytes }), vehicles);
   const port = parentPort;
   let scheduled = false;
-  // One zone (or vehicle class) per turn of the thread's loop: trips already posted are answered first.
+  // One zone (or a step of a vehicle class) per turn of the thread's loop: trips already posted are answered first.
   const schedule = () => {
     if (scheduled || state.waiting === 0) return;
     scheduled = true;
