@@ -12,7 +12,7 @@ import type { Vehicle } from '../routing/vehicle.js';
 export interface TripWorkerData {
   router: SharedRouterData;
   zoneCliqueBytes?: number;
-  /** Vehicle classes the thread prepares (Router.prepareVehicle), one per turn of its loop after trips and zones. */
+  /** Vehicle classes the thread prepares (Router.preparingVehicle), a step per turn of its loop after trips and zones. */
   vehicles?: Vehicle[];
 }
 
