@@ -374,7 +374,7 @@ export class Router {
     const roads = vehicleRoads(this.graph, vehicle);
     const closed = Uint32Array.from([...roads.forbidden, ...roads.destinationOnly]).sort();
     // With slower road times, the cells of the roads they slow get cliques in those times too.
-    const touched = this.times ? Uint32Array.from(new Set([...closed, ...this.times.retimed])).sort() : closed;
+    const touched = this.times ? mergeAscending(closed, this.times.retimed) : closed;
     const search = this.search, millis = this.times?.millis;
     const cells = touched.length > 0 && search.customizeCells ? search.cellsOf?.(touched) : undefined;
     if (cells && cells.length > 0) {
@@ -830,4 +830,15 @@ function legalRoads(roads: VehicleRoads | undefined): ((road: number) => boolean
 function roadMetresInside(zone: CalculatedZone, road: number): number {
   const k = sortedIndexOf(zone.roads, road);
   return k < 0 ? 0 : zone.roadMetresInside[k];
+}
+
+/** The union of two ascending lists, ascending, each value once. */
+function mergeAscending(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  let i = 0, j = 0, n = 0;
+  while (i < a.length || j < b.length) {
+    const v = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+    if (n === 0 || out[n - 1] !== v) out[n++] = v;
+  }
+  return out.subarray(0, n);
 }
