@@ -51,8 +51,8 @@ export class HierarchySearch implements PathSearch {
   }
 
   /** See PathSearch.customize: the overlay's, when it has small cells. */
-  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number, millis?: Uint32Array): BlockedCellCliques | undefined {
-    return this.constrained.customize(roads, blocked, maxCells, maxEntries, millis);
+  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number): BlockedCellCliques | undefined {
+    return this.constrained.customize(roads, blocked, maxCells, maxEntries);
   }
 
   /** See PathSearch.customizeCells. */

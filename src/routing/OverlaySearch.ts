@@ -148,9 +148,9 @@ export class OverlaySearch implements PathSearch {
    * 1-5 km zone's 2-3 cells at 5M nodes), it lets every later route around the zone cross those
    * cells by clique.
    */
-  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES, millis?: Uint32Array): BlockedCellCliques | undefined {
+  customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES): BlockedCellCliques | undefined {
     const cells = this.zoneCells(roads, maxCells, maxEntries);
-    return cells && this.customizeCells(cells, blocked, millis);
+    return cells && this.customizeCells(cells, blocked);
   }
 
   /** The small cells `roads` touch, ascending (PathSearch.cellsOf); undefined without small cells. */

@@ -127,9 +127,8 @@ export interface PathSearch {
    * a mask marking those roads); undefined for an engine without small cells, when the roads
    * touch more than `maxCells` of them, or a cell whose clique would cross it no faster than
    * walking it (OverlaySearch's MAX_CUSTOMIZED_ENTRIES, unless `maxEntries` says otherwise).
-   * With `millis`, the duration cliques are in those road times (PathQuery.roadMillis).
    */
-  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number, millis?: Uint32Array): BlockedCellCliques | undefined;
+  customize?(roads: ArrayLike<number>, blocked: Uint8Array, maxCells: number, maxEntries?: number): BlockedCellCliques | undefined;
   /** The given small cells with cliques around the roads `blocked` marks (PathQuery.sharedCellCliques; durations in `millis` when given). */
   customizeCells?(cells: Uint32Array, blocked: Uint8Array, millis?: Uint32Array): BlockedCellCliques | undefined;
   /** The small cells `roads` touch, ascending, as customize() takes them (no bound on their count or entries); undefined without small cells. */

@@ -14,7 +14,7 @@ import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
-import { vehicleSpeedsKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 import type { RoadTimes } from './roadTimes.js';
 import { departureOf, scheduleStates } from './RoadSchedule.js';
 import { sortedIndexOf } from '../graph/csr.js';
@@ -128,8 +128,6 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
 export function computeMatrix(router: MatrixRouter, given: MatrixRequest): MatrixResult {
   // The zones whose vehicles rule takes in the request's vehicle (each element is Router.route's, which keeps the same).
   const request = given.zones ? { ...given, zones: zonesFor(given.zones, given.vehicle) } : given;
-  // A vehicle slower than a car somewhere, asked of a router without its times (Router.matrix passes its timed router): route by route.
-  if (!router.times && vehicleSpeedsKey(request.vehicle) !== undefined) return softMatrix(router, request.zones?.some((z) => z.zone.schedule !== undefined) ? { ...request, departure: departureOf(request.departure) } : request);
   if (request.zones?.some((z) => softCostPerMetre(z.zone) !== undefined || z.zone.schedule !== undefined)) {
     // Every element leaves at the same instant: the request's, or now once.
     const timed = { ...request, departure: departureOf(request.departure) };
@@ -270,18 +268,18 @@ function freeCostsWhereClosedFail(
  */
 export const MAX_MATRIX_ELEMENTS = 4_000_000;
 
-/** Most elements of a matrix around SOFT or scheduled zones, or for a vehicle slower than a car (each is one route: softMatrix). */
+/** Most elements of a matrix around SOFT or scheduled zones (each is one route: softMatrix). */
 export const MAX_SOFT_MATRIX_ELEMENTS = 2_500;
 
 /**
- * A matrix around SOFT or scheduled zones, or for a vehicle with its own road times: each element
- * by Router.route, which weighs them (no bucket search charges a cost per metre, waits or takes
- * other road times yet), so its size is bounded (INVALID_INPUT past MAX_SOFT_MATRIX_ELEMENTS).
+ * A matrix around SOFT or scheduled zones: each element by Router.route, which weighs them (no
+ * bucket search charges a cost per metre or waits yet), so its size is bounded (INVALID_INPUT past
+ * MAX_SOFT_MATRIX_ELEMENTS).
  */
 function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult {
   const elements = (request.origins?.length ?? 0) * (request.destinations?.length ?? 0);
   if (elements > MAX_SOFT_MATRIX_ELEMENTS) {
-    throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix around SOFT or scheduled zones, or for a heavy vehicle or speed preferences, has at most ${MAX_SOFT_MATRIX_ELEMENTS} elements (each is a route), got ${request.origins.length} x ${request.destinations.length} = ${elements}`, { field: 'origins' });
+    throw new DetourError(ErrorCode.INVALID_INPUT, `a matrix around SOFT or scheduled zones has at most ${MAX_SOFT_MATRIX_ELEMENTS} elements (each is a route), got ${request.origins.length} x ${request.destinations.length} = ${elements}`, { field: 'origins' });
   }
   return matrixByRoutes(router, request);
 }
