@@ -9,6 +9,7 @@
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { hierarchyByteSize } from '../src/hierarchy/ContractionHierarchy.js';
 import { calculateZone, DetourError, Router, vehicleOf, type CalculatedZone, type LatLon, type RoadGraph, type Route, type Vehicle } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
@@ -54,15 +55,21 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   // The same truck prepared (Router.prepareVehicle) and as an arbitrary specification (a few
   // centimetres lower, so not the prepared class: its routes walk the cells of its closed roads).
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, heavy = vehicleOf('TRUCK_WITH_SIX_DOUBLE_AXLES')!;
-  /** Per prepared class: its time, its cliques' bytes and the small cells they cover. */
+  /** Per prepared class: its cells' time, bytes and count, and its own hierarchies' time and bytes (Router.prepareVehicle does both). */
   const prepared: Record<string, string> = {};
   for (const [name, v] of [['TRUCK_WITH_TWO_DOUBLE_AXLES', truck], ['TRUCK_WITH_SIX_DOUBLE_AXLES', heavy]] as const) {
-    const t = performance.now();
-    router.prepareVehicle(v);
-    const millis = performance.now() - t;
+    let t = performance.now();
+    for (const step of router.preparingVehicle(v, Infinity)) void step;
+    const cellMillis = performance.now() - t;
     const ready = router.vehicleRoads(v).prepared;
     const cliqueBytes = ready ? [ready.cliques, ...ready.bigCliques].reduce((sum, c) => sum + c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength, 0) : 0;
-    prepared[name] = `${(millis / 1000).toFixed(1)} s, ${(cliqueBytes / 2 ** 20).toFixed(1)} MiB, ${ready?.cliques.cells.length ?? 0} cells`;
+    t = performance.now();
+    const own = router.vehicleHierarchies(v)!;
+    router.adoptVehicleHierarchies(v, own);
+    const ownMillis = performance.now() - t;
+    const ownBytes = hierarchyByteSize(own.duration) + hierarchyByteSize(own.distance);
+    prepared[name] = `${(cellMillis / 1000).toFixed(1)} s, ${(cliqueBytes / 2 ** 20).toFixed(1)} MiB, ${ready?.cliques.cells.length ?? 0} cells | ` +
+      `${(ownMillis / 1000).toFixed(1)} s, ${(ownBytes / 2 ** 20).toFixed(0)} MiB`;
     log(`${size.key}: ${name} prepared: ${prepared[name]}`);
   }
   const vehicles: Array<[string, Vehicle | undefined]> = [
@@ -125,13 +132,13 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     '',
     `${pairs.length} pairs, THE_FASTEST; Dijkstra check: ${checked} truck routes, ${mismatches} differences.`,
     '',
-    `| vehicle | closed roads | prepared (time, cliques, of ${graph.hierarchy?.overlay?.fine ? graph.hierarchy.overlay.fine.entryFirst.length - 1 : 0} small cells) | free p50 | free p95 | p50 / car | around 10 zones p50 | p95 | p50 / car | routes refused (free + zoned) |`,
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| vehicle | closed roads | prepared cells (time, cliques, of ${graph.hierarchy?.overlay?.fine ? graph.hierarchy.overlay.fine.entryFirst.length - 1 : 0} small cells) | own hierarchies (time in one thread, bytes; the graph's: ${((hierarchyByteSize(graph.hierarchy!.duration) + hierarchyByteSize(graph.hierarchy!.distance)) / 2 ** 20).toFixed(0)} MiB) | free p50 | free p95 | p50 / car | around 10 zones p50 | p95 | p50 / car | routes refused (free + zoned) |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [name, vehicle] of vehicles) {
     const t = times[name];
     const closedCount = vehicle ? router.vehicleRoads(vehicle).forbidden.length : 0;
-    const prep = prepared[name] ?? '';
+    const prep = prepared[name] ?? ' | ';
     out.push(`| ${name} | ${closedCount.toLocaleString('en')} | ${prep} | ${ms(quantile(t.free, 0.5))} | ${ms(quantile(t.free, 0.95))} | ${(quantile(t.free, 0.5) / quantile(car.free, 0.5)).toFixed(2)} | ` +
       `${ms(quantile(t.zoned, 0.5))} | ${ms(quantile(t.zoned, 0.95))} | ${(quantile(t.zoned, 0.5) / quantile(car.zoned, 0.5)).toFixed(2)} | ${t.failed} |`);
   }

@@ -207,6 +207,39 @@ test('clients take turns on the trip threads: one client\'s burst of long trips 
   assert.equal(threads.started, 0, 'a closed pool starts no thread');
 });
 
+test('a prepared vehicle class\'s own hierarchies are made once, on worker threads and shared memory, and adopted by every trip thread: its trips answer as a router that prepared it does', async () => {
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const threads = new TripThreads(graph, { threads: 2, vehicles: [truck, vehicleOf('CAR')!] });
+  const adopted: unknown[] = [];
+  try {
+    threads.start();
+    for (let i = 0; i < 600 && threads.vehicleClassesAdopted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(threads.vehicleClasses, 1, 'the truck\'s; a car drives every road as the graph\'s hierarchies do');
+    assert.equal(threads.vehicleClassesAdopted, 1, 'by both threads');
+    const made = (threads as unknown as { classes: Array<{ hierarchies: Record<string, { arcNode: Uint32Array }> }> }).classes[0].hierarchies;
+    assert.ok(made.duration.arcNode.buffer instanceof SharedArrayBuffer && made.distance.arcNode.buffer instanceof SharedArrayBuffer);
+    const prepared = new Router(graph);
+    prepared.prepareVehicle(truck);
+    for (const points of [[west, east], [north, east], [east, west, north]]) {
+      for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+        // Two at once: one on each thread.
+        const answers = await Promise.all([0, 1].map((i) => threads.calculate({ points: points as never, vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES', calculationMode }, [], { clientId: `c${i}`, id: `t${i}`, now: 0 })));
+        const want = prepared.route({ points, vehicle: truck, calculationMode });
+        for (const json of answers) {
+          const answer = JSON.parse(json);
+          adopted.push(answer);
+          assert.equal(answer.totalDistance, Math.round(want.distance));
+          assert.equal(answer.totalNominalDuration, Math.round(want.duration));
+        }
+      }
+    }
+    assert.equal(threads.started, 2);
+  } finally {
+    await threads.close();
+  }
+  assert.equal(adopted.length, 12);
+});
+
 test('a routing thread\'s Router reads the caller\'s graph: arrays, indexes and the derived per-road milliseconds on shared memory, adopted rather than made again', () => {
   const data = sharedRouterData(graph);
   const router = routerOnSharedData(data);

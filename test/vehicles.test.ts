@@ -17,6 +17,7 @@ import {
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
+import { CHQuery } from '../src/routing/CHQuery.js';
 import { CLI, close, dijkstra, oracleHeavy, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 test('limit values in the forms OSM uses: metres, centimetres, feet and inches, tonnes, kilograms, pounds; no-limit words; the rest unreadable', () => {
@@ -341,6 +342,35 @@ test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {
     assert.notEqual(refused.status, 0);
     assert.match(refused.stderr, arg === 'HIGHWAY' ? /--speed/ : /roadType/);
   }
+});
+
+test('the default city: a prepared class routes on hierarchies of its own, contracted in the graph\'s order without its closed and destination-only roads; their paths cost what a plain Dijkstra over the rest at its speeds finds', async () => {
+  const graph = await loadGraph(DEFAULT_GRAPH_PATH);
+  const router = new Router(graph);
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const closed = closedRoads(graph, truck);
+  assert.ok(closed.includes(1) && closed.includes(2), 'the truck has closed and destination-only roads on the default city');
+  assert.equal(router.vehicleHierarchies(vehicleOf('CAR')!), undefined, 'a car drives every road as the graph\'s hierarchies do');
+  const own = router.vehicleHierarchies(truck)!;
+  const view = oracleTimes(graph, true);
+  const blocked = closed.map((c) => (c > 0 ? 1 : 0));
+  const query = new CHQuery(graph, own);
+  const rand = seededRandom(4242);
+  let reachable = 0;
+  for (let i = 0; i < 80; i++) {
+    const s = Math.floor(rand() * graph.nodeCount), t = Math.floor(rand() * graph.nodeCount);
+    for (const metric of ['duration', 'distance'] as const) {
+      const got = query.find([{ node: s, cost: 0, reversed: false }], [{ node: t, cost: 0, reversed: false }], metric);
+      const expected = dijkstra(view, [{ node: s, cost: 0 }], [{ node: t, cost: 0 }], metric, blocked);
+      assert.ok(got === null ? expected === Infinity : close(got.cost, expected, 1e-9), `${metric} ${s} -> ${t}: ${got?.cost} vs Dijkstra ${expected}`);
+      if (got) for (const e of got.edges) assert.equal(blocked[graph.edgeRoad[e]], 0, 'drives a road the class may not');
+      if (got) reachable++;
+    }
+  }
+  assert.ok(reachable >= 100, `only ${reachable} reachable pairs`);
+  assert.equal(router.vehicleClasses, 0);
+  router.prepareVehicle(truck);
+  assert.equal(router.vehicleClasses, 1);
 });
 
 test('serve prepares the SDK\'s truck type by default, the types DETOUR_PREPARE_VEHICLES lists, or none; an unknown type stops it', async () => {

@@ -82,6 +82,13 @@ export function hierarchyNodeCount(ch: ContractionHierarchy): number {
   return ch.upFirst.length - 1;
 }
 
+/** The order a hierarchy's nodes were contracted in (its rank, or one its arcs make) and where its core begins: contractGraph's `order`. */
+export function orderOf(ch: ContractionHierarchy): { rank: Uint32Array; coreRank: number } {
+  const rank = ch.rank.length ? ch.rank : contractionOrder(ch);
+  if (!rank) throw new Error(`${ch.metric} hierarchy: arcs form a cycle outside a core`);
+  return { rank, coreRank: ch.coreRank[0] };
+}
+
 /**
  * A contraction order of a hierarchy without a core, from its arcs alone (each leads from its
  * lower end to arcNode): per node its position in a topological order (Kahn), or undefined when

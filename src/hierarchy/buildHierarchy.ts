@@ -1,6 +1,6 @@
 import { startModuleWorker } from '../workerThread.js';
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import type { ContractionHierarchy, GraphHierarchy, HierarchyGraph } from './ContractionHierarchy.js';
+import type { Metric } from '../graph/RoadGraph.js';
+import { orderOf, type ContractionHierarchy, type GraphHierarchy, type HierarchyGraph } from './ContractionHierarchy.js';
 import { contractGraph, type ContractOptions } from './contract.js';
 import { buildCellOverlay, overlayCellSizes } from './CellOverlay.js';
 
@@ -25,28 +25,53 @@ export function buildHierarchy(graph: HierarchyGraph, options: ContractOptions =
  * when they are on SharedArrayBuffers). `onProgress` gets (nodes done over both metrics,
  * 2 * nodeCount); `onOverlay` is called when the contraction is done and the cell overlay's turn comes.
  */
-export async function buildHierarchyInWorkers(
-  graph: HierarchyGraph, options: { onProgress?: (done: number, total: number) => void; onOverlay?: () => void } = {},
-): Promise<GraphHierarchy> {
-  const n = graph.nodeCount;
-  const done: Record<Metric, number> = { duration: 0, distance: 0 };
-  const run = (metric: Metric) => new Promise<ContractionHierarchy>((resolve, reject) => {
+/** contractInOrder (contractInOrder.ts) with the two metrics on two worker threads, the hierarchies on SharedArrayBuffers (to post to routing threads). */
+export async function contractInOrderInWorkers(graph: HierarchyGraph, costs: Record<Metric, Float64Array>): Promise<Record<Metric, ContractionHierarchy>> {
+  const h = graph.hierarchy;
+  if (!h) throw new Error('contractInOrder needs the graph\'s own hierarchies (their order)');
+  const [duration, distance] = await Promise.all((['duration', 'distance'] as const).map((metric) =>
+    contractInWorker(graph, metric, costs[metric], { order: orderOf(h[metric]), shared: true })));
+  return { duration, distance };
+}
+
+
+/**
+ * One metric contracted on a worker thread (contractWorker): the adjacency arrays are copied to it
+ * (shared instead when they are on SharedArrayBuffers); `order` fixes the contraction order,
+ * `shared` puts the result on SharedArrayBuffers.
+ */
+function contractInWorker(
+  graph: HierarchyGraph, metric: Metric, cost: Float64Array,
+  options: { order?: { rank: Uint32Array; coreRank: number }; shared?: boolean; onProgress?: (done: number) => void } = {},
+): Promise<ContractionHierarchy> {
+  return new Promise<ContractionHierarchy>((resolve, reject) => {
     const workerData = {
-      metric, firstOut: graph.firstOut, firstIn: graph.firstIn, edgeTail: graph.edgeTail, edgeHead: graph.edgeHead,
-      cost: graph.edgeCost(metric),
+      metric, firstOut: graph.firstOut, firstIn: graph.firstIn, edgeTail: graph.edgeTail, edgeHead: graph.edgeHead, cost,
+      order: options.order, shared: options.shared,
     };
     const worker = startModuleWorker(import.meta.url, 'contractWorker', workerData);
     worker.on('message', (m: { progress?: number; hierarchy?: ContractionHierarchy }) => {
-      if (m.progress !== undefined) {
-        done[metric] = m.progress;
-        options.onProgress?.(done.duration + done.distance, 2 * n);
-      } else if (m.hierarchy) {
+      if (m.progress !== undefined) options.onProgress?.(m.progress);
+      else if (m.hierarchy) {
         resolve(m.hierarchy);
         void worker.terminate();
       }
     });
     worker.on('error', reject);
     worker.on('exit', (code) => { if (code !== 0) reject(new Error(`contraction worker for ${metric} exited with code ${code}`)); });
+  });
+}
+
+export async function buildHierarchyInWorkers(
+  graph: HierarchyGraph, options: { onProgress?: (done: number, total: number) => void; onOverlay?: () => void } = {},
+): Promise<GraphHierarchy> {
+  const n = graph.nodeCount;
+  const done: Record<Metric, number> = { duration: 0, distance: 0 };
+  const run = (metric: Metric) => contractInWorker(graph, metric, graph.edgeCost(metric), {
+    onProgress: (d) => {
+      done[metric] = d;
+      options.onProgress?.(done.duration + done.distance, 2 * n);
+    },
   });
   const [duration, distance] = await Promise.all([run('duration'), run('distance')]);
   options.onOverlay?.();

@@ -25,9 +25,17 @@ export class HierarchySearch implements PathSearch {
    * unless given). `keptShortcutBytes`: per metric, the most bytes of unpacked shortcuts kept for
    * later routes (ShortcutPaths; 0 keeps none).
    */
+  /** The free query's and the A*'s node records (two sides), which a lender's borrower shares. */
+  private readonly sides: readonly [NodeRecords, NodeRecords];
+
+  /**
+   * `lender`: a search over the same nodes that never runs at the same time as this one (another
+   * hierarchy of the same graph on the same thread): its node records are shared, and its kept
+   * shortcuts of any hierarchy the two share.
+   */
   constructor(
     private readonly graph: HierarchyGraph, overlay: CellOverlay | undefined = graph.hierarchy?.overlay,
-    keptShortcutBytes = shortcutPathBytes(graph.edgeCount),
+    keptShortcutBytes = shortcutPathBytes(graph.edgeCount), lender?: HierarchySearch,
   ) {
     const h = graph.hierarchy;
     if (!h) throw noHierarchy();
@@ -35,9 +43,13 @@ export class HierarchySearch implements PathSearch {
       throw new DetourError(ErrorCode.INVALID_INPUT, 'the graph has no cell overlay (a file written before it): re-import it with detour import (or call buildHierarchy)');
     }
     // The two never run at once: the A* and its potential reuse the free query's two sides.
-    const sides = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
+    const sides = lender?.sides ?? [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
+    this.sides = sides;
     // The overlay's own free query (it unpacks stretches of cliques) keeps its shortcuts in the same place.
     const paths = shortcutPathsPerMetric(h, keptShortcutBytes);
+    const lent = lender?.free.paths;
+    if (lent?.distance.ch === h.distance) paths.distance = lent.distance;
+    if (lent?.duration.ch === h.duration) paths.duration = lent.duration;
     this.free = new CHQuery(graph, h, sides, paths);
     this.constrained = new OverlaySearch(graph, overlay, sides, paths);
   }

@@ -1,7 +1,8 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import { hierarchyNodeCount, type ContractionHierarchy, type HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import { contractInOrder } from '../hierarchy/contractInOrder.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
 import { HierarchySearch } from './HierarchySearch.js';
@@ -25,7 +26,7 @@ import { legSteps } from './steps.js';
 import { Leg, NO_EDGE_ENDS, speedKmh, waitInSteps } from './Leg.js';
 import { checkUsable, preparedVehicleLists, SoftZones, splitZones } from './requestZones.js';
 import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
-import { limitReason, speedRules, vehicleKey, vehicleRoads, vehicleSpeedsKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { limitReason, vehicleClassCosts, speedRules, vehicleKey, vehicleRoads, vehicleSpeedsKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 import { roadTimes, type RoadTimes } from './roadTimes.js';
 
 
@@ -74,7 +75,9 @@ export class Router {
   /** The roads of the vehicles routed lately (vehicleRoads: O(limited roads) each), by their figures. */
   private readonly vehicles = new Map<string, VehicleRoads>();
   /** Vehicles prepareVehicle customized the overlay for, by their figures. */
-  private readonly preparedVehicles = new Map<string, VehicleRoads>();
+  private preparedVehicles = new Map<string, VehicleRoads>();
+  /** Routers of vehicle classes with hierarchies of their own (adoptVehicleHierarchies), by vehicleKey. */
+  private readonly classRouters = new Map<string, Router>();
   /** Scratch masks of avoidance requests (see avoidanceMasks), same reuse rule. */
   private readonly scratch: Uint8Array[] = [];
   private flaggedRoads?: FlaggedRoads;
@@ -140,8 +143,8 @@ export class Router {
   }
 
   route(request: RouteRequest): Route {
-    const timedRouter = this.timedRouter(request.vehicle);
-    if (timedRouter) return timedRouter.route(request);
+    const vehicleRouter = this.vehicleRouter(request.vehicle);
+    if (vehicleRouter) return vehicleRouter.route(request);
     const mode = request.calculationMode ?? 'THE_FASTEST';
     if (!CALCULATION_MODES.includes(mode)) {
       throw new DetourError(ErrorCode.INVALID_MODE, `calculationMode must be one of ${CALCULATION_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
@@ -319,6 +322,10 @@ export class Router {
    */
   masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks {
     checkUsable(zones, this.graph.roadCount);
+    const fixed = this.classMasks;
+    if (fixed && vehicle && zones.length === 0 && !hard) {
+      return { ...fixed, softLists: vehicle.destinationOnly.length > 0 ? [vehicle.destinationOnly] : [], hardLists: vehicle.forbidden.length > 0 ? [vehicle.forbidden] : [], vehicle };
+    }
     const softLists: ArrayLike<number>[] = zones.map((z) => z.roads);
     if (vehicle && vehicle.destinationOnly.length > 0) softLists.push(vehicle.destinationOnly);
     let hardLists: ArrayLike<number>[] | undefined = hard ? undefined : [];
@@ -343,6 +350,7 @@ export class Router {
 
   /** Clears what masks() set in the router's scratch masks (the union mask is overwritten on each use). */
   releaseMasks(masks: RoadMasks): void {
+    if (masks.all !== undefined && masks.all === this.classMasks?.all) return;
     const zone = this.zoneMask;
     if (zone) for (const list of masks.softLists) for (let i = 0; i < list.length; i++) zone[list[i]] = 0;
     if (masks.hard !== undefined && masks.hard === this.hardMask) {
@@ -359,6 +367,64 @@ export class Router {
    */
   prepareVehicle(vehicle: Vehicle): void {
     for (const step of this.preparingVehicle(vehicle, Infinity)) void step;
+    if (!this.classRouters.has(vehicleKey(vehicle))) {
+      const hierarchies = this.vehicleHierarchies(vehicle);
+      if (hierarchies) this.adoptVehicleHierarchies(vehicle, hierarchies);
+    }
+  }
+
+  /**
+   * A vehicle class's own hierarchies: both metrics contracted in the order of the graph's own,
+   * over the vehicle's road times without its closed roads (classEdgeCosts, contractInOrder:
+   * seconds on a country, about the size of the graph's). Its free routes then take one CH query,
+   * and its routes around zones and closed roads a potential as tight as a car's. Undefined for an
+   * engine other than the hierarchy's, or a vehicle that drives every road as a car does. A service
+   * makes them once on worker threads (contractInOrderInWorkers) and hands them to its routing
+   * threads (adoptVehicleHierarchies).
+   */
+  vehicleHierarchies(vehicle: Vehicle): Record<Metric, ContractionHierarchy> | undefined {
+    if (this.car || !(this.search instanceof HierarchySearch)) return undefined;
+    const costs = vehicleClassCosts(this.graph, vehicle, this.timedRouter(vehicle, true)?.times);
+    return costs && contractInOrder(this.graph, costs);
+  }
+
+
+  /**
+   * Routes the vehicle's class on its own hierarchies (vehicleHierarchies), on a router over the
+   * graph with the vehicle's road times that shares this one's search state, snap index and the
+   * class's prepared cells (prepareVehicle).
+   */
+  adoptVehicleHierarchies(vehicle: Vehicle, hierarchies: Record<Metric, ContractionHierarchy>): void {
+    const h = this.graph.hierarchy;
+    if (this.car || !h || !(this.search instanceof HierarchySearch)) return;
+    for (const metric of ['duration', 'distance'] as const) {
+      if (hierarchyNodeCount(hierarchies[metric]) !== this.graph.nodeCount) {
+        throw new DetourError(ErrorCode.INVALID_INPUT, `a vehicle class's ${metric} hierarchy of ${hierarchyNodeCount(hierarchies[metric])} nodes for a graph of ${this.graph.nodeCount}`);
+      }
+    }
+    const base = this.timedRouter(vehicle, true) ?? this;
+    const roads = base.vehicleRoads(vehicle);
+    const view: HierarchyGraph = Object.create(base.graph);
+    view.hierarchy = { ...h, ...hierarchies };
+    const search = new HierarchySearch(view, h.overlay, undefined, this.search);
+    const router = new Router(base.graph, { ...this.options, engine: search, snapIndex: this.snapIndex, zoneCliqueBytes: 0 }, base.times, this);
+    // The cells prepared for the class (in its times, on the same overlay) serve either search.
+    router.preparedVehicles = base.preparedVehicles;
+    router.classOf = base;
+    router.classRoads = roads;
+    router.classMasks = closedMasks(this.graph.roadCount, roads);
+    this.classRouters.set(vehicleKey(vehicle), router);
+  }
+
+  /** Vehicle classes routed on hierarchies of their own (adoptVehicleHierarchies). */
+  get vehicleClasses(): number {
+    return this.classRouters.size;
+  }
+
+  /** The router a vehicle's routes run on: its class's (adoptVehicleHierarchies), else its speeds' (timedRouter); undefined: this one. */
+  private vehicleRouter(vehicle: Vehicle | undefined): Router | undefined {
+    if (!vehicle || this.car) return undefined;
+    return this.classRouters.get(vehicleKey(vehicle)) ?? this.timedRouter(vehicle);
   }
 
   /**
@@ -413,7 +479,7 @@ export class Router {
    * cells. The last few are kept (a fleet sends few distinct speeds), prepared ones always.
    */
   timedRouter(vehicle: Vehicle | undefined, keep = false): Router | undefined {
-    if (this.times) return undefined;
+    if (this.car) return undefined;
     const key = vehicleSpeedsKey(vehicle);
     if (key === undefined) return undefined;
     let router = this.timedRouters.get(key);
@@ -435,6 +501,12 @@ export class Router {
 
   /** A timed router prepareVehicle made: never let go. */
   private kept = false;
+  /** Set on a class's router (adoptVehicleHierarchies): the router over the same times with the graph's hierarchies. */
+  private classOf?: Router;
+  /** With classOf: the roads the class's hierarchies lack. */
+  private classRoads?: VehicleRoads;
+  /** With classOf: masks() of the class's routes without zones or a caller's mask, made once (a mask per road costs more than a free route to fill). */
+  private classMasks?: Pick<RoadMasks, 'hard' | 'zone' | 'all'>;
 
   /** Road times made elsewhere for this graph (a service's main thread, on shared memory): timedRouter takes them instead of making its own. */
   adoptRoadTimes(times: RoadTimes): void {
@@ -445,9 +517,9 @@ export class Router {
   /** The roads closed to a vehicle: prepared (prepareVehicle), or kept for the last few vehicles routed (a fleet sends few distinct ones). */
   vehicleRoads(vehicle: Vehicle): VehicleRoads {
     // A vehicle with its own speeds is prepared by its timed router (the cliques are in its times).
-    const timed = this.times ? undefined : this.timedRouters.get(vehicleSpeedsKey(vehicle) ?? '');
-    if (timed) return timed.vehicleRoads(vehicle);
     const key = vehicleKey(vehicle);
+    const timed = this.car ? undefined : this.classRouters.get(key) ?? this.timedRouters.get(vehicleSpeedsKey(vehicle) ?? '');
+    if (timed) return timed.vehicleRoads(vehicle);
     let roads = this.preparedVehicles.get(key) ?? this.vehicles.get(key);
     if (!roads) {
       roads = vehicleRoads(this.graph, vehicle);
@@ -479,7 +551,8 @@ export class Router {
   private vehicleBlocks(from: Snap, to: Snap, metric: Metric, vehicle: VehicleRoads, index: number, labels: string[]): DetourError | undefined {
     const reasonOf = (road: number) => this.closedBecause(road, vehicle);
     const name = vehicle.vehicle.type;
-    const car = this.searchLeg(from, to, metric);
+    // A class's own hierarchies lack its closed roads: the router it was made from searches them all.
+    const car = (this.classOf ?? this).searchLeg(from, to, metric);
     if (!car) return undefined;
     const reasons = [...new Set(car.edges.map((e) => reasonOf(this.graph.edgeRoad[e])).filter((r): r is string => r !== undefined))];
     return new DetourError(
@@ -707,6 +780,22 @@ export class Router {
     return out;
   }
 
+  /**
+   * The search for a leg: on a class's router its own (whose hierarchies lack the class's closed
+   * and destination-only roads: exact and tight only where a leg may not drive them) when the
+   * leg blocks its destination-only roads (masks() always blocks the closed ones), else the one
+   * of the router it was made from.
+   */
+  private searchFor(blocked: Uint8Array | undefined): PathSearch {
+    const base = this.classOf;
+    if (!base) return this.search;
+    if (blocked === undefined) return base.search;
+    if (blocked === this.classMasks!.all) return this.search;
+    const dest = this.classRoads!.destinationOnly;
+    for (let i = 0; i < dest.length; i++) if (blocked[dest[i]] === 0) return base.search;
+    return this.search;
+  }
+
   /** The cheapest leg, or null; with `avoidance`, the metres it drove on avoided types. */
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
@@ -717,7 +806,7 @@ export class Router {
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
-    const found = this.search.find({
+    const found = this.searchFor(blockedRoads).find({
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
       sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
       ...(this.times && { roadMillis: this.times.millis, retimedRoads: this.times.retimed }),
@@ -841,4 +930,16 @@ function mergeAscending(a: Uint32Array, b: Uint32Array): Uint32Array {
     if (n === 0 || out[n - 1] !== v) out[n++] = v;
   }
   return out.subarray(0, n);
+}
+
+/** The masks of a vehicle's roads alone, as masks() makes them: its closed roads (`hard`), its destination-only ones (`zone`), both (`all`). */
+function closedMasks(roadCount: number, roads: VehicleRoads): Pick<RoadMasks, 'hard' | 'zone' | 'all'> {
+  const mark = (lists: readonly Uint32Array[]) => {
+    if (lists.every((l) => l.length === 0)) return undefined;
+    const mask = new Uint8Array(roadCount);
+    for (const list of lists) for (let i = 0; i < list.length; i++) mask[list[i]] = 1;
+    return mask;
+  };
+  const hard = mark([roads.forbidden]), zone = mark([roads.destinationOnly]);
+  return { hard, zone, all: hard && zone ? mark([roads.forbidden, roads.destinationOnly]) : hard ?? zone };
 }

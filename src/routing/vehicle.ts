@@ -1,8 +1,8 @@
 import { DetourError, ErrorCode } from '../errors.js';
-import type { RoadGraph } from '../graph/RoadGraph.js';
+import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
 import type { BlockedCellCliques } from './PathSearch.js';
-import { checkSpeedPreferences, speedsKey, type SpeedPreference, type SpeedRules } from './roadTimes.js';
+import { checkSpeedPreferences, roadTimes, speedsKey, type SpeedPreference, type SpeedRules } from './roadTimes.js';
 import { AXLE_WORDS, vehicleAxles } from '../vehicleTypes.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { ZoneVehicles } from '../zones/Zone.js';
@@ -183,6 +183,35 @@ export function vehicleRoads(graph: RoadGraph, vehicle: Vehicle): VehicleRoads {
     else if ((vehicle.accessClass === 'hgv' ? limits.hgv : vehicle.accessClass === 'goods' ? limits.goods : LimitAccess.YES) === LimitAccess.DESTINATION) destination.push(roads[k]);
   }
   return { vehicle, forbidden: Uint32Array.from(forbidden), destinationOnly: Uint32Array.from(destination) };
+}
+
+/**
+ * Per metric and edge, what a vehicle class's own hierarchies contract (contractInOrder): the
+ * graph's costs (a timed view's: the vehicle's times) with the roads of `closed` (lists of road
+ * ids) at Infinity.
+ */
+export function classEdgeCosts(graph: RoadGraph, closedLists: readonly ArrayLike<number>[]): Record<Metric, Float64Array> {
+  const closed = new Uint8Array(graph.roadCount);
+  for (const list of closedLists) for (let i = 0; i < list.length; i++) closed[list[i]] = 1;
+  const edgeRoad = graph.edgeRoad;
+  const costs = (metric: Metric) => {
+    const perRoad = graph.roadCost(metric), unit = ROAD_COST_UNIT[metric];
+    const out = new Float64Array(edgeRoad.length);
+    for (let e = 0; e < edgeRoad.length; e++) out[e] = closed[edgeRoad[e]] ? Infinity : perRoad[edgeRoad[e]] * unit;
+    return out;
+  };
+  return { duration: costs('duration'), distance: costs('distance') };
+}
+
+/**
+ * What a vehicle class's own hierarchies contract (Router.vehicleHierarchies): classEdgeCosts over
+ * its road times (`times`, when made already) without its closed and destination-only roads;
+ * undefined for a vehicle that drives every road as a car does.
+ */
+export function vehicleClassCosts(graph: RoadGraph, vehicle: Vehicle, times = roadTimes(graph, speedRules(vehicle))): Record<Metric, Float64Array> | undefined {
+  const roads = vehicleRoads(graph, vehicle);
+  if (!times && roads.forbidden.length === 0 && roads.destinationOnly.length === 0) return undefined;
+  return classEdgeCosts(times ? graph.withRoadTimes(times.speedKmh, times.millis) : graph, [roads.forbidden, roads.destinationOnly]);
 }
 
 /** The vehicle as a response reports it: its type and the figures applied. */

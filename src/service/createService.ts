@@ -199,6 +199,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const tripThreads = new TripThreads(options.graph, {
     threads: options.trips?.threads,
     vehicles: options.trips?.vehicles,
+    onVehicleError: (err) => app.log.warn({ err }, 'could not make a vehicle class\'s hierarchies (its routes stay exact, slower)'),
     onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
   });
   const zones = new ZoneCache(options.graph, {
@@ -343,7 +344,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     }
     const warmUp = app.zoneWarmUp;
     return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: tripThreads.zonesPrepared, zonesToPrepare: tripThreads.zonesToPrepare,
-      tripThreads: `${tripThreads.started}/${tripThreads.threads}`, tripsUnderWay: tripThreads.trips };
+      tripThreads: `${tripThreads.started}/${tripThreads.threads}`, tripsUnderWay: tripThreads.trips,
+      vehicleClasses: `${tripThreads.vehicleClassesAdopted}/${options.trips?.vehicles?.length ?? 0}` };
   });
   return app;
 }

@@ -1,12 +1,14 @@
 import { availableParallelism } from 'node:os';
 import type { PointsMode } from '../geo/pointEncodings.js';
-import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { Router } from '../routing/Router.js';
 import { fromThreadError, sharedRouterData, zoneFields, type SharedRouterData, type ThreadError, type ZoneFields } from '../routing/routerThread.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { TripRequest } from './calculateTrip.js';
-import type { Vehicle } from '../routing/vehicle.js';
+import { vehicleClassCosts, vehicleSpeedsKey, type Vehicle } from '../routing/vehicle.js';
+import type { Metric } from '../graph/RoadGraph.js';
+import { contractInOrderInWorkers } from '../hierarchy/buildHierarchy.js';
 
 /** What a trip thread is started with. */
 export interface TripWorkerData {
@@ -33,13 +35,15 @@ export interface TripThreadContext {
 export type TripThreadMessage =
   | { op: 'zone'; id: number; key: number; fields: ZoneFields }
   | { op: 'forget'; id: number; key: number }
+  | { op: 'vehicleHierarchies'; id: number; vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }
   | { op: 'trip'; id: number; request: TripRequest; context: TripThreadContext; zones: Array<{ key: number } | { fields: ZoneFields }> };
 
 /** A trip's solution or failure; after a zone is kept or let go, the zones the thread's router keeps customized. */
 export type TripThreadReply =
   | { id: number; json: string }
   | { id: number; error: ThreadError }
-  | { id: number; prepared: Router['preparedZones']; error?: ThreadError };
+  | { id: number; prepared: Router['preparedZones']; error?: ThreadError }
+  | { id: number; adopted: true };
 
 type Reply = TripThreadReply;
 
@@ -53,8 +57,14 @@ export interface TripThreadsOptions {
   tripsPerThread?: number;
   /** Told when a thread could not customize a zone's cells (its routes then walk them: still exact). */
   onZoneError?: (error: Error) => void;
-  /** Vehicle classes each thread prepares once started (Router.prepareVehicle; default none). */
+  /**
+   * Vehicle classes each thread prepares once started (Router.preparingVehicle; default none), and
+   * whose own hierarchies (Router.vehicleHierarchies) are made once here, on worker threads, then
+   * shared with every thread.
+   */
   vehicles?: Vehicle[];
+  /** Told when a vehicle class's hierarchies could not be made (its routes stay exact, slower). */
+  onVehicleError?: (error: Error) => void;
 }
 
 /**
@@ -82,6 +92,8 @@ interface Thread {
   preparing: number;
   /** Zones whose cells the thread's router keeps customized, as it last said. */
   prepared: number;
+  /** Vehicle classes whose own hierarchies the thread adopted. */
+  classes: number;
 }
 
 /**
@@ -105,6 +117,10 @@ export class TripThreads {
   private waitingCount = 0;
   private shared?: SharedRouterData;
   private closed = false;
+  /** Vehicle classes' own hierarchies made so far: what every thread is sent (adoptVehicleHierarchies). */
+  private readonly classes: Array<{ vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }> = [];
+  /** Made once, when the first thread starts. */
+  private classesMade?: Promise<void>;
 
   constructor(readonly graph: HierarchyGraph, private readonly options: TripThreadsOptions = {}) {
     this.slots = new Array(Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1))).fill(undefined);
@@ -250,10 +266,56 @@ export class TripThreads {
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'tripWorker', data), () => {
       if (this.slots[i] === thread) this.slots[i] = undefined;
     });
-    const thread: Thread = { requests, known: new Set(), trips: 0, preparing: 0, prepared: 0 };
+    const thread: Thread = { requests, known: new Set(), trips: 0, preparing: 0, prepared: 0, classes: 0 };
     this.slots[i] = thread;
     for (const [key, zone] of this.registered) this.sendZone(thread, key, zone);
+    for (const c of this.classes) this.sendClass(thread, c.vehicle, c.hierarchies);
+    this.classesMade ??= this.makeClasses();
     return thread;
+  }
+
+  /**
+   * The prepared vehicle classes' own hierarchies, one class after another on worker threads
+   * (contractInOrderInWorkers: seconds each on a country), each posted to every thread once made
+   * (on SharedArrayBuffers: one copy for all). Until then their routes run on the graph's
+   * hierarchies, exact and slower.
+   */
+  private async makeClasses(): Promise<void> {
+    for (const vehicle of this.options.vehicles ?? []) {
+      if (this.closed) return;
+      const times = this.shared?.roadTimes.find((t) => t.key === vehicleSpeedsKey(vehicle));
+      const costs = vehicleClassCosts(this.graph, vehicle, times);
+      if (!costs) continue;
+      try {
+        const hierarchies = await contractInOrderInWorkers(this.graph, costs);
+        if (this.closed) return;
+        this.classes.push({ vehicle, hierarchies });
+        for (const thread of this.slots) if (thread) this.sendClass(thread, vehicle, hierarchies);
+      } catch (err) {
+        this.options.onVehicleError?.(err as Error);
+      }
+    }
+  }
+
+  /** Vehicle classes whose own hierarchies are made (and posted to the threads). */
+  get vehicleClasses(): number {
+    return this.classes.length;
+  }
+
+  /** Vehicle classes every started thread routes on their own hierarchies (0 before any thread starts). */
+  get vehicleClassesAdopted(): number {
+    const started = this.slots.filter((t) => t !== undefined);
+    return started.length === 0 ? 0 : Math.min(...started.map((t) => t.classes));
+  }
+
+  private sendClass(thread: Thread, vehicle: Vehicle, hierarchies: Record<Metric, ContractionHierarchy>): void {
+    thread.requests.request({ op: 'vehicleHierarchies', vehicle, hierarchies }).then(
+      (reply) => {
+        if ('error' in reply && reply.error) this.options.onVehicleError?.(fromThreadError(reply.error));
+        else thread.classes++;
+      },
+      () => {}, // the thread stopped: a new one is sent every class made
+    );
   }
 
   /** Posts a registered zone to a thread, which keeps it and customizes its cells. */

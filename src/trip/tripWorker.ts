@@ -45,6 +45,13 @@ export class TripThreadState {
         if (zone) router.forgetZone(zone);
         return { id: message.id, prepared: router.preparedZones };
       }
+      case 'vehicleHierarchies':
+        try {
+          router.adoptVehicleHierarchies(message.vehicle, message.hierarchies);
+          return { id: message.id, adopted: true };
+        } catch (err) {
+          return { id: message.id, error: threadError(err) };
+        }
       case 'trip':
         try {
           const { request, context } = message;
