@@ -92,6 +92,21 @@ test('a trip thread prepares its vehicle classes a step per turn, after the zone
   assert.ok(reply && 'json' in reply, JSON.stringify(reply));
   assert.ok(crossed > 0, 'the truck\'s cells were crossed by its cliques');
   assert.equal(JSON.parse(reply.json).totalDistance, Math.round(new Router(graph).route({ points: [west, east], vehicle: truck }).distance));
+
+  // Its own hierarchies arrive after the zone was customized: the zone waits its turn to be customized for the class's own router.
+  const adopted = state.handle({ op: 'vehicleHierarchies', id: 3, vehicle: truck, hierarchies: router.vehicleHierarchies(truck)! });
+  assert.ok(adopted && 'adopted' in adopted, JSON.stringify(adopted));
+  assert.equal(router.vehicleClasses, 1);
+  assert.equal(state.waiting, 1, 'the zone, for the truck\'s own router');
+  assert.equal(state.prepareNext(), undefined);
+  assert.equal(state.waiting, 0);
+  const classRouter = (router as unknown as { classRouters: Map<string, Router> }).classRouters.values().next().value!;
+  assert.ok(router.preparedZones.zones > 0);
+  assert.deepEqual(classRouter.preparedZones, router.preparedZones);
+  const zoned = state.handle({ op: 'trip', id: 4, request: { points: [west, east], vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES' }, context, zones: [{ key: 7 }] });
+  assert.ok(zoned && 'json' in zoned, JSON.stringify(zoned));
+  const want = unprepared.route({ points: [west, east], vehicle: truck, zones: [calculateZone(graph, validateZone(centrum))] });
+  assert.equal(JSON.parse(zoned.json).totalNominalDuration, Math.round(want.duration));
 });
 
 test('the road times of the vehicles threads prepare are made once, on shared memory, and adopted by each thread\'s router', () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_GRAPH_PATH, DetourError, decodeGraph, encodeGraph, importOsmWithSummary, loadGraph, parseLengthLimit, parseWeightLimit, readRoadLimits,
-  RoadGraph, Router, VEHICLE_TYPE_FIGURES, vehicleOf, type LatLon, type Metric, type Route, type Vehicle,
+  calculateZone, RoadGraph, Router, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type LatLon, type Metric, type Route, type Vehicle,
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -357,7 +357,7 @@ test('the default city: a prepared class routes on hierarchies of its own, contr
   const query = new CHQuery(graph, own);
   const rand = seededRandom(4242);
   let reachable = 0;
-  for (let i = 0; i < 80; i++) {
+  for (let i = 0; i < 600; i++) {
     const s = Math.floor(rand() * graph.nodeCount), t = Math.floor(rand() * graph.nodeCount);
     for (const metric of ['duration', 'distance'] as const) {
       const got = query.find([{ node: s, cost: 0, reversed: false }], [{ node: t, cost: 0, reversed: false }], metric);
@@ -368,9 +368,47 @@ test('the default city: a prepared class routes on hierarchies of its own, contr
     }
   }
   assert.ok(reachable >= 100, `only ${reachable} reachable pairs`);
+
+  // Prepared (its cells, its hierarchies, and the zones prepared before it customized for it too),
+  // its routes around a zone cross the zone's cells by cliques made for the class, and cost what the Dijkstra finds.
+  // Zones around roads closed to the truck, so their cells hold some: the class's cliques of those cells must avoid both.
+  const closedList = [...closed.keys()].filter((r) => closed[r] === 1);
+  const zones = Array.from({ length: 6 }, (_, k) => {
+    const r = closedList[Math.floor(rand() * closedList.length)];
+    const cy = graph.roadPointLat(r, 0), cx = graph.roadPointLon(r, 0), dy = 250 / 111_320, dx = dy / Math.cos((cy * Math.PI) / 180);
+    return calculateZone(graph, zoneFromGeoJson(`z${k}`, { type: 'Polygon', coordinates: [[[cx - dx, cy - dy], [cx + dx, cy - dy], [cx + dx, cy + dy], [cx - dx, cy + dy], [cx - dx, cy - dy]]] }));
+  });
+  const zone = randomZone(graph, rand, 'z', 1500);
+  // A zone without roads in the set: nothing to customize for it, the others still are.
+  const empty = calculateZone(graph, zoneFromGeoJson('empty', { type: 'Polygon', coordinates: [[[0, 0], [0.01, 0], [0.01, 0.01], [0, 0.01], [0, 0]]] }));
+  zones.push(zone, empty);
+  router.prepareZones(zones);
   assert.equal(router.vehicleClasses, 0);
   router.prepareVehicle(truck);
   assert.equal(router.vehicleClasses, 1);
+  const classRouter = (router as unknown as { classRouters: Map<string, Router> }).classRouters.values().next().value!;
+  // The same zones and cells customized for the class as for the car, in the class's own cliques.
+  assert.equal(empty.status.name, 'CALCULATED_WITHOUT_ROADS');
+  assert.ok(router.preparedZones.zones >= 6);
+  assert.deepEqual(classRouter.preparedZones, router.preparedZones);
+  const search = classRouter.search, find = search.find.bind(search);
+  let crossed = 0, compared = 0;
+  search.find = (query) => { crossed += query.blockedCellCliques?.filter((c) => c !== undefined).length ?? 0; return find(query); };
+  const around = blocked.slice();
+  for (const z of zones) for (const r of z.roads) around[r] = 1;
+  for (let i = 0; i < 600; i++) {
+    const r1 = Math.floor(rand() * graph.roadCount), r2 = Math.floor(rand() * graph.roadCount);
+    const points = [r1, r2].map((r) => ({ latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }));
+    const [a, b] = router.snapStops(points, undefined, truck);
+    if (around[a.road] || around[b.road]) continue;
+    const expected = Math.min(dijkstra(view, sourceEndpoints(view, a, 'duration'), targetEndpoints(view, b, 'duration'), 'duration', around), directCost(view, a, b, 'duration').cost);
+    if (expected === Infinity) continue;
+    const got = router.route({ points, vehicle: truck, zones });
+    assert.ok(close(got.duration, expected, 1e-9), `around the zones: ${got.duration} vs Dijkstra ${expected}`);
+    compared++;
+  }
+  assert.ok(compared >= 300, `only ${compared} pairs compared`);
+  assert.ok(crossed > 0, 'the zones\' cells were crossed by the class\'s cliques');
 });
 
 test('serve prepares the SDK\'s truck type by default, the types DETOUR_PREPARE_VEHICLES lists, or none; an unknown type stops it', async () => {

@@ -72,6 +72,41 @@ export function cliqueOffsets(entryFirst: Uint32Array, exitFirst: Uint32Array): 
   return first;
 }
 
+/** Cliques of some cells of one level, laid out as the level's own (cells ascending; cell cells[j]'s block at first[j]). */
+export interface CellCliques {
+  cells: Uint32Array;
+  first: Float64Array;
+  duration: Uint32Array;
+  distance: Uint32Array;
+}
+
+/**
+ * The overlay with other cliques in some of its cells (a vehicle class's, customized around its
+ * closed roads and in its times): new clique arrays for both metrics and levels, the boundaries
+ * shared. The second values stay the overlay's: only matrices read them, and they never run on
+ * such an overlay.
+ */
+export function overlayWithCliques(overlay: CellOverlay, small: CellCliques | undefined, big: readonly CellCliques[]): CellOverlay {
+  const replaced = (level: CellOverlay, parts: readonly CellCliques[]): Pick<CellOverlay, 'duration' | 'distance'> => {
+    const at = cliqueOffsets(level.entryFirst, level.exitFirst);
+    const out = { duration: level.duration.slice(), distance: level.distance.slice() };
+    for (const part of parts) {
+      for (let j = 0; j < part.cells.length; j++) {
+        const c = part.cells[j], from = part.first[j], to = part.first[j + 1];
+        if (to - from !== at[c + 1] - at[c]) throw new Error(`cliques of ${to - from} entries for cell ${c} of ${at[c + 1] - at[c]}`);
+        out.duration.set(part.duration.subarray(from, to), at[c]);
+        out.distance.set(part.distance.subarray(from, to), at[c]);
+      }
+    }
+    return out;
+  };
+  const fine = overlay.fine;
+  return {
+    ...overlay, ...replaced(overlay, big),
+    ...(fine && { fine: { ...fine, ...replaced(fine, small ? [small] : []) } }),
+  };
+}
+
 /** One level of an overlay as searches read it: boundaries, where each cell's clique starts, both metrics' cliques and second values. */
 export interface OverlayLevel {
   entryFirst: Uint32Array;

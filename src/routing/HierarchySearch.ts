@@ -83,8 +83,8 @@ export class HierarchySearch implements PathSearch {
   }
 
   /** See PathSearch.customizeBigCells. */
-  customizeBigCells(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array): BlockedCellCliques | undefined {
-    return this.constrained.customizeBigCells(cells, blocked, lists, shared, millis);
+  customizeBigCells(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array, maxEntries?: number): BlockedCellCliques | undefined {
+    return this.constrained.customizeBigCells(cells, blocked, lists, shared, millis, maxEntries);
   }
 
   find(query: PathQuery): PathResult | null {

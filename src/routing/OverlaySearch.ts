@@ -205,15 +205,16 @@ export class OverlaySearch implements PathSearch {
    * (overSmallCells), crossed by the cliques of `lists` (customize()'s around those roads) and
    * `shared` (customizeCells' for cells two lists touch), walked where two lists meet without one,
    * by the overlay's own elsewhere. Undefined without small cells, or when a cell has more than
-   * MAX_CUSTOMIZED_BIG_ENTRIES entries.
+   * `maxEntries` entries (default MAX_CUSTOMIZED_BIG_ENTRIES).
    */
   customizeBigCells(
     cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[] = [], shared: readonly BlockedCellCliques[] = [], millis?: Uint32Array,
+    maxEntries = MAX_CUSTOMIZED_BIG_ENTRIES,
   ): BlockedCellCliques | undefined {
     const fine = this.fine;
     if (fine === undefined) return undefined;
     const coarse = this.coarse;
-    for (const c of cells) if (coarse.entryFirst[c + 1] - coarse.entryFirst[c] > MAX_CUSTOMIZED_BIG_ENTRIES) return undefined;
+    for (const c of cells) if (coarse.entryFirst[c + 1] - coarse.entryFirst[c] > maxEntries) return undefined;
     const g = this.graph;
     const out = cliqueArrays(coarse, cells), first = out.first;
     // The small cells as a query with these lists would see them: crossed by the lists' cliques, walked where two lists meet without shared ones.

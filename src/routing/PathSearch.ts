@@ -140,7 +140,7 @@ export interface PathSearch {
    * built on the small cells' cliques: `lists`, customize()'s for those roads, and `shared`, their
    * shared cells' (customizeCells); undefined where not worth it.
    */
-  customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array): BlockedCellCliques | undefined;
+  customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array, maxEntries?: number): BlockedCellCliques | undefined;
 }
 
 /** Cliques of disjoint, ascending runs of cells (customizeCells' answers, in cell order) as one. */

@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { hierarchyNodeCount, type ContractionHierarchy, type HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import { overlayWithCliques } from '../hierarchy/CellOverlay.js';
 import { contractInOrder } from '../hierarchy/contractInOrder.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
@@ -76,8 +77,10 @@ export class Router {
   private readonly vehicles = new Map<string, VehicleRoads>();
   /** Vehicles prepareVehicle customized the overlay for, by their figures. */
   private preparedVehicles = new Map<string, VehicleRoads>();
-  /** Routers of vehicle classes with hierarchies of their own (adoptVehicleHierarchies), by vehicleKey. */
+  /** Routers of vehicle classes with hierarchies of their own (makeClassRouter), by vehicleKey. */
   private readonly classRouters = new Map<string, Router>();
+  /** Classes' own hierarchies adopted before their cells were prepared, by vehicleKey. */
+  private readonly classHierarchies = new Map<string, { vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }>();
   /** Scratch masks of avoidance requests (see avoidanceMasks), same reuse rule. */
   private readonly scratch: Uint8Array[] = [];
   private flaggedRoads?: FlaggedRoads;
@@ -280,6 +283,8 @@ export class Router {
    */
   prepareZones(zones: readonly CalculatedZone[], maxCells = Infinity): void {
     this.cliques.prepare(zones, maxCells);
+    // Each class's router customizes them again, around its own roads and in its own times.
+    for (const router of this.classRouters.values()) router.cliques.prepare(zones, maxCells);
   }
 
   /**
@@ -293,10 +298,24 @@ export class Router {
   /** Lets go of what prepareZones made for the zone (it was deleted or replaced). */
   forgetZone(zone: CalculatedZone): void {
     this.cliques.forget(zone);
+    for (const router of this.classRouters.values()) router.cliques.forget(zone);
   }
 
   /** `make`'s result, given the router's zone mask with the zones' roads set (all zero again after). */
   private withZoneRoads<T>(zones: readonly CalculatedZone[], make: (mask: Uint8Array) => T): T {
+    const closed = this.classMasks?.all;
+    if (closed) {
+      // A class's router customizes around its own closed and destination-only roads too.
+      const mask = this.scratch.pop() ?? new Uint8Array(this.graph.roadCount);
+      mask.set(closed);
+      for (const z of zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
+      try {
+        return make(mask);
+      } finally {
+        mask.fill(0);
+        this.scratch.push(mask);
+      }
+    }
     // The zone mask is all zero between requests (releaseMasks); used here before masks() fills it.
     const mask = (this.zoneMask ??= new Uint8Array(this.graph.roadCount));
     for (const z of zones) for (let i = 0; i < z.roads.length; i++) mask[z.roads[i]] = 1;
@@ -323,8 +342,23 @@ export class Router {
   masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks {
     checkUsable(zones, this.graph.roadCount);
     const fixed = this.classMasks;
-    if (fixed && vehicle && zones.length === 0 && !hard) {
-      return { ...fixed, softLists: vehicle.destinationOnly.length > 0 ? [vehicle.destinationOnly] : [], hardLists: vehicle.forbidden.length > 0 ? [vehicle.forbidden] : [], vehicle };
+    if (fixed?.all && vehicle && !hard) {
+      const softLists: ArrayLike<number>[] = zones.map((z) => z.roads);
+      if (vehicle.destinationOnly.length > 0) softLists.push(vehicle.destinationOnly);
+      const out: RoadMasks = { ...fixed, softLists, hardLists: vehicle.forbidden.length > 0 ? [vehicle.forbidden] : [], vehicle };
+      if (zones.length === 0) return out;
+      // The zones' roads join the class's fixed masks in place (O(zone roads), cleared in releaseMasks).
+      const zone = (out.zone ??= (this.zoneMask ??= new Uint8Array(this.graph.roadCount)));
+      const added: ClassMaskRoads = { zone: [], all: [] };
+      for (const z of zones) {
+        for (let i = 0; i < z.roads.length; i++) {
+          const r = z.roads[i];
+          if (zone[r] === 0) { zone[r] = 1; added.zone.push(r); }
+          if (fixed.all[r] === 0) { fixed.all[r] = 1; added.all.push(r); }
+        }
+      }
+      this.classMasksAdded.set(out, added);
+      return out;
     }
     const softLists: ArrayLike<number>[] = zones.map((z) => z.roads);
     if (vehicle && vehicle.destinationOnly.length > 0) softLists.push(vehicle.destinationOnly);
@@ -350,7 +384,14 @@ export class Router {
 
   /** Clears what masks() set in the router's scratch masks (the union mask is overwritten on each use). */
   releaseMasks(masks: RoadMasks): void {
-    if (masks.all !== undefined && masks.all === this.classMasks?.all) return;
+    if (masks.all !== undefined && masks.all === this.classMasks?.all) {
+      const added = this.classMasksAdded.get(masks);
+      if (!added) return;
+      this.classMasksAdded.delete(masks);
+      for (const r of added.zone) masks.zone![r] = 0;
+      for (const r of added.all) masks.all[r] = 0;
+      return;
+    }
     const zone = this.zoneMask;
     if (zone) for (const list of masks.softLists) for (let i = 0; i < list.length; i++) zone[list[i]] = 0;
     if (masks.hard !== undefined && masks.hard === this.hardMask) {
@@ -361,26 +402,28 @@ export class Router {
 
   /**
    * Prepares routes for a vehicle class (a service does it for Maplink's types when it starts):
-   * the overlay's small cells its closed and destination-only roads touch get cliques around
-   * them, and the big cells holding those, so its routes cross them as a car's route crosses
-   * free cells. Routes for vehicles not prepared walk those cells, as exact.
+   * the overlay's cells its closed, destination-only and slower roads touch get cliques around
+   * them in its times (preparingVehicle), and it gets hierarchies of its own (vehicleHierarchies);
+   * its routes then run on both (adoptVehicleHierarchies), with the zones this router prepared
+   * customized for it too. Routes for vehicles not prepared walk those cells, as exact.
    */
   prepareVehicle(vehicle: Vehicle): void {
     for (const step of this.preparingVehicle(vehicle, Infinity)) void step;
-    if (!this.classRouters.has(vehicleKey(vehicle))) {
+    const key = vehicleKey(vehicle);
+    if (!this.classRouters.has(key) && !this.classHierarchies.has(key)) {
       const hierarchies = this.vehicleHierarchies(vehicle);
       if (hierarchies) this.adoptVehicleHierarchies(vehicle, hierarchies);
     }
+    const own = this.classRouters.get(key);
+    if (own) for (const set of this.cliques.preparedSets) own.prepareZones(set);
   }
 
   /**
    * A vehicle class's own hierarchies: both metrics contracted in the order of the graph's own,
-   * over the vehicle's road times without its closed roads (classEdgeCosts, contractInOrder:
-   * seconds on a country, about the size of the graph's). Its free routes then take one CH query,
-   * and its routes around zones and closed roads a potential as tight as a car's. Undefined for an
-   * engine other than the hierarchy's, or a vehicle that drives every road as a car does. A service
-   * makes them once on worker threads (contractInOrderInWorkers) and hands them to its routing
-   * threads (adoptVehicleHierarchies).
+   * over the vehicle's road times without its closed and destination-only roads (vehicleClassCosts,
+   * contractInOrder: seconds on a country, about the size of the graph's). Undefined for an engine
+   * other than the hierarchy's, or a vehicle that drives every road as a car does. A service makes
+   * them once on worker threads (contractInOrderInWorkers) and hands them to its routing threads.
    */
   vehicleHierarchies(vehicle: Vehicle): Record<Metric, ContractionHierarchy> | undefined {
     if (this.car || !(this.search instanceof HierarchySearch)) return undefined;
@@ -388,40 +431,65 @@ export class Router {
     return costs && contractInOrder(this.graph, costs);
   }
 
-
   /**
-   * Routes the vehicle's class on its own hierarchies (vehicleHierarchies), on a router over the
-   * graph with the vehicle's road times that shares this one's search state, snap index and the
-   * class's prepared cells (prepareVehicle).
+   * Takes a vehicle class's own hierarchies (vehicleHierarchies'): once the class's cells are
+   * prepared too (preparingVehicle; at once if they are), its routes run on a router of its own
+   * (vehicleClassRouter). Zones prepared before that are not customized for it
+   * (classZonesToPrepare lists them).
    */
   adoptVehicleHierarchies(vehicle: Vehicle, hierarchies: Record<Metric, ContractionHierarchy>): void {
-    const h = this.graph.hierarchy;
-    if (this.car || !h || !(this.search instanceof HierarchySearch)) return;
+    if (this.car || !this.graph.hierarchy || !(this.search instanceof HierarchySearch)) return;
     for (const metric of ['duration', 'distance'] as const) {
       if (hierarchyNodeCount(hierarchies[metric]) !== this.graph.nodeCount) {
         throw new DetourError(ErrorCode.INVALID_INPUT, `a vehicle class's ${metric} hierarchy of ${hierarchyNodeCount(hierarchies[metric])} nodes for a graph of ${this.graph.nodeCount}`);
       }
     }
-    const base = this.timedRouter(vehicle, true) ?? this;
-    const roads = base.vehicleRoads(vehicle);
-    const view: HierarchyGraph = Object.create(base.graph);
-    view.hierarchy = { ...h, ...hierarchies };
-    const search = new HierarchySearch(view, h.overlay, undefined, this.search);
-    const router = new Router(base.graph, { ...this.options, engine: search, snapIndex: this.snapIndex, zoneCliqueBytes: 0 }, base.times, this);
-    // The cells prepared for the class (in its times, on the same overlay) serve either search.
-    router.preparedVehicles = base.preparedVehicles;
-    router.classOf = base;
-    router.classRoads = roads;
-    router.classMasks = closedMasks(this.graph.roadCount, roads);
-    this.classRouters.set(vehicleKey(vehicle), router);
+    this.classHierarchies.set(vehicleKey(vehicle), { vehicle, hierarchies });
+    this.makeClassRouter(vehicle);
   }
 
-  /** Vehicle classes routed on hierarchies of their own (adoptVehicleHierarchies). */
+  /** Vehicle classes routed on routers of their own (hierarchies adopted and cells prepared). */
   get vehicleClasses(): number {
     return this.classRouters.size;
   }
 
-  /** The router a vehicle's routes run on: its class's (adoptVehicleHierarchies), else its speeds' (timedRouter); undefined: this one. */
+  /** The zone sets this router prepared (prepareZones: ZoneCliques.preparedSets), for a class's router made after them to prepare too. */
+  get classZonesToPrepare(): CalculatedZone[][] {
+    return this.cliques.preparedSets;
+  }
+
+  /** Prepares a zone set for the vehicle class's own router only (one this router prepared before the class was ready). */
+  prepareClassZones(vehicle: Vehicle, zones: readonly CalculatedZone[]): void {
+    this.classRouters.get(vehicleKey(vehicle))?.prepareZones(zones);
+  }
+
+  /**
+   * A class's own router, once its hierarchies are adopted and its cells prepared: over the graph
+   * with its road times (timedRouter's view), its hierarchies and the overlay with its cells'
+   * cliques (overlayWithCliques), so its routes cross every cell as a car's route crosses free
+   * ones, and the zones' cells by cliques customized for it (its own ZoneCliques). It shares this
+   * router's search state and snap index.
+   */
+  private makeClassRouter(vehicle: Vehicle): void {
+    const key = vehicleKey(vehicle);
+    const own = this.classHierarchies.get(key), h = this.graph.hierarchy;
+    const base = this.timedRouter(vehicle, true) ?? this;
+    const roads = base.preparedVehicles.get(key);
+    if (!own || !roads || !h?.overlay || this.classRouters.has(key)) return;
+    const overlay = roads.prepared ? overlayWithCliques(h.overlay, roads.prepared.cliques, roads.prepared.bigCliques) : h.overlay;
+    const view: HierarchyGraph = Object.create(base.graph);
+    view.hierarchy = { ...own.hierarchies, overlay };
+    const search = new HierarchySearch(view, overlay, undefined, this.search as HierarchySearch);
+    const router = new Router(view, { ...this.options, engine: search, snapIndex: this.snapIndex }, base.times, this);
+    router.preparedVehicles = base.preparedVehicles;
+    router.classOf = base;
+    router.classRoads = roads;
+    router.classMasks = closedMasks(this.graph.roadCount, roads);
+    this.classRouters.set(key, router);
+    this.classHierarchies.delete(key);
+  }
+
+  /** The router a vehicle's routes run on: its class's (makeClassRouter), else its speeds' (timedRouter); undefined: this one. */
   private vehicleRouter(vehicle: Vehicle | undefined): Router | undefined {
     if (!vehicle || this.car) return undefined;
     return this.classRouters.get(vehicleKey(vehicle)) ?? this.timedRouter(vehicle);
@@ -434,7 +502,11 @@ export class Router {
    */
   *preparingVehicle(vehicle: Vehicle, stepMillis = 20): Generator<void, void, undefined> {
     const timedRouter = this.timedRouter(vehicle, true);
-    if (timedRouter) { yield* timedRouter.preparingVehicle(vehicle, stepMillis); return; }
+    if (timedRouter) {
+      yield* timedRouter.preparingVehicle(vehicle, stepMillis);
+      this.makeClassRouter(vehicle);
+      return;
+    }
     const key = vehicleKey(vehicle);
     if (this.preparedVehicles.has(key)) return;
     const roads = vehicleRoads(this.graph, vehicle);
@@ -461,13 +533,15 @@ export class Router {
       const bigCells = new Set<number>();
       for (const c of cliques.cells) { const b = search.bigCellOf?.(c); if (b !== undefined) bigCells.add(b); }
       for (const b of bigCells) {
-        const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], [], millis);
+        // Every one, however many entries (a class's router crosses its big cells by these alone).
+        const big = search.customizeBigCells?.(Uint32Array.of(b), mask, [cliques], [], millis, Infinity);
         if (big) bigCliques.push(big);
         if (pause()) yield;
       }
       roads.prepared = { closed: touched, cliques, bigCliques };
     }
     this.preparedVehicles.set(key, roads);
+    if (!this.car) this.makeClassRouter(vehicle);
   }
 
   /**
@@ -507,6 +581,8 @@ export class Router {
   private classRoads?: VehicleRoads;
   /** With classOf: masks() of the class's routes without zones or a caller's mask, made once (a mask per road costs more than a free route to fill). */
   private classMasks?: Pick<RoadMasks, 'hard' | 'zone' | 'all'>;
+  /** The roads masks() set in classMasks for a request's zones, by its masks (releaseMasks clears them). */
+  private readonly classMasksAdded = new WeakMap<RoadMasks, ClassMaskRoads>();
 
   /** Road times made elsewhere for this graph (a service's main thread, on shared memory): timedRouter takes them instead of making its own. */
   adoptRoadTimes(times: RoadTimes): void {
@@ -589,7 +665,11 @@ export class Router {
     let cliques = hardLists && [...zones.map(ofZone), ...new Array<undefined>(softLists.length - zones.length + hardLists.length)];
     let cells = shared;
     const prepared = masks.vehicle?.prepared;
-    if (hardLists && prepared) ({ lists, cliques, cells } = preparedVehicleLists(zones, prepared));
+    if (hardLists && this.classOf) {
+      // A class's own cliques cross the cells of its closed roads: the zones' lists alone.
+      lists = zones.map((z) => z.roads);
+      cliques = zones.map(ofZone);
+    } else if (hardLists && prepared) ({ lists, cliques, cells } = preparedVehicleLists(zones, prepared));
     // SOFT zones' roads cost their penalty per metre, in both searches (their cells are walked then).
     let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, soft?.penalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index);
     if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
@@ -624,7 +704,11 @@ export class Router {
       const prepared = masks.vehicle?.prepared;
       const set = zones.filter(kept);
       let lists: ArrayLike<number>[] | undefined, cliques: (BlockedCellCliques | undefined)[] | undefined, cells: ZoneSetCliques | undefined;
-      if (hardLists && prepared) {
+      if (hardLists && this.classOf) {
+        lists = set.map((z) => z.roads);
+        cliques = set.map((z) => this.cliques.ofZone(z));
+        cells = this.cliques.prepare(set, 0);
+      } else if (hardLists && prepared) {
         ({ lists, cliques, cells } = preparedVehicleLists(set, prepared));
       } else if (hardLists) {
         const others = softLists.slice(zones.length);
@@ -806,10 +890,18 @@ export class Router {
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
-    const found = this.searchFor(blockedRoads).find({
-      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads, blockedRoadLists, blockedCellCliques,
-      sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big, penalty,
-      ...(this.times && { roadMillis: this.times.millis, retimedRoads: this.times.retimed }),
+    const search = this.searchFor(blockedRoads);
+    // A class's router leaving a leg to the router it was made from: the class's roads open their
+    // cells there, and its cliques (in the class's cells, around its roads) are not that search's.
+    const fallback = this.classOf !== undefined && search !== this.search;
+    const classRoads = this.classRoads;
+    const found = search.find({
+      sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads,
+      blockedRoadLists: fallback && blockedRoadLists ? [...blockedRoadLists, classRoads!.forbidden, classRoads!.destinationOnly] : blockedRoadLists,
+      ...(!fallback && { blockedCellCliques, sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big }),
+      penalty,
+      // A class's own search knows its times everywhere (its view's, its hierarchies', its cliques').
+      ...(this.times && (fallback || !this.classOf) && { roadMillis: this.times.millis, retimedRoads: this.times.retimed }),
       ...(timed && metric === 'duration' && { schedule: timed }),
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {
@@ -933,6 +1025,13 @@ function mergeAscending(a: Uint32Array, b: Uint32Array): Uint32Array {
 }
 
 /** The masks of a vehicle's roads alone, as masks() makes them: its closed roads (`hard`), its destination-only ones (`zone`), both (`all`). */
+/** Roads masks() set in a class's fixed zone and union masks for a request's zones. */
+interface ClassMaskRoads {
+  zone: number[];
+  all: number[];
+}
+
+/** A class's fixed masks (masks()); the union its own array, as masks() adds a request's zone roads to it in place. */
 function closedMasks(roadCount: number, roads: VehicleRoads): Pick<RoadMasks, 'hard' | 'zone' | 'all'> {
   const mark = (lists: readonly Uint32Array[]) => {
     if (lists.every((l) => l.length === 0)) return undefined;
@@ -941,5 +1040,5 @@ function closedMasks(roadCount: number, roads: VehicleRoads): Pick<RoadMasks, 'h
     return mask;
   };
   const hard = mark([roads.forbidden]), zone = mark([roads.destinationOnly]);
-  return { hard, zone, all: hard && zone ? mark([roads.forbidden, roads.destinationOnly]) : hard ?? zone };
+  return { hard, zone, all: hard || zone ? mark([roads.forbidden, roads.destinationOnly]) : undefined };
 }

@@ -72,6 +72,8 @@ export class ZoneCliques {
   /** zoneCliques' entries with cliques, by kind (preparedZones, read by every health check). */
   private readonly cliquesHeld = { zones: 0, sharedCells: 0, bigCells: 0 };
   private readonly zoneCliqueBytes: number;
+  /** The sets prepare() customized for, by key (preparedSets). */
+  private readonly sets = new Map<string, CalculatedZone[]>();
 
 
   constructor(
@@ -92,6 +94,16 @@ export class ZoneCliques {
     const id = this.zoneIds.get(zone);
     const keys = id === undefined ? undefined : this.keysByZoneId.get(id);
     if (keys) for (const key of keys) this.remove(key);
+    for (const [key, set] of this.sets) if (set.includes(zone)) this.sets.delete(key);
+  }
+
+  /**
+   * The zone sets prepare() customized for, oldest first (at most MAX_CUSTOMIZED_ZONES, none
+   * naming a zone forgotten since): what a router made later (a vehicle class's) prepares again,
+   * set by set, so its shared and big cells are those of the same sets.
+   */
+  get preparedSets(): CalculatedZone[][] {
+    return [...this.sets.values()];
   }
 
   /** Zones, shared cells and big cells with cliques kept, and their bytes. */
@@ -118,6 +130,7 @@ export class ZoneCliques {
     const search = this.search;
     const customize = search.customize?.bind(search);
     if (!customize || this.zoneCliqueBytes <= 0) return out;
+    if (maxCells > 0 && zones.length > 0) this.remember(zones);
     const held = this.zoneCliques;
     // Each zone's own cliques as this call found or made them: the shared and big cells below are
     // built on them, even where a tight byte bound drops some from `held` meanwhile.
@@ -164,6 +177,14 @@ export class ZoneCliques {
       if (cliques) out.big.push(cliques);
     }
     return out;
+  }
+
+  /** Records a set prepare() customized for (preparedSets), once, dropping the oldest past MAX_CUSTOMIZED_ZONES sets. */
+  private remember(zones: readonly CalculatedZone[]): void {
+    const key = this.cellKey('S', 0, zones);
+    this.sets.delete(key);
+    this.sets.set(key, [...zones]);
+    if (this.sets.size > MAX_CUSTOMIZED_ZONES) this.sets.delete(this.sets.keys().next().value!);
   }
 
   /** Keeps customized cliques as the most recently used, dropping the least recently used past the bounds. */
@@ -232,7 +253,7 @@ export class ZoneCliques {
   }
 
   /** A shared or big cell's key: its level's prefix, the cell and its zones' ids, ascending. */
-  private cellKey(level: '' | 'B', cell: number, zones: readonly CalculatedZone[]): string {
+  private cellKey(level: '' | 'B' | 'S', cell: number, zones: readonly CalculatedZone[]): string {
     const ids = zones.map((z) => {
       let id = this.zoneIds.get(z);
       if (id === undefined) this.zoneIds.set(z, (id = this.nextZoneId++));

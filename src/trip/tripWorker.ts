@@ -22,6 +22,11 @@ export class TripThreadState {
   private readonly vehicles: Vehicle[];
   /** The vehicle class being prepared, a step per prepareNext (Router.preparingVehicle). */
   private preparing?: Generator<void, void, undefined>;
+  private preparingVehicle?: Vehicle;
+  /** Zone sets prepared before a vehicle class got its own router, to customize for it, one per prepareNext. */
+  private readonly classZones: Array<{ vehicle: Vehicle; zones: CalculatedZone[] }> = [];
+  /** Vehicle classes with routers of their own so far (Router.vehicleClasses). */
+  private classes = 0;
 
   /**
    * `vehicles`: classes to prepare (Router.preparingVehicle), after the zones waiting, a step of
@@ -48,6 +53,7 @@ export class TripThreadState {
       case 'vehicleHierarchies':
         try {
           router.adoptVehicleHierarchies(message.vehicle, message.hierarchies);
+          this.classMade(message.vehicle);
           return { id: message.id, adopted: true };
         } catch (err) {
           return { id: message.id, error: threadError(err) };
@@ -64,9 +70,16 @@ export class TripThreadState {
     }
   }
 
-  /** Zones kept and not customized yet, and vehicle classes not prepared yet. */
+  /** Zones kept and not customized yet (for the car or for a class's router), and vehicle classes not prepared yet. */
   get waiting(): number {
-    return this.toPrepare.length + this.vehicles.length + (this.preparing ? 1 : 0);
+    return this.toPrepare.length + this.classZones.length + this.vehicles.length + (this.preparing ? 1 : 0);
+  }
+
+  /** When `vehicle`'s class just got a router of its own, the zones kept so far wait to be customized for it. */
+  private classMade(vehicle: Vehicle): void {
+    if (this.router.vehicleClasses === this.classes) return;
+    this.classes = this.router.vehicleClasses;
+    for (const zones of this.router.classZonesToPrepare) this.classZones.push({ vehicle, zones });
   }
 
   /**
@@ -76,13 +89,25 @@ export class TripThreadState {
   prepareNext(): TripThreadReply | undefined {
     const next = this.toPrepare.shift();
     if (!next) {
+      const late = this.classZones.shift();
+      if (late) {
+        try {
+          // Let go meanwhile: nothing to do. Else its routes walk the zone's cells: as exact.
+          const kept = new Set(this.zones.values());
+          if (late.zones.every((z) => kept.has(z))) this.router.prepareClassZones(late.vehicle, late.zones);
+        } catch { /* walked */ }
+        return undefined;
+      }
       // A step of the vehicle class under way (Router.preparingVehicle), or of the next one.
       if (!this.preparing) {
-        const vehicle = this.vehicles.shift();
-        if (vehicle) this.preparing = this.router.preparingVehicle(vehicle, this.stepMillis);
+        this.preparingVehicle = this.vehicles.shift();
+        if (this.preparingVehicle) this.preparing = this.router.preparingVehicle(this.preparingVehicle, this.stepMillis);
       }
       try {
-        if (this.preparing?.next().done) this.preparing = undefined;
+        if (this.preparing?.next().done) {
+          this.preparing = undefined;
+          this.classMade(this.preparingVehicle!);
+        }
       } catch {
         // Its routes walk the cells of its closed roads instead: as exact.
         this.preparing = undefined;
