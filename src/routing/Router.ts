@@ -421,7 +421,8 @@ export class Router {
   /**
    * A vehicle class's own hierarchies: both metrics contracted in the order of the graph's own,
    * over the vehicle's road times without its closed and destination-only roads (vehicleClassCosts,
-   * contractInOrder: seconds on a country, about the size of the graph's). Undefined for an engine
+   * contractInOrder: 15 s on the 1M-node country, minutes on a 5M one, about the size of the
+   * graph's). Undefined for an engine
    * other than the hierarchy's, or a vehicle that drives every road as a car does. A service makes
    * them once on worker threads (contractInOrderInWorkers) and hands them to its routing threads.
    */
@@ -434,8 +435,8 @@ export class Router {
   /**
    * Takes a vehicle class's own hierarchies (vehicleHierarchies'): once the class's cells are
    * prepared too (preparingVehicle; at once if they are), its routes run on a router of its own
-   * (vehicleClassRouter). Zones prepared before that are not customized for it
-   * (classZonesToPrepare lists them).
+   * (makeClassRouter). Zones prepared before that are not customized for it (classZonesToPrepare
+   * lists them).
    */
   adoptVehicleHierarchies(vehicle: Vehicle, hierarchies: Record<Metric, ContractionHierarchy>): void {
     if (this.car || !this.graph.hierarchy || !(this.search instanceof HierarchySearch)) return;
@@ -475,8 +476,9 @@ export class Router {
     const own = this.classHierarchies.get(key), h = this.graph.hierarchy;
     const base = this.timedRouter(vehicle, true) ?? this;
     const roads = base.preparedVehicles.get(key);
-    if (!own || !roads || !h?.overlay || this.classRouters.has(key)) return;
-    const overlay = roads.prepared ? overlayWithCliques(h.overlay, roads.prepared.cliques, roads.prepared.bigCliques) : h.overlay;
+    // Without the class's cliques (an overlay of one level: nothing customized) the overlay's own would cross its closed roads.
+    if (!own || !roads?.prepared || !h?.overlay || this.classRouters.has(key)) return;
+    const overlay = overlayWithCliques(h.overlay, roads.prepared.cliques, roads.prepared.bigCliques);
     const view: HierarchyGraph = Object.create(base.graph);
     view.hierarchy = { ...own.hierarchies, overlay };
     const search = new HierarchySearch(view, overlay, undefined, this.search as HierarchySearch);
