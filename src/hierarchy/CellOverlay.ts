@@ -72,9 +72,11 @@ export function cliqueOffsets(entryFirst: Uint32Array, exitFirst: Uint32Array): 
   return first;
 }
 
-/** Cliques of some cells of one level, laid out as the level's own (cells ascending; cell cells[j]'s block at first[j]). */
+/** Cliques of some cells of one level, laid out as the level's own. */
 export interface CellCliques {
+  /** The cells, ascending. */
   cells: Uint32Array;
+  /** Per listed cell, where its clique starts in the arrays below (entries x exits of the overlay's own). */
   first: Float64Array;
   duration: Uint32Array;
   distance: Uint32Array;

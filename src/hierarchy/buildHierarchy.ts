@@ -21,8 +21,7 @@ export function buildHierarchy(graph: HierarchyGraph, options: ContractOptions =
 /**
  * contractInOrder (contractInOrder.ts) on a worker thread, the hierarchies on SharedArrayBuffers
  * (to post to routing threads). One metric after the other: a service makes them beside its
- * routing, and a contraction's working graph is several times the graph's own (two at once took
- * a 5M-node service from 3 to 6 GiB).
+ * routing, and a contraction's working graph is several times the graph's own.
  */
 export async function contractInOrderInWorkers(graph: HierarchyGraph, costs: Record<Metric, Float64Array>): Promise<Record<Metric, ContractionHierarchy>> {
   const h = graph.hierarchy;

@@ -1,5 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric } from '../graph/RoadGraph.js';
+import type { CellCliques } from '../hierarchy/CellOverlay.js';
 import type { RoadSchedule } from './RoadSchedule.js';
 
 /**
@@ -71,14 +72,7 @@ export interface PathQuery {
  * The small cells of a cell overlay that a set of blocked roads touches (a zone's), with their
  * cliques recomputed without those roads: CRP's customization, per zone instead of per metric.
  */
-export interface BlockedCellCliques {
-  /** The small cells, ascending. */
-  cells: Uint32Array;
-  /** Per listed cell, where its clique starts in the arrays below (entries x exits of the overlay's own). */
-  first: Float64Array;
-  duration: Uint32Array;
-  distance: Uint32Array;
-}
+export type BlockedCellCliques = CellCliques;
 
 /**
  * Soft avoidance: each metre on road r adds costPerMetre[roads[r]] to the path cost. roads[r] is

@@ -421,10 +421,9 @@ export class Router {
   /**
    * A vehicle class's own hierarchies: both metrics contracted in the order of the graph's own,
    * over the vehicle's road times without its closed and destination-only roads (vehicleClassCosts,
-   * contractInOrder: 15 s on the 1M-node country, minutes on a 5M one, about the size of the
-   * graph's). Undefined for an engine
-   * other than the hierarchy's, or a vehicle that drives every road as a car does. A service makes
-   * them once on worker threads (contractInOrderInWorkers) and hands them to its routing threads.
+   * contractInOrder; about the size of the graph's). Undefined for an engine other than the
+   * hierarchy's, or a vehicle that drives every road as a car does. A service makes them once on a
+   * worker thread (contractInOrderInWorkers) and hands them to its routing threads.
    */
   vehicleHierarchies(vehicle: Vehicle): Record<Metric, ContractionHierarchy> | undefined {
     if (this.car || !(this.search instanceof HierarchySearch)) return undefined;

@@ -276,7 +276,7 @@ export class TripThreads {
 
   /**
    * The prepared vehicle classes' own hierarchies, one class after another on worker threads
-   * (contractInOrderInWorkers: a few minutes each on a 5M-node country), each posted to every thread once made
+   * (contractInOrderInWorkers), each posted to every thread once made
    * (on SharedArrayBuffers: one copy for all). Until then their routes run on the graph's
    * hierarchies, exact and slower.
    */
