@@ -341,12 +341,14 @@ for (const { make, skip } of kinds) {
   });
 }
 
-test('the README\'s Maplink table names every member of the Trip request, with its state here', () => {
+test('the service reference\'s Maplink table names every member of the Trip request, with its state here; the README links to it', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('### Maplink compatibility'));
-  assert.ok(section.length > 100, 'the README has a "Maplink compatibility" section');
+  assert.match(readme, /\(docs\/SERVICE\.md#maplink-compatibility\)/, 'the README links to the table');
+  const reference = readFileSync(new URL('../docs/SERVICE.md', import.meta.url), 'utf8');
+  const section = reference.slice(reference.indexOf('## Maplink compatibility'));
+  assert.ok(section.length > 100, 'docs/SERVICE.md has a "Maplink compatibility" section');
   for (const member of [...Object.keys(tripBodySchema.properties), 'callback']) {
-    assert.match(section, new RegExp(`\\| \`${member}\` \\|[^\\n]*\\| (implemented|default only|accepted)[^|\\n]* \\|\\n`), `README row for ${member}`);
+    assert.match(section, new RegExp(`\\| \`${member}\` \\|[^\\n]*\\| (implemented|default only|accepted)[^|\\n]* \\|\\n`), `docs/SERVICE.md row for ${member}`);
   }
 });
 
