@@ -62,13 +62,16 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     for (const step of router.preparingVehicle(v, Infinity)) void step;
     const cellMillis = performance.now() - t;
     const ready = router.vehicleRoads(v).prepared;
-    const cliqueBytes = ready ? [ready.cliques, ...ready.bigCliques].reduce((sum, c) => sum + c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength, 0) : 0;
+    const bytesOf = (c: { cells: Uint32Array; first: Float64Array; duration: ArrayBufferView; distance: ArrayBufferView }) => c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength;
+    const cliqueBytes = ready ? [ready.cliques, ...ready.bigCliques].reduce((sum, c) => sum + bytesOf(c), 0) : 0;
+    const penalised = ready?.penalised;
     t = performance.now();
     const own = router.vehicleHierarchies(v)!;
     router.adoptVehicleHierarchies(v, own);
     const ownMillis = performance.now() - t;
     const ownBytes = hierarchyByteSize(own.duration) + hierarchyByteSize(own.distance);
-    prepared[name] = `${(cellMillis / 1000).toFixed(1)} s, ${(cliqueBytes / 2 ** 20).toFixed(1)} MiB, ${ready?.cliques.cells.length ?? 0} cells | ` +
+    prepared[name] = `${(cellMillis / 1000).toFixed(1)} s, ${(cliqueBytes / 2 ** 20).toFixed(1)} MiB, ${ready?.cliques.cells.length ?? 0} cells; ` +
+      `penalised ${(penalised ? bytesOf(penalised) / 2 ** 20 : 0).toFixed(1)} MiB, ${penalised?.cells.length ?? 0} cells | ` +
       `${(ownMillis / 1000).toFixed(1)} s, ${(ownBytes / 2 ** 20).toFixed(0)} MiB`;
     log(`${size.key}: ${name} prepared: ${prepared[name]}`);
   }
@@ -132,7 +135,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     '',
     `${pairs.length} pairs, THE_FASTEST; Dijkstra check: ${checked} truck routes, ${mismatches} differences.`,
     '',
-    `| vehicle | closed roads | prepared cells (time, cliques, of ${graph.hierarchy?.overlay?.fine ? graph.hierarchy.overlay.fine.entryFirst.length - 1 : 0} small cells) | own hierarchies (time in one thread, bytes; the graph's: ${((hierarchyByteSize(graph.hierarchy!.duration) + hierarchyByteSize(graph.hierarchy!.distance)) / 2 ** 20).toFixed(0)} MiB) | free p50 | free p95 | p50 / car | around 10 zones p50 | p95 | p50 / car | routes refused (free + zoned) |`,
+    `| vehicle | closed roads | prepared cells (time; cliques; penalised cliques of the destination-only roads' cells; of ${graph.hierarchy?.overlay?.fine ? graph.hierarchy.overlay.fine.entryFirst.length - 1 : 0} small cells) | own hierarchies (time in one thread, bytes; the graph's: ${((hierarchyByteSize(graph.hierarchy!.duration) + hierarchyByteSize(graph.hierarchy!.distance)) / 2 ** 20).toFixed(0)} MiB) | free p50 | free p95 | p50 / car | around 10 zones p50 | p95 | p50 / car | routes refused (free + zoned) |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [name, vehicle] of vehicles) {

@@ -13,11 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_GRAPH_PATH, DetourError, decodeGraph, encodeGraph, importOsmWithSummary, loadGraph, parseLengthLimit, parseWeightLimit, readRoadLimits,
-  calculateZone, RoadGraph, Router, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type LatLon, type Metric, type Route, type Vehicle,
+  buildHierarchy, calculateZone, RoadGraph, Router, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type LatLon, type Metric, type Route, type Vehicle,
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { CHQuery } from '../src/routing/CHQuery.js';
+import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
+import { attachSearchIndexes } from '../src/searchIndexes.js';
+import { buildCountry, randomStop } from '../bench/scaleGraphs.js';
 import { CLI, close, dijkstra, oracleHeavy, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 test('limit values in the forms OSM uses: metres, centimetres, feet and inches, tonnes, kilograms, pounds; no-limit words; the rest unreadable', () => {
@@ -321,6 +324,48 @@ for (const [name, open] of [
     assert.equal(preparedChecked, 360);
   });
 }
+
+test('a prepared class crosses the cells of its destination-only roads by penalised cliques: legs that must drive them cost what a Dijkstra charging them finds, as unprepared', async () => {
+  // A small synthetic country: 3 % of its city streets hgv=destination, 3 % hgv=no (bench/scaleGraphs.ts).
+  const graph = await buildCountry({ key: 'test', kind: 'country', nodes: 20_000, seed: 3 });
+  buildHierarchy(graph);
+  attachSearchIndexes(graph);
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const prepared = new Router(graph), plain = new Router(graph);
+  prepared.prepareVehicle(truck);
+  assert.equal(prepared.vehicleClasses, 1);
+  assert.ok((prepared.vehicleRoads(truck).prepared?.penalised?.cells.length ?? 0) > 10, 'the destination-only roads\' cells have penalised cliques');
+  const closed = closedRoads(graph, truck);
+  const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
+  const timed = oracleTimes(graph, true);
+  const penalty = { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] };
+  const rand = seededRandom(41);
+  let checked = 0, throughDestination = 0;
+  for (let k = 0; k < 400 && throughDestination < 25; k++) {
+    const points = [randomStop(graph, rand), randomStop(graph, rand)];
+    const [a, b] = prepared.snapStops(points, undefined, truck);
+    // Stops off destination-only roads: the charge is then the metres of whole roads the path drives.
+    if (closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) continue;
+    const metric: Metric = k % 2 === 0 ? 'duration' : 'distance';
+    const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';
+    const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck }); } catch (e) { return (e as DetourError).code; } };
+    const got = outcome(prepared), unprepared = outcome(plain);
+    const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, penalty);
+    if (typeof got === 'string') {
+      assert.equal(expected, Infinity, `pair ${k}: refused (${got}) where Dijkstra finds ${expected}`);
+      assert.equal(unprepared, got);
+      continue;
+    }
+    assert.ok(typeof unprepared !== 'string', `pair ${k}: unprepared refused (${unprepared})`);
+    const charged = got.legs[0].edges.reduce((m, e) => m + (destination[graph.edgeRoad[e]] ? graph.roadMetres(graph.edgeRoad[e]) : 0), 0);
+    const cost = (metric === 'duration' ? got.duration : got.distance) + ZONE_COST_PER_METRE * charged;
+    assert.ok(close(cost, expected, 1e-9), `pair ${k} ${mode}: ${cost} (${charged} m destination-only) vs Dijkstra ${expected}`);
+    assert.ok(close(metric === 'duration' ? unprepared.duration : unprepared.distance, metric === 'duration' ? got.duration : got.distance, 1e-9), `pair ${k}: unprepared differs`);
+    checked++;
+    if (charged > 0) throughDestination++;
+  }
+  assert.ok(throughDestination >= 10 && checked >= 40, `${checked} pairs checked, ${throughDestination} through destination-only roads`);
+});
 
 test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {
   const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'route', '--from', '57.7055,11.95', '--to', '57.7055,11.985', ...args], { encoding: 'utf8' });

@@ -83,6 +83,27 @@ export interface CellCliques {
 }
 
 /**
+ * Cliques of some small cells that charge `costPerMetre` on some roads besides their cost (a
+ * vehicle class's destination-only roads, PathQuery.penalisedCellCliques): whole steps of the
+ * metric in float64 (a penalty passes 32 bits), Infinity where no path joins a pair.
+ */
+export interface PenalisedCellCliques {
+  cells: Uint32Array;
+  first: Float64Array;
+  duration: Float64Array;
+  distance: Float64Array;
+  /** The charge per metre on the penalised roads, in the metric's cost (seconds or metres). */
+  costPerMetre: number;
+}
+
+/** A charge per centimetre on some roads inside a clique (writeCellClique), in the metric's steps. */
+export interface CliquePenalty {
+  /** Per road, non-zero where the charge applies. */
+  roads: Uint8Array;
+  stepsPerCm: number;
+}
+
+/**
  * The overlay with other cliques in some of its cells (a vehicle class's, customized around its
  * closed roads and in its times): new clique arrays for both metrics and levels, the boundaries
  * shared. The second values stay the overlay's: only matrices read them, and they never run on
@@ -318,7 +339,27 @@ export function writeCellClique(
   steps: Uint32Array, metric: Metric, out: Uint32Array, at: number, records: NodeRecords, heap: MinHeap, blocked?: Uint8Array,
   second?: CliqueSecond,
 ): void {
-  const { firstOut, edgeHead, edgeRoad } = graph;
+  writeClique(graph, level, cellOfNode, c, steps, metric, out, at, records, heap, blocked, second);
+}
+
+/**
+ * writeCellClique with `penalty` charged on its roads, into float64 steps (Infinity where no path
+ * joins a pair): a PenalisedCellCliques' cell.
+ */
+export function writePenalisedCellClique(
+  graph: RoadGraph, level: Pick<CellOverlay, 'entryFirst' | 'entryNode' | 'exitFirst' | 'exitNode'>, cellOfNode: ArrayLike<number>, c: number,
+  steps: Uint32Array, metric: Metric, out: Float64Array, at: number, records: NodeRecords, heap: MinHeap, blocked: Uint8Array | undefined,
+  penalty: CliquePenalty,
+): void {
+  writeClique(graph, level, cellOfNode, c, steps, metric, out, at, records, heap, blocked, undefined, penalty);
+}
+
+function writeClique(
+  graph: RoadGraph, level: Pick<CellOverlay, 'entryFirst' | 'entryNode' | 'exitFirst' | 'exitNode'>, cellOfNode: ArrayLike<number>, c: number,
+  steps: Uint32Array, metric: Metric, out: Uint32Array | Float64Array, at: number, records: NodeRecords, heap: MinHeap, blocked?: Uint8Array,
+  second?: CliqueSecond, penalty?: CliquePenalty,
+): void {
+  const { firstOut, edgeHead, edgeRoad, roadLengthCm } = graph;
   const { entryFirst, entryNode, exitFirst, exitNode } = level;
   const e0 = entryFirst[c], E = entryFirst[c + 1] - e0, x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
   for (let i = 0; i < E; i++) {
@@ -340,7 +381,8 @@ export function writeCellClique(
         if (cellOfNode[v] !== c) continue;
         const r = edgeRoad[e];
         if (blocked !== undefined && blocked[r] !== 0) continue;
-        const d = key + steps[r];
+        let d = key + steps[r];
+        if (penalty !== undefined && penalty.roads[r] !== 0) d += penalty.stepsPerCm * roadLengthCm[r];
         if (records.improve(v, d) >= 0) {
           heap.push(d, v);
           // Set when improved, read when settled: a node's value is that of its final parent, settled before it.
@@ -349,7 +391,11 @@ export function writeCellClique(
       }
     }
     const row = at + i * X;
-    for (let j = 0; j < X; j++) out[row + j] = cliqueValue(records, exitNode[x0 + j], metric);
+    if (penalty !== undefined) {
+      for (let j = 0; j < X; j++) { const k = records.find(exitNode[x0 + j]); out[row + j] = k < 0 ? Infinity : records.values[2 * k]; }
+    } else {
+      for (let j = 0; j < X; j++) out[row + j] = cliqueValue(records, exitNode[x0 + j], metric);
+    }
     if (second !== undefined) {
       for (let j = 0; j < X; j++) second.out[row + j] = out[row + j] === UNREACHABLE ? UNREACHABLE : Math.min(UNREACHABLE - 1, second.scratch[exitNode[x0 + j]]);
     }

@@ -1,5 +1,5 @@
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
-import type { CellOverlay } from '../hierarchy/CellOverlay.js';
+import type { CellOverlay, PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import { DetourError, ErrorCode } from '../errors.js';
 import { CHQuery } from './CHQuery.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
@@ -85,6 +85,11 @@ export class HierarchySearch implements PathSearch {
   /** See PathSearch.customizeBigCells. */
   customizeBigCells(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array, maxEntries?: number): BlockedCellCliques | undefined {
     return this.constrained.customizeBigCells(cells, blocked, lists, shared, millis, maxEntries);
+  }
+
+  /** See PathSearch.penaliseCells. */
+  penaliseCells(cells: Uint32Array, blocked: Uint8Array, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined {
+    return this.constrained.penaliseCells(cells, blocked, penalised, costPerMetre, millis);
   }
 
   find(query: PathQuery): PathResult | null {

@@ -1,12 +1,15 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
-import { cliqueValue, levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, type CellOverlay, type OverlayLevel } from '../hierarchy/CellOverlay.js';
+import {
+  cliqueValue, levelView, slotIn, smallCellRanges, UNREACHABLE, writeCellClique, writePenalisedCellClique, type CellOverlay, type CliquePenalty, type OverlayLevel,
+  type PenalisedCellCliques,
+} from '../hierarchy/CellOverlay.js';
 import { CHPotential } from './CHPotential.js';
 import { CHQuery } from './CHQuery.js';
 import { MinHeap } from '../structures/MinHeap.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
-import { drivesNone, timedAsGraph, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch } from './PathSearch.js';
+import { drivesNone, timedAsGraph, type BlockedCellCliques, type PathQuery, type PathResult, type PathSearch, type Penalty } from './PathSearch.js';
 import { PenaltyBound } from './PenaltyBound.js';
 import type { ShortcutPaths } from './ShortcutPaths.js';
 
@@ -100,6 +103,11 @@ export class OverlaySearch implements PathSearch {
   private millis: Uint32Array;
   /** With a penalty: the penalty still to pay (made at the first such query). */
   private penaltyLeft?: PenaltyBound;
+  /** Per small cell: the query stamp when PathQuery.penalisedCellCliques crosses it, and the cell's place there. */
+  private readonly penalisedStamp?: Uint32Array;
+  private readonly penalisedSlot?: Uint32Array;
+  /** With penalised cliques: the last query's penalty, which unpacking their hops charges as they did. */
+  private unpackPenalty?: Penalty;
   /** Entries the last query's A* expanded (road nodes and boundary nodes). */
   settledCount = 0;
   /** Cells the last query opened. */
@@ -133,6 +141,8 @@ export class OverlaySearch implements PathSearch {
       this.customStamp = new Uint32Array(smallCells);
       this.customList = new Uint32Array(smallCells);
       this.customSlot = new Uint32Array(smallCells);
+      this.penalisedStamp = new Uint32Array(smallCells);
+      this.penalisedSlot = new Uint32Array(smallCells);
       const bigCells = overlay.entryFirst.length - 1;
       this.bigCustomStamp = new Uint32Array(bigCells);
       this.bigCustomList = new Uint32Array(bigCells);
@@ -194,6 +204,25 @@ export class OverlaySearch implements PathSearch {
     return out;
   }
 
+  /**
+   * The given small cells (sorted in place) with both metrics' cliques charging `costPerMetre` on
+   * the roads `penalised` marks and without those `blocked` marks (durations in `millis`, else the
+   * graph's): PathQuery.penalisedCellCliques. Undefined without small cells.
+   */
+  penaliseCells(cells: Uint32Array, blocked: Uint8Array, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined {
+    const fine = this.fine;
+    if (fine === undefined) return undefined;
+    const g = this.graph;
+    const { first } = cliqueArrays(fine, cells);
+    const out: PenalisedCellCliques = { cells, first, duration: new Float64Array(first[cells.length]), distance: new Float64Array(first[cells.length]), costPerMetre };
+    for (const metric of ['duration', 'distance'] as const) {
+      const steps = metric === 'duration' && millis ? millis : g.roadCost(metric);
+      const penalty: CliquePenalty = { roads: penalised, stepsPerCm: costPerMetre * COST_STEP.distance / COST_STEP[metric] };
+      for (let j = 0; j < cells.length; j++) writePenalisedCellClique(g, fine, this.nodeCell, cells[j], steps, metric, out[metric], first[j], this.toTargets.records, this.heap, blocked, penalty);
+    }
+    return out;
+  }
+
   /** The big cell of a small cell (PathSearch.bigCellOf); undefined without small cells. */
   bigCellOf(smallCell: number): number | undefined {
     return this.bigOf?.[smallCell];
@@ -240,7 +269,7 @@ export class OverlaySearch implements PathSearch {
   /** A new query stamp: every cell's marks of the last query are forgotten. */
   private nextStamp(): number {
     if (++this.stamp === 0xffffffff) {
-      this.coarse.openStamp.fill(0); this.fine?.openStamp.fill(0); this.customStamp?.fill(0); this.bigCustomStamp?.fill(0);
+      this.coarse.openStamp.fill(0); this.fine?.openStamp.fill(0); this.customStamp?.fill(0); this.bigCustomStamp?.fill(0); this.penalisedStamp?.fill(0);
       this.stamp = 1;
     }
     return this.stamp;
@@ -387,6 +416,21 @@ export class OverlaySearch implements PathSearch {
         for (let v = roadTo[r], end = junctionEnd(this.graph, v); v < end; v++) openOwn(v);
       }
     }
+    // Small cells whose cliques charge the penalty: crossed by those unless opened above, in big cells
+    // that open (a big cell's clique charges nothing).
+    const penalisedCells = penalty !== undefined && fineStamp !== undefined ? query.penalisedCellCliques : undefined;
+    if (penalisedCells !== undefined) {
+      if (penalisedCells.costPerMetre !== perMetre![1] || perMetre!.length !== 2) throw new Error('overlay search: penalised cliques for another penalty than the query\'s');
+      const penalisedStamp = this.penalisedStamp!, penalisedSlot = this.penalisedSlot!, cells = penalisedCells.cells;
+      for (let j = 0; j < cells.length; j++) {
+        const f = cells[j];
+        if (fineStamp![f] === stamp) continue;
+        penalisedStamp[f] = stamp; penalisedSlot[f] = j;
+        const c = bigOf![f];
+        if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
+      }
+    }
+    this.unpackPenalty = penalisedCells !== undefined ? penalty : undefined;
     let rowLength = 0;
     if (sourceCell >= 0) {
       const big = bigOf![sourceCell];
@@ -493,6 +537,25 @@ export class OverlaySearch implements PathSearch {
       }
       if (slot < 0) continue;
       const { exitFirst, exitNode } = level!;
+      if (penalisedCells !== undefined && level === fine && this.penalisedStamp![c] === stamp) {
+        // Crossed by its clique with the penalty (float64 steps, Infinity where no path joins the pair).
+        const x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
+        const own = penalisedCells[metric], row = penalisedCells.first[this.penalisedSlot![c]] + slot * X;
+        for (let j = 0; j < X; j++) {
+          const w = own[row + j];
+          if (w === Infinity) continue;
+          const v = exitNode[x0 + j];
+          const cv = cu + w * step;
+          const i = records.improve(v, cv);
+          if (i < 0) continue;
+          records.words[4 * i + 3] = -2 - u;
+          if (i >= pushedPi.length) pushedPi = this.growPushedPi();
+          const h = toTargets.pi(v) + left!.of(v);
+          pushedPi[i] = h;
+          if (h !== Infinity) heap.push(cv + h, v);
+        }
+        continue;
+      }
       let clique = level!.cliques[metric];
       const x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
       let row = level!.cliqueFirst[c] + slot * X;
@@ -670,8 +733,10 @@ export class OverlaySearch implements PathSearch {
    */
   private overSmallCells(
     lo: number, span: number, from: number, to: number, steps: Uint32Array, metric: Metric, blocked: Uint8Array | undefined, walkAll: boolean,
+    penalty?: Penalty,
   ): NodeRecords {
-    const g = this.graph, { firstOut, edgeHead, edgeRoad } = g;
+    const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
+    const penalised = penalty?.roads, perStepCm = penalty && penalty.costPerMetre[1] * COST_STEP.distance / COST_STEP[metric];
     const fine = this.fine, nodeCell = this.nodeCell, stamp = this.stamp;
     const fineStamp = fine?.openStamp, custom = this.custom;
     const rec = this.toTargets.records, heap = this.heap;
@@ -691,7 +756,8 @@ export class OverlaySearch implements PathSearch {
         if ((nodeCell[v] - lo) >>> 0 >= span || (!walked && nodeCell[v] === f)) continue; // out of b, or crossed by f's clique
         const r = edgeRoad[e];
         if (blocked !== undefined && blocked[r] !== 0) continue;
-        const d = key + steps[r];
+        let d = key + steps[r];
+        if (penalised !== undefined && penalised[r] !== 0) d += perStepCm! * roadLengthCm[r];
         const i = rec.improve(v, d);
         if (i < 0) continue;
         rec.words[4 * i + 3] = e;
@@ -723,7 +789,7 @@ export class OverlaySearch implements PathSearch {
   /** Appends, last edge first, a cheapest path from `from` to `to` over the open roads of the cells in [lo, lo + span) of nodeCell. */
   private unpackInCell(from: number, to: number, lo: number, span: number, metric: Metric, blocked: Uint8Array | undefined, reversedEdges: number[]): void {
     const g = this.graph;
-    const rec = this.overSmallCells(lo, span, from, to, this.stepsOf(metric), metric, blocked, true);
+    const rec = this.overSmallCells(lo, span, from, to, this.stepsOf(metric), metric, blocked, true, this.unpackPenalty);
     // Only cliques that do not match the cell (customized around other roads than the query blocks) leave it unreached.
     if (rec.find(to) < 0) throw new Error(`overlay search: no path inside the cell from ${from} to ${to} for its clique`);
     for (let v = to; v !== from;) {

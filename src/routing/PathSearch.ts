@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric } from '../graph/RoadGraph.js';
-import type { CellCliques } from '../hierarchy/CellOverlay.js';
+import type { CellCliques, PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import type { RoadSchedule } from './RoadSchedule.js';
 
 /**
@@ -50,6 +50,12 @@ export interface PathQuery {
   bigCellCliques?: readonly BlockedCellCliques[];
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
+  /**
+   * With a penalty charging `costPerMetre` on some roads: small cells with cliques that charge it
+   * (a vehicle class's cells of its destination-only roads), crossed by those unless something
+   * else opens them; Penalty.roadLists then need not hold the penalised roads inside them.
+   */
+  penalisedCellCliques?: PenalisedCellCliques;
   /**
    * Per road, the travel time in whole milliseconds when it is not the graph's (a vehicle's speeds:
    * never below the graph's, so the graph's hierarchy, cliques and landmarks stay lower bounds).
@@ -135,13 +141,17 @@ export interface PathSearch {
    * shared cells' (customizeCells); undefined where not worth it.
    */
   customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array, maxEntries?: number): BlockedCellCliques | undefined;
+  /** The given small cells with cliques charging `costPerMetre` on the roads `penalised` marks, around those `blocked` marks (PathQuery.penalisedCellCliques). */
+  penaliseCells?(cells: Uint32Array, blocked: Uint8Array, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined;
 }
 
-/** Cliques of disjoint, ascending runs of cells (customizeCells' answers, in cell order) as one. */
-export function joinCellCliques(parts: readonly BlockedCellCliques[]): BlockedCellCliques {
+/** Cliques of disjoint, ascending runs of cells (customizeCells' or penaliseCells' answers, in cell order) as one; undefined for none. */
+export function joinCellCliques<C extends BlockedCellCliques | PenalisedCellCliques>(parts: readonly C[]): C | undefined {
+  if (parts.length === 0) return undefined;
   let cells = 0, entries = 0;
   for (const p of parts) { cells += p.cells.length; entries += p.duration.length; }
-  const out: BlockedCellCliques = { cells: new Uint32Array(cells), first: new Float64Array(cells + 1), duration: new Uint32Array(entries), distance: new Uint32Array(entries) };
+  const values = () => (parts[0].duration instanceof Float64Array ? new Float64Array(entries) : new Uint32Array(entries));
+  const out = { ...parts[0], cells: new Uint32Array(cells), first: new Float64Array(cells + 1), duration: values(), distance: values() } as C;
   let c = 0, e = 0;
   for (const p of parts) {
     out.cells.set(p.cells, c);

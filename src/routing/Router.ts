@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { hierarchyNodeCount, type ContractionHierarchy, type HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
-import { overlayWithCliques } from '../hierarchy/CellOverlay.js';
+import { overlayWithCliques, type PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import { contractInOrder } from '../hierarchy/contractInOrder.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
@@ -486,6 +486,15 @@ export class Router {
     router.classOf = base;
     router.classRoads = roads;
     router.classMasks = closedMasks(this.graph.roadCount, roads);
+    const penalised = roads.prepared.penalised;
+    if (penalised) {
+      // Legs that must drive destination-only roads: the graph's hierarchies (a car's, a lower bound
+      // of what those roads cost) as the potential, over the class's overlay with their cells
+      // crossed by penalised cliques.
+      const carView: HierarchyGraph = Object.create(this.graph);
+      carView.hierarchy = { ...h, overlay };
+      router.penalisedFallback = { search: new HierarchySearch(carView, overlay, undefined, this.search as HierarchySearch), cliques: penalised };
+    }
     this.classRouters.set(key, router);
     this.classHierarchies.delete(key);
   }
@@ -517,19 +526,26 @@ export class Router {
     const search = this.search, millis = this.times?.millis;
     const cells = touched.length > 0 && search.customizeCells ? search.cellsOf?.(touched) : undefined;
     if (cells && cells.length > 0) {
-      // A mask of its own: routes between the steps use the router's scratch masks.
+      // Masks of its own: routes between the steps use the router's scratch masks.
       const mask = new Uint8Array(this.graph.roadCount);
       for (let i = 0; i < closed.length; i++) mask[closed[i]] = 1;
+      const forbidden = new Uint8Array(this.graph.roadCount), destination = new Uint8Array(this.graph.roadCount);
+      for (let i = 0; i < roads.forbidden.length; i++) forbidden[roads.forbidden[i]] = 1;
+      for (let i = 0; i < roads.destinationOnly.length; i++) destination[roads.destinationOnly[i]] = 1;
+      const destinationCells = new Set(roads.destinationOnly.length > 0 ? search.cellsOf!(roads.destinationOnly) : []);
       let since = performance.now();
       const pause = () => { if (performance.now() - since < stepMillis) return false; since = performance.now(); return true; };
-      const parts: BlockedCellCliques[] = [];
+      const parts: BlockedCellCliques[] = [], penalised: PenalisedCellCliques[] = [];
       for (let j = 0; j < cells.length; j++) {
         const part = search.customizeCells!(Uint32Array.of(cells[j]), mask, millis);
         if (!part) return;
         parts.push(part);
+        // A leg that must drive destination-only roads crosses their cells by cliques that drive them at the zone penalty.
+        const charged = destinationCells.has(cells[j]) ? search.penaliseCells?.(Uint32Array.of(cells[j]), forbidden, destination, ZONE_COST_PER_METRE, millis) : undefined;
+        if (charged) penalised.push(charged);
         if (pause()) yield;
       }
-      const cliques = joinCellCliques(parts);
+      const cliques = joinCellCliques(parts)!;
       const bigCliques: BlockedCellCliques[] = [];
       const bigCells = new Set<number>();
       for (const c of cliques.cells) { const b = search.bigCellOf?.(c); if (b !== undefined) bigCells.add(b); }
@@ -539,7 +555,7 @@ export class Router {
         if (big) bigCliques.push(big);
         if (pause()) yield;
       }
-      roads.prepared = { closed: touched, cliques, bigCliques };
+      roads.prepared = { closed: touched, cliques, bigCliques, penalised: penalised.length === destinationCells.size ? joinCellCliques(penalised) : undefined };
     }
     this.preparedVehicles.set(key, roads);
     if (!this.car) this.makeClassRouter(vehicle);
@@ -580,6 +596,8 @@ export class Router {
   private classOf?: Router;
   /** With classOf: the roads the class's hierarchies lack. */
   private classRoads?: VehicleRoads;
+  /** With classOf, when its destination-only roads' cells have penalised cliques: the search that crosses them (makeClassRouter). */
+  private penalisedFallback?: { search: PathSearch; cliques: PenalisedCellCliques };
   /** With classOf: masks() of the class's routes without zones or a caller's mask, made once (a mask per road costs more than a free route to fill). */
   private classMasks?: Pick<RoadMasks, 'hard' | 'zone' | 'all'>;
   /** The roads masks() set in classMasks for a request's zones, by its masks (releaseMasks clears them). */
@@ -676,7 +694,15 @@ export class Router {
     if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
     if (!leg && zone) {
       const penalty = soft ? soft.withHard(softLists, !stopInZone) : { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists };
-      leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
+      // A class's router crosses the cells of its destination-only roads by their penalised cliques
+      // (the zones' roads alone open cells then), unless SOFT or scheduled zones or a caller's mask
+      // charge or close other roads.
+      const penalised = this.penalisedFallback;
+      if (penalised && !soft && !timed && hardLists?.every((l) => l === this.classRoads!.forbidden)) {
+        leg = this.searchLeg(from, to, metric, hard, { ...penalty, roadLists: softLists.slice(0, zones.length) }, undefined, [], undefined, undefined, undefined, index, penalised);
+      } else {
+        leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
+      }
       // Listed even when no metre lies inside a polygon (a stop on a road that only touches one).
       if (leg) leg.zonesEntered = this.zonesEntered(leg, soft ? [...zones, ...soft.zones] : zones);
     }
@@ -885,24 +911,27 @@ export class Router {
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
     blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
-    cellCliques?: ZoneSetCliques, timed?: ScheduledZones, index = 0,
+    cellCliques?: ZoneSetCliques, timed?: ScheduledZones, index = 0, penalised?: { search: PathSearch; cliques: PenalisedCellCliques },
   ): Leg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
     const sources = sourceEndpoints(g, from, metric, penalty);
     const targets = targetEndpoints(g, to, metric, penalty);
-    const search = this.searchFor(blockedRoads);
+    const search = penalised?.search ?? this.searchFor(blockedRoads);
     // A class's router leaving a leg to the router it was made from: the class's roads open their
     // cells there, and its cliques (in the class's cells, around its roads) are not that search's.
-    const fallback = this.classOf !== undefined && search !== this.search;
+    const fallback = this.classOf !== undefined && search !== this.search && !penalised;
     const classRoads = this.classRoads;
     const found = search.find({
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads,
       blockedRoadLists: fallback && blockedRoadLists ? [...blockedRoadLists, classRoads!.forbidden, classRoads!.destinationOnly] : blockedRoadLists,
       ...(!fallback && { blockedCellCliques, sharedCellCliques: cellCliques?.shared, bigCellCliques: cellCliques?.big }),
       penalty,
-      // A class's own search knows its times everywhere (its view's, its hierarchies', its cliques').
+      ...(penalised && { penalisedCellCliques: penalised.cliques }),
+      // A class's own search knows its times everywhere (its view's, its hierarchies', its cliques');
+      // the penalised search its times' only where its overlay's cliques are the class's.
       ...(this.times && (fallback || !this.classOf) && { roadMillis: this.times.millis, retimedRoads: this.times.retimed }),
+      ...(this.times && penalised && { roadMillis: this.times.millis }),
       ...(timed && metric === 'duration' && { schedule: timed }),
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {

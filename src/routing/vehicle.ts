@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
 import type { BlockedCellCliques } from './PathSearch.js';
+import type { PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import { checkSpeedPreferences, roadTimes, speedsKey, type SpeedPreference, type SpeedRules } from './roadTimes.js';
 import { AXLE_WORDS, vehicleAxles } from '../vehicleTypes.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
@@ -164,7 +165,15 @@ export interface VehicleRoads {
    * they touch customized around them and the big cells holding those (each on its own), so
    * routes cross those cells by clique instead of walking their roads.
    */
-  prepared?: { closed: Uint32Array; cliques: BlockedCellCliques; bigCliques: BlockedCellCliques[] };
+  prepared?: {
+    closed: Uint32Array; cliques: BlockedCellCliques; bigCliques: BlockedCellCliques[];
+    /**
+     * The small cells of the destination-only roads with cliques that drive them at
+     * ZONE_COST_PER_METRE (the forbidden ones closed): a leg that must drive such roads crosses
+     * those cells on the class's router (Router.leg) instead of walking them.
+     */
+    penalised?: PenalisedCellCliques;
+  };
 }
 
 /** A vehicle's figures as a key: vehicles with equal figures close the same roads. */
