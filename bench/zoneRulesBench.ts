@@ -2,7 +2,8 @@
  * Routes around zones with rules on the synthetic countries, side by side in one process on the
  * same pairs: `npm run bench:zone-rules -- --sizes 1m --pairs 200`. Per pair, bench:scale's ten zones
  * of 1-5 km on and beside the free path; the same zones HARD (prepared, as a service prepares them),
- * SOFT at 600 s per km (the cost of a 10-minute detour per km avoided), and HARD for heavy trucks
+ * SOFT at 600 s per km (the cost of a 10-minute detour per km avoided; prepared too: their cells
+ * get cliques that charge it), and HARD for heavy trucks
  * only (`vehicles.minWeight` 13) routed as a car (they do not apply) and as a truck (they do; its
  * class prepared, as a service prepares it), beside the truck around the HARD zones (the same roads closed). Target
  * (issue 42): SOFT routes at most 2x HARD ones at the median. Checks that the car's route with the
@@ -40,6 +41,7 @@ for (const size of parseSizes(opts.sizes!)) {
     const soft = hard.map((z) => ({ ...z, zone: { ...z.zone, avoidance: { mode: 'SOFT' as const, costPerKm: 600 } } }));
     const trucks = hard.map((z) => ({ ...z, zone: { ...z.zone, vehicles: { minWeight: 13 } } }));
     router.prepareZones(hard);
+    router.prepareZones(soft);
     router.prepareZones(trucks);
     cases.push({ points, hard, soft, trucks });
   }

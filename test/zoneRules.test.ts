@@ -8,6 +8,7 @@ import { zoneAppliesTo } from '../src/routing/vehicle.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import type { Metric } from '../src/graph/RoadGraph.js';
+import type { RouteRequest } from '../src/routing/routeRequest.js';
 import type { Store } from '../src/store/Store.js';
 import { close, dijkstra, randomZone, seededRandom, square, zoneIssuePaths } from './support/helpers.js';
 import {
@@ -123,6 +124,8 @@ test('a zone\'s avoidance rule: HARD, or SOFT with a cost per km; each bad membe
 describe('SOFT zones: the cost per metre of their roads weighed exactly', () => {
   const graph = loadGraph(DEFAULT_GRAPH_PATH);
   const router = new Router(graph);
+  // The same zones prepared, as a service prepares them: SOFT zones' cells crossed by cliques that charge their cost.
+  const prepared = new Router(graph);
   const soft = (name: string, zone: CalculatedZone, costPerKm: number): CalculatedZone => ({ ...zone, zone: { ...zone.zone, name, avoidance: { mode: 'SOFT', costPerKm } } });
 
   /** Per road, the penalty class of the oracle: the sum of its SOFT zones' costs per metre, plus ZONE_COST_PER_METRE on HARD zones' roads when asked. */
@@ -147,14 +150,17 @@ describe('SOFT zones: the cost per metre of their roads weighed exactly', () => 
     return cost;
   }
 
-  test('routes with SOFT and HARD zones cost what a plain Dijkstra charging the same finds, stops inside HARD zones included', () => {
+  test('routes with SOFT and HARD zones cost what a plain Dijkstra charging the same finds, stops inside HARD zones included, prepared or not', () => {
     const rand = seededRandom(777);
-    let compared = 0, entered = 0, inside = 0;
+    let compared = 0, entered = 0, inside = 0, preparedSoft = 0;
     for (let k = 0; k < 12; k++) {
       const softZones = [0, 1, 2].map((i) => soft(`soft${i}`, randomZone(graph, rand, `s${i}`, 600 + rand() * 1500), [5, 60, 600, 6000][Math.floor(rand() * 4)]));
       const hardZones = rand() < 0.5 ? [randomZone(graph, rand, 'hard', 700)] : [];
       const closed = new Uint8Array(graph.roadCount);
       for (const z of hardZones) for (const r of z.roads) closed[r] = 1;
+      const held = prepared.preparedZones.zones;
+      prepared.prepareZones([...softZones, ...hardZones]);
+      preparedSoft += prepared.preparedZones.zones - held - hardZones.length;
       for (let i = 0; i < 10; i++) {
         const points = [0, 1].map((): LatLon => { const r = Math.floor(rand() * graph.roadCount); return { latitude: graph.roadPointLat(r, 1), longitude: graph.roadPointLon(r, 1) }; });
         const metric: Metric = rand() < 0.5 ? 'duration' : 'distance';
@@ -168,19 +174,24 @@ describe('SOFT zones: the cost per metre of their roads weighed exactly', () => 
         let penalty = around, want = closed[a.road] || closed[b.road] ? Infinity : best(around, hardZones.length ? closed : undefined);
         if (want === Infinity && hardZones.length) { penalty = oraclePenalty(softZones, hardZones); want = best(penalty); inside++; }
         let route: Route;
+        const request: RouteRequest = { points, calculationMode: metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST', zones: [...softZones, ...hardZones] };
         try {
-          route = router.route({ points, calculationMode: metric === 'distance' ? 'THE_SHORTEST' : 'THE_FASTEST', zones: [...softZones, ...hardZones] });
+          route = router.route(request);
         } catch (e) {
           assert.equal(want, Infinity, `${(e as Error).message}: the oracle finds ${want}`);
+          assert.throws(() => prepared.route(request), { code: (e as { code: string }).code });
           continue;
         }
         const got = penalisedCost(route.legs[0], metric, penalty.perRoad);
         assert.ok(Math.abs(got - want) <= 1e-6 * Math.max(1, want) + 0.05, `${metric}: route ${got}, oracle ${want}`);
+        const ready = penalisedCost(prepared.route(request).legs[0], metric, penalty.perRoad);
+        assert.ok(Math.abs(ready - want) <= 1e-6 * Math.max(1, want) + 0.05, `${metric}: prepared route ${ready}, oracle ${want}`);
         if (route.legs[0].zonesEntered?.some((z) => z.name.startsWith('soft'))) entered++;
         compared++;
       }
     }
     assert.ok(compared > 80 && entered > 5, `${compared} compared, ${entered} entered SOFT zones, ${inside} stops inside HARD ones`);
+    assert.ok(preparedSoft >= 30, `${preparedSoft} SOFT zones given penalised cliques`);
   });
 
   test('a SOFT zone costing little is driven as if absent; one costing a day per km is gone around as a HARD one is; entered zones are reported', () => {

@@ -87,6 +87,11 @@ export class HierarchySearch implements PathSearch {
     return this.constrained.customizeBigCells(cells, blocked, lists, shared, millis, maxEntries);
   }
 
+  /** See PathSearch.penalise. */
+  penalise(roads: ArrayLike<number>, blocked: Uint8Array | undefined, penalised: Uint8Array, costPerMetre: number, maxCells: number): PenalisedCellCliques | undefined {
+    return this.constrained.penalise(roads, blocked, penalised, costPerMetre, maxCells);
+  }
+
   /** See PathSearch.penaliseCells. */
   penaliseCells(cells: Uint32Array, blocked: Uint8Array, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined {
     return this.constrained.penaliseCells(cells, blocked, penalised, costPerMetre, millis);

@@ -103,8 +103,9 @@ export class OverlaySearch implements PathSearch {
   private millis: Uint32Array;
   /** With a penalty: the penalty still to pay (made at the first such query). */
   private penaltyLeft?: PenaltyBound;
-  /** Per small cell: the query stamp when PathQuery.penalisedCellCliques crosses it, and the cell's place there. */
+  /** Per small cell: the query stamp when PathQuery.penalisedCellCliques crosses it, the set that does and the cell's place there. */
   private readonly penalisedStamp?: Uint32Array;
+  private readonly penalisedList?: Uint32Array;
   private readonly penalisedSlot?: Uint32Array;
   /** With penalised cliques: the last query's penalty, which unpacking their hops charges as they did. */
   private unpackPenalty?: Penalty;
@@ -142,6 +143,7 @@ export class OverlaySearch implements PathSearch {
       this.customList = new Uint32Array(smallCells);
       this.customSlot = new Uint32Array(smallCells);
       this.penalisedStamp = new Uint32Array(smallCells);
+      this.penalisedList = new Uint32Array(smallCells);
       this.penalisedSlot = new Uint32Array(smallCells);
       const bigCells = overlay.entryFirst.length - 1;
       this.bigCustomStamp = new Uint32Array(bigCells);
@@ -161,6 +163,15 @@ export class OverlaySearch implements PathSearch {
   customize(roads: ArrayLike<number>, blocked: Uint8Array, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES): BlockedCellCliques | undefined {
     const cells = this.zoneCells(roads, maxCells, maxEntries);
     return cells && this.customizeCells(cells, blocked);
+  }
+
+  /**
+   * The small cells `roads` touch with cliques charging `costPerMetre` on the roads `penalised`
+   * marks (penaliseCells), undefined as for customize(): a SOFT zone's cells.
+   */
+  penalise(roads: ArrayLike<number>, blocked: Uint8Array | undefined, penalised: Uint8Array, costPerMetre: number, maxCells = Infinity, maxEntries = MAX_CUSTOMIZED_ENTRIES): PenalisedCellCliques | undefined {
+    const cells = this.zoneCells(roads, maxCells, maxEntries);
+    return cells && this.penaliseCells(cells, blocked, penalised, costPerMetre);
   }
 
   /** The small cells `roads` touch, ascending (PathSearch.cellsOf); undefined without small cells. */
@@ -209,7 +220,7 @@ export class OverlaySearch implements PathSearch {
    * the roads `penalised` marks and without those `blocked` marks (durations in `millis`, else the
    * graph's): PathQuery.penalisedCellCliques. Undefined without small cells.
    */
-  penaliseCells(cells: Uint32Array, blocked: Uint8Array, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined {
+  penaliseCells(cells: Uint32Array, blocked: Uint8Array | undefined, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined {
     const fine = this.fine;
     if (fine === undefined) return undefined;
     const g = this.graph;
@@ -416,21 +427,25 @@ export class OverlaySearch implements PathSearch {
         for (let v = roadTo[r], end = junctionEnd(this.graph, v); v < end; v++) openOwn(v);
       }
     }
-    // Small cells whose cliques charge the penalty: crossed by those unless opened above, in big cells
-    // that open (a big cell's clique charges nothing).
-    const penalisedCells = penalty !== undefined && fineStamp !== undefined ? query.penalisedCellCliques : undefined;
-    if (penalisedCells !== undefined) {
-      if (penalisedCells.costPerMetre !== perMetre![1] || perMetre!.length !== 2) throw new Error('overlay search: penalised cliques for another penalty than the query\'s');
-      const penalisedStamp = this.penalisedStamp!, penalisedSlot = this.penalisedSlot!, cells = penalisedCells.cells;
-      for (let j = 0; j < cells.length; j++) {
-        const f = cells[j];
-        if (fineStamp![f] === stamp) continue;
-        penalisedStamp[f] = stamp; penalisedSlot[f] = j;
-        const c = bigOf![f];
-        if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
+    // Small cells whose cliques charge the penalty: crossed by those unless opened above or by two
+    // sets (walked), in big cells that open (a big cell's clique charges nothing).
+    const penalisedSets = penalty !== undefined && fineStamp !== undefined ? query.penalisedCellCliques : undefined;
+    if (penalisedSets !== undefined) {
+      const penalisedStamp = this.penalisedStamp!, penalisedList = this.penalisedList!, penalisedSlot = this.penalisedSlot!;
+      for (let k = 0; k < penalisedSets.length; k++) {
+        const cells = penalisedSets[k]?.cells;
+        if (cells === undefined) continue;
+        for (let j = 0; j < cells.length; j++) {
+          const f = cells[j];
+          if (fineStamp![f] === stamp) continue;
+          if (penalisedStamp[f] === stamp) { fineStamp![f] = stamp; continue; } // a second set: walked
+          penalisedStamp[f] = stamp; penalisedList[f] = k; penalisedSlot[f] = j;
+          const c = bigOf![f];
+          if (openStamp[c] !== stamp) { openStamp[c] = stamp; opened++; }
+        }
       }
     }
-    this.unpackPenalty = penalisedCells !== undefined ? penalty : undefined;
+    this.unpackPenalty = penalisedSets !== undefined ? penalty : undefined;
     let rowLength = 0;
     if (sourceCell >= 0) {
       const big = bigOf![sourceCell];
@@ -537,10 +552,11 @@ export class OverlaySearch implements PathSearch {
       }
       if (slot < 0) continue;
       const { exitFirst, exitNode } = level!;
-      if (penalisedCells !== undefined && level === fine && this.penalisedStamp![c] === stamp) {
+      if (penalisedSets !== undefined && level === fine && this.penalisedStamp![c] === stamp) {
         // Crossed by its clique with the penalty (float64 steps, Infinity where no path joins the pair).
         const x0 = exitFirst[c], X = exitFirst[c + 1] - x0;
-        const own = penalisedCells[metric], row = penalisedCells.first[this.penalisedSlot![c]] + slot * X;
+        const set = penalisedSets[this.penalisedList![c]]!;
+        const own = set[metric], row = set.first[this.penalisedSlot![c]] + slot * X;
         for (let j = 0; j < X; j++) {
           const w = own[row + j];
           if (w === Infinity) continue;
@@ -736,7 +752,8 @@ export class OverlaySearch implements PathSearch {
     penalty?: Penalty,
   ): NodeRecords {
     const g = this.graph, { firstOut, edgeHead, edgeRoad, roadLengthCm } = g;
-    const penalised = penalty?.roads, perStepCm = penalty && penalty.costPerMetre[1] * COST_STEP.distance / COST_STEP[metric];
+    // Per penalty class, its charge per centimetre in steps, as penaliseCells' cliques charge it.
+    const penalised = penalty?.roads, perStepCm = penalty?.costPerMetre.map((c) => c * COST_STEP.distance / COST_STEP[metric]);
     const fine = this.fine, nodeCell = this.nodeCell, stamp = this.stamp;
     const fineStamp = fine?.openStamp, custom = this.custom;
     const rec = this.toTargets.records, heap = this.heap;
@@ -757,7 +774,7 @@ export class OverlaySearch implements PathSearch {
         const r = edgeRoad[e];
         if (blocked !== undefined && blocked[r] !== 0) continue;
         let d = key + steps[r];
-        if (penalised !== undefined && penalised[r] !== 0) d += perStepCm! * roadLengthCm[r];
+        if (penalised !== undefined && penalised[r] !== 0) d += perStepCm![penalised[r]] * roadLengthCm[r];
         const i = rec.improve(v, d);
         if (i < 0) continue;
         rec.words[4 * i + 3] = e;

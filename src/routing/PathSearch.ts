@@ -51,11 +51,12 @@ export interface PathQuery {
   /** Roads that may be used at an extra cost per metre driven on them (soft avoidance). */
   penalty?: Penalty;
   /**
-   * With a penalty charging `costPerMetre` on some roads: small cells with cliques that charge it
-   * (a vehicle class's cells of its destination-only roads), crossed by those unless something
-   * else opens them; Penalty.roadLists then need not hold the penalised roads inside them.
+   * With a penalty: sets of small cells with cliques that charge it (each set's `costPerMetre` on
+   * the penalised roads inside its cells, which the penalty must charge the same: a vehicle class's
+   * destination-only roads, a SOFT zone's roads), crossed by those unless something else opens them
+   * or two sets hold the cell (then walked); Penalty.roadLists need not hold the roads inside them.
    */
-  penalisedCellCliques?: PenalisedCellCliques;
+  penalisedCellCliques?: readonly (PenalisedCellCliques | undefined)[];
   /**
    * Per road, the travel time in whole milliseconds when it is not the graph's (a vehicle's speeds:
    * never below the graph's, so the graph's hierarchy, cliques and landmarks stay lower bounds).
@@ -141,6 +142,8 @@ export interface PathSearch {
    * shared cells' (customizeCells); undefined where not worth it.
    */
   customizeBigCells?(cells: Uint32Array, blocked: Uint8Array, lists: readonly BlockedCellCliques[], shared: readonly BlockedCellCliques[], millis?: Uint32Array, maxEntries?: number): BlockedCellCliques | undefined;
+  /** customize() for PathQuery.penalisedCellCliques: the cells `roads` touch, charging `costPerMetre` on the roads `penalised` marks. */
+  penalise?(roads: ArrayLike<number>, blocked: Uint8Array | undefined, penalised: Uint8Array, costPerMetre: number, maxCells: number): PenalisedCellCliques | undefined;
   /** The given small cells with cliques charging `costPerMetre` on the roads `penalised` marks, around those `blocked` marks (PathQuery.penalisedCellCliques). */
   penaliseCells?(cells: Uint32Array, blocked: Uint8Array, penalised: Uint8Array, costPerMetre: number, millis?: Uint32Array): PenalisedCellCliques | undefined;
 }

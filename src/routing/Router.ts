@@ -111,7 +111,8 @@ export class Router {
         : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;
-    this.cliques = new ZoneCliques(graph, this.search, options.zoneCliqueBytes ?? DEFAULT_ZONE_CLIQUE_BYTES, (zones, make) => this.withZoneRoads(zones, make));
+    // SOFT zones' penalised cliques are made with the graph's times and roads: a car's router only.
+    this.cliques = new ZoneCliques(graph, this.search, options.zoneCliqueBytes ?? DEFAULT_ZONE_CLIQUE_BYTES, (zones, make) => this.withZoneRoads(zones, make), car === undefined);
     this.line = new LegLine(graph);
     void graph.roadMillis; // derived per road once, here rather than inside the first route
   }
@@ -689,8 +690,14 @@ export class Router {
       lists = zones.map((z) => z.roads);
       cliques = zones.map(ofZone);
     } else if (hardLists && prepared) ({ lists, cliques, cells } = preparedVehicleLists(zones, prepared));
-    // SOFT zones' roads cost their penalty per metre, in both searches (their cells are walked then).
-    let leg = stopInZone ? null : this.searchLeg(from, to, metric, all, soft?.penalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index);
+    // SOFT zones' roads cost their penalty per metre, in both searches: their cells crossed by their
+    // penalised cliques where prepareZones made them, else walked (as in the second search).
+    const softCliques = soft?.zones.map((z) => this.cliques.ofSoftZone(z));
+    const softPenalty = soft && softCliques!.some((c) => c !== undefined)
+      ? { ...soft.penalty, roadLists: soft.zones.filter((_, i) => softCliques![i] === undefined).map((z) => z.roads) } : soft?.penalty;
+    let leg = stopInZone ? null : this.searchLeg(
+      from, to, metric, all, softPenalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index, softPenalty === soft?.penalty ? undefined : { cliques: softCliques! },
+    );
     if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
     if (!leg && zone) {
       const penalty = soft ? soft.withHard(softLists, !stopInZone) : { ...uniformPenalty(zone, ZONE_COST_PER_METRE), unavoidable: !stopInZone, roadLists: softLists };
@@ -699,7 +706,7 @@ export class Router {
       // charge or close other roads.
       const penalised = this.penalisedFallback;
       if (penalised && !soft && !timed && hardLists?.every((l) => l === this.classRoads!.forbidden)) {
-        leg = this.searchLeg(from, to, metric, hard, { ...penalty, roadLists: softLists.slice(0, zones.length) }, undefined, [], undefined, undefined, undefined, index, penalised);
+        leg = this.searchLeg(from, to, metric, hard, { ...penalty, roadLists: softLists.slice(0, zones.length) }, undefined, [], undefined, undefined, undefined, index, { search: penalised.search, cliques: [penalised.cliques] });
       } else {
         leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
       }
@@ -911,7 +918,8 @@ export class Router {
   private searchLeg(
     from: Snap, to: Snap, metric: Metric, blockedRoads?: Uint8Array, penalty?: Penalty, avoidance?: Avoidance,
     blockedRoadLists?: readonly ArrayLike<number>[], blockedCellCliques?: readonly (BlockedCellCliques | undefined)[],
-    cellCliques?: ZoneSetCliques, timed?: ScheduledZones, index = 0, penalised?: { search: PathSearch; cliques: PenalisedCellCliques },
+    cellCliques?: ZoneSetCliques, timed?: ScheduledZones, index = 0,
+    penalised?: { search?: PathSearch; cliques: readonly (PenalisedCellCliques | undefined)[] },
   ): Leg | null {
     const g = this.graph;
     const direct = blockedRoads?.[from.road] ? { cost: Infinity, reversed: false } : directCost(g, from, to, metric, penalty);
@@ -920,7 +928,7 @@ export class Router {
     const search = penalised?.search ?? this.searchFor(blockedRoads);
     // A class's router leaving a leg to the router it was made from: the class's roads open their
     // cells there, and its cliques (in the class's cells, around its roads) are not that search's.
-    const fallback = this.classOf !== undefined && search !== this.search && !penalised;
+    const fallback = this.classOf !== undefined && search !== this.search && !penalised?.search;
     const classRoads = this.classRoads;
     const found = search.find({
       sources, targets, metric, targetLatitude: to.latitude, targetLongitude: to.longitude, blockedRoads,
@@ -931,7 +939,7 @@ export class Router {
       // A class's own search knows its times everywhere (its view's, its hierarchies', its cliques');
       // the penalised search its times' only where its overlay's cliques are the class's.
       ...(this.times && (fallback || !this.classOf) && { roadMillis: this.times.millis, retimedRoads: this.times.retimed }),
-      ...(this.times && penalised && { roadMillis: this.times.millis }),
+      ...(this.times && penalised?.search && { roadMillis: this.times.millis }),
       ...(timed && metric === 'duration' && { schedule: timed }),
     });
     if (direct.cost < Infinity && (!found || direct.cost <= found.cost)) {

@@ -1,6 +1,7 @@
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { softCostPerMetre } from '../zones/Zone.js';
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import type { PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import type { BlockedCellCliques, PathSearch } from './PathSearch.js';
 
 /**
@@ -35,7 +36,14 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /** Most zones Router.prepareZones keeps (it holds the zone objects: a bound on what it keeps alive besides the bytes). */
 export const MAX_CUSTOMIZED_ZONES = 4096;
 
-function cliqueBytes(c: BlockedCellCliques | null | undefined): number {
+/** A zone's kept cliques: a HARD zone's around its roads, a SOFT zone's charging its cost per metre on them. */
+type KeptCliques = BlockedCellCliques | PenalisedCellCliques;
+
+function isPenalised(c: KeptCliques): c is PenalisedCellCliques {
+  return 'costPerMetre' in c;
+}
+
+function cliqueBytes(c: KeptCliques | null | undefined): number {
   return ENTRY_OVERHEAD_BYTES + (c ? c.cells.byteLength + c.first.byteLength + c.duration.byteLength + c.distance.byteLength : 0);
 }
 
@@ -60,7 +68,7 @@ export class ZoneCliques {
    * cliques around all their roads. Least recently used
    * first, evicted past zoneCliqueBytes or MAX_CUSTOMIZED_ZONES zone objects.
    */
-  private readonly zoneCliques = new Map<CalculatedZone | string, BlockedCellCliques | null>();
+  private readonly zoneCliques = new Map<CalculatedZone | string, KeptCliques | null>();
   /** Per zone object, an id for the keys of the cells several zones share (sharedKey), kept in the same map. */
   private readonly zoneIds = new WeakMap<CalculatedZone, number>();
   private nextZoneId = 0;
@@ -76,16 +84,27 @@ export class ZoneCliques {
   private readonly sets = new Map<string, CalculatedZone[]>();
 
 
+  /**
+   * `softZones`: SOFT zones get cliques charging their cost (penalise), for a router over the
+   * graph's own times and roads (a vehicle class's would also need its closed roads closed there).
+   */
   constructor(
     private readonly graph: HierarchyGraph, private readonly search: PathSearch, zoneCliqueBytes: number,
-    private readonly withZoneRoads: WithZoneRoads,
+    private readonly withZoneRoads: WithZoneRoads, private readonly softZones = false,
   ) {
     this.zoneCliqueBytes = zoneCliqueBytes;
   }
 
-  /** The zone's own cliques, when kept. */
+  /** A HARD zone's own cliques, when kept. */
   ofZone(zone: CalculatedZone): BlockedCellCliques | undefined {
-    return this.zoneCliques.get(zone) ?? undefined;
+    const c = this.zoneCliques.get(zone);
+    return c && !isPenalised(c) ? c : undefined;
+  }
+
+  /** A SOFT zone's penalised cliques, when kept. */
+  ofSoftZone(zone: CalculatedZone): PenalisedCellCliques | undefined {
+    const c = this.zoneCliques.get(zone);
+    return c && isPenalised(c) ? c : undefined;
   }
 
   /** Lets a zone's cliques go (its zone was deleted or replaced), with those of the shared and big cells made for sets naming it. */
@@ -113,12 +132,13 @@ export class ZoneCliques {
 
   /**
    * Whether prepare may customize cells for the zone: the engine customizes, cliques may be
-   * kept, and the zone is calculated on this graph with roads to block (a HARD zone: a SOFT one's
-   * roads are walked with their cost; a scheduled one's cliques serve legs during which it stays active).
+   * kept, and the zone is calculated on this graph with roads to block (a scheduled one's cliques
+   * serve legs during which it stays active), or to charge (a SOFT one, with `softZones`).
    */
   canCustomize(zone: CalculatedZone): boolean {
-    return this.search.customize !== undefined && this.zoneCliqueBytes > 0 && zone.roadCount === this.graph.roadCount
-      && zone.roads.length > 0 && zone.status.name === 'CALCULATED' && softCostPerMetre(zone.zone) === undefined;
+    const soft = softCostPerMetre(zone.zone) !== undefined;
+    return (soft ? this.softZones && this.search.penalise !== undefined : this.search.customize !== undefined) && this.zoneCliqueBytes > 0
+      && zone.roadCount === this.graph.roadCount && zone.roads.length > 0 && zone.status.name === 'CALCULATED';
   }
 
   /**
@@ -128,7 +148,7 @@ export class ZoneCliques {
   prepare(zones: readonly CalculatedZone[], maxCells: number): ZoneSetCliques {
     const out: ZoneSetCliques = { shared: [], big: [] };
     const search = this.search;
-    const customize = search.customize?.bind(search);
+    const customize = search.customize?.bind(search), penalise = search.penalise?.bind(search);
     if (!customize || this.zoneCliqueBytes <= 0) return out;
     if (maxCells > 0 && zones.length > 0) this.remember(zones);
     const held = this.zoneCliques;
@@ -139,11 +159,15 @@ export class ZoneCliques {
     let cells = 0;
     for (const z of zones) {
       const known = held.get(z);
-      if (known !== undefined) { held.delete(z); held.set(z, known); if (known) own.set(z, known); continue; } // now the most recently used
+      if (known !== undefined) { held.delete(z); held.set(z, known); if (known && !isPenalised(known)) own.set(z, known); continue; } // now the most recently used
       if (!this.canCustomize(z) || cells >= maxCells) continue;
-      const cliques = this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
+      // A SOFT zone's cells charge its cost (routes cross them); it takes no part in the shared and big cells below.
+      const cost = softCostPerMetre(z.zone);
+      const cliques = cost !== undefined
+        ? this.withZoneRoads([z], (mask) => penalise!(z.roads, undefined, mask, cost, MAX_CUSTOMIZED_CELLS))
+        : this.withZoneRoads([z], (mask) => customize(z.roads, mask, MAX_CUSTOMIZED_CELLS));
       this.keep(z, cliques);
-      if (cliques) own.set(z, cliques);
+      if (cliques && !isPenalised(cliques)) own.set(z, cliques);
       cells += cliques?.cells.length ?? 0;
     }
     // Cells two or more of these zones touch: customized for those zones together, once per set.
@@ -151,7 +175,7 @@ export class ZoneCliques {
     if (customizeCells && zones.length >= 2) {
       for (const [cell, members] of this.sharedCells(zones, ownOf)) {
         const key = this.cellKey('', cell, members);
-        let cliques = held.get(key);
+        let cliques = this.cellCliques(key);
         if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
         else if (cells < maxCells) {
           this.keep(key, (cliques = this.withZoneRoads(members, (mask) => customizeCells(Uint32Array.of(cell), mask)) ?? null));
@@ -166,7 +190,7 @@ export class ZoneCliques {
     if (!customizeBigCells) return out;
     for (const [big, members] of this.bigCells(zones, ownOf)) {
       const key = this.cellKey('B', big, members);
-      let cliques = held.get(key);
+      let cliques = this.cellCliques(key);
       if (cliques !== undefined) { held.delete(key); held.set(key, cliques); }
       else if (cells < maxCells) {
         const lists = members.map((z) => own.get(z)!);
@@ -179,6 +203,11 @@ export class ZoneCliques {
     return out;
   }
 
+  /** A shared or big cell's kept cliques (only zone keys hold penalised ones), null where none could be made. */
+  private cellCliques(key: string): BlockedCellCliques | null | undefined {
+    return this.zoneCliques.get(key) as BlockedCellCliques | null | undefined;
+  }
+
   /** Records a set prepare() customized for (preparedSets), once, dropping the oldest past MAX_CUSTOMIZED_ZONES sets. */
   private remember(zones: readonly CalculatedZone[]): void {
     const key = this.cellKey('S', 0, zones);
@@ -188,7 +217,7 @@ export class ZoneCliques {
   }
 
   /** Keeps customized cliques as the most recently used, dropping the least recently used past the bounds. */
-  private keep(key: CalculatedZone | string, cliques: BlockedCellCliques | null | undefined): void {
+  private keep(key: CalculatedZone | string, cliques: KeptCliques | null | undefined): void {
     const held = this.zoneCliques;
     held.set(key, cliques ?? null);
     this.zoneCliqueBytesHeld += cliqueBytes(cliques);
@@ -267,7 +296,7 @@ export class ZoneCliques {
     const out: BlockedCellCliques[] = [];
     if (zones.length < 2) return out;
     for (const [cell, members] of this.sharedCells(zones, ownOf)) {
-      const cliques = this.zoneCliques.get(this.cellKey('', cell, members));
+      const cliques = this.cellCliques(this.cellKey('', cell, members));
       if (cliques) out.push(cliques);
     }
     return out;
