@@ -358,7 +358,7 @@ export class OverlaySearch implements PathSearch {
     // settled, and near the sources that slack is still the zones' whole detour: the A* settled most
     // of the small cell and the boundaries of the big cell's others.
     let sourceCell = -1;
-    if (fineStamp !== undefined && penalty === undefined) {
+    if (fineStamp !== undefined) {
       const f = nodeCell[query.sources[0].node];
       if (query.sources.every((s) => nodeCell[s.node] === f && !this.onBoundary(f, s.node))) sourceCell = f;
     }
@@ -449,7 +449,7 @@ export class OverlaySearch implements PathSearch {
     let rowLength = 0;
     if (sourceCell >= 0) {
       const big = bigOf![sourceCell];
-      if (fineStamp![sourceCell] === stamp) { // walked: a target or a road opened it
+      if (fineStamp![sourceCell] === stamp || this.penalisedStamp![sourceCell] === stamp) { // walked: a target or a road opened it, or its cliques charge a penalty
         sourceCell = -1;
         for (const s of query.sources) open(s.node);
       } else if (openStamp[big] === stamp) {
@@ -487,7 +487,8 @@ export class OverlaySearch implements PathSearch {
       if (i < 0) continue;
       records.words[4 * i + 3] = -2 - this.rowRoot[j];
       if (i >= pushedPi.length) pushedPi = this.growPushedPi();
-      const h = toTargets.pi(v);
+      let h = toTargets.pi(v);
+      if (left !== undefined) h += left.of(v);
       pushedPi[i] = h;
       if (h !== Infinity) heap.push(cv + h, v);
     }
@@ -618,10 +619,10 @@ export class OverlaySearch implements PathSearch {
     const edges: number[] = [];
     // A stretch's free path must drive no scheduled road either: its time there would differ.
     const avoided = penalised ?? timed;
-    if (left !== undefined) {
-      this.unpack(0, hops, at, blocked, avoided, metric, edges);
-      return { cost: best, source, target: bestTarget, edges };
-    }
+    // With a penalty the potential adds the penalty still to pay: the free potential alone tells
+    // the runs below (a hop that pays a penalty is never tight: its cost grows by more than a free
+    // path's), and each run's free path is checked to drive no penalised road.
+    if (left !== undefined) for (let k = 0; k <= hops; k++) path[at(k) + 3] -= left.of(path[at(k)]);
     // A hop on which the path's cost grows by what the potential falls (no slack gained) lies on a
     // free cheapest path to the targets, and so does a run of such hops: pi(a) <= d(a, b) + pi(b)
     // makes the run a cheapest path from a to b. Each run unpacks by one free CH query of the same
