@@ -59,10 +59,12 @@ function levelOf(o: CellOverlay): Level {
  * between, stretches of cliques as free CH paths of the same cost that drive no blocked road,
  * else by halves, a lone clique by a Dijkstra in its cell.
  * Knowing where the blocked roads are costs O(blocked roads) with PathQuery.blockedRoadLists, a
- * pass over the mask without. With a penalty (stops inside zones) the cells of the penalised
- * roads open too (Penalty.roadLists, else a pass over its mask), roads there cost their penalty
- * as well, and the potential adds the penalty still to pay (PenaltyBound): a closed cell has no
- * penalised road, so its clique is its cost with the penalty too.
+ * pass over the mask without. With a penalty (stops inside zones, SOFT zones, a vehicle's
+ * destination-only roads) the cells of the penalised roads open too (Penalty.roadLists, else a
+ * pass over its mask), roads there cost their penalty as well, and the potential adds the penalty
+ * still to pay (PenaltyBound): a closed cell has no penalised road, so its clique is its cost with
+ * the penalty too; cells given penalised cliques (PathQuery.penalisedCellCliques) are crossed by
+ * those, in big cells that open, and their hops unpack by a Dijkstra that charges the same.
  */
 export class OverlaySearch implements PathSearch {
   readonly name = 'overlay';
