@@ -96,7 +96,7 @@ export interface PenalisedCellCliques {
   costPerMetre: number;
 }
 
-/** A charge per centimetre on some roads inside a clique (writeCellClique), in the metric's steps. */
+/** A charge per centimetre on some roads inside a clique (writePenalisedCellClique), in the metric's steps. */
 export interface CliquePenalty {
   /** Per road, non-zero where the charge applies. */
   roads: Uint8Array;
