@@ -693,10 +693,10 @@ export class Router {
     // SOFT zones' roads cost their penalty per metre, in both searches: their cells crossed by their
     // penalised cliques where prepareZones made them, else walked (as in the second search).
     const softCliques = soft?.zones.map((z) => this.cliques.ofSoftZone(z));
-    const softPenalty = soft && softCliques!.some((c) => c !== undefined)
-      ? { ...soft.penalty, roadLists: soft.zones.filter((_, i) => softCliques![i] === undefined).map((z) => z.roads) } : soft?.penalty;
+    const crossed = softCliques?.some((c) => c !== undefined) ? softCliques : undefined;
+    const softPenalty = crossed ? { ...soft!.penalty, roadLists: soft!.zones.filter((_, i) => crossed[i] === undefined).map((z) => z.roads) } : soft?.penalty;
     let leg = stopInZone ? null : this.searchLeg(
-      from, to, metric, all, softPenalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index, softPenalty === soft?.penalty ? undefined : { cliques: softCliques! },
+      from, to, metric, all, softPenalty, undefined, lists, cliques, hardLists && cells, timed?.zones, index, crossed && { cliques: crossed },
     );
     if (leg && soft) withEntered(leg, this.zonesEntered(leg, soft.zones));
     if (!leg && zone) {
