@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { Router } from '../src/index.js';
 import type { CalculationMode } from '../src/routing/routeRequest.js';
+import { roadBearings } from '../src/graph/roadBearings.js';
 import { legSteps, type StepLeg } from '../src/routing/steps.js';
 import { wordSteps } from '../src/routing/stepTexts.js';
 import { updateResults } from './results.js';
@@ -71,6 +72,7 @@ for (const size of parseSizes(opts.sizes!)) {
     summary.push(`${mode} ${(100 * p50Share).toFixed(1)} %`);
   }
   const labelBytes = graph.roadLabel.byteLength + graph.labelBytes.byteLength + graph.labelStart.byteLength;
+  const bearingBytes = roadBearings(graph).byteLength;
   const section = [
     `## Turn-by-turn steps: synthetic country ${size.key}`,
     '',
@@ -80,7 +82,7 @@ for (const size of parseSizes(opts.sizes!)) {
     '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Routes differing with and without steps: ${differ}; legs whose steps do not sum to their distance: ${untiled}. The roads' labels (ids and table) take ${(labelBytes / 2 ** 20).toFixed(1)} MiB, ${(100 * labelBytes / graph.byteSize()).toFixed(1)} % of the graph's arrays (${(graph.labelStart.length - 1).toLocaleString('en')} distinct labels).`,
+    `Routes differing with and without steps: ${differ}; legs whose steps do not sum to their distance: ${untiled}. The roads' labels (ids and table) take ${(labelBytes / 2 ** 20).toFixed(1)} MiB, ${(100 * labelBytes / graph.byteSize()).toFixed(1)} % of the graph's arrays (${(graph.labelStart.length - 1).toLocaleString('en')} distinct labels); their bearings at both ends (roadBearings, a search index) ${(bearingBytes / 2 ** 20).toFixed(1)} MiB, ${(100 * bearingBytes / graph.byteSize()).toFixed(1)} %.`,
   ].join('\n');
   console.log(section);
   if (!opts['no-write']) updateResults(undefined, [section]);

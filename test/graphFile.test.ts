@@ -9,6 +9,7 @@ import { ARRAY_KEYS, ROAD_COST_UNIT, RoadGraph } from '../src/graph/RoadGraph.js
 import { SnapIndex } from '../src/graph/SnapIndex.js';
 import { cosLatitude, haversineMetres } from '../src/geo/haversine.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
+import { roadBearings } from '../src/graph/roadBearings.js';
 import { RoadIndex } from '../src/zones/RoadIndex.js';
 import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
 
@@ -137,7 +138,7 @@ const indexedBytes = encodeGraph(indexed);
 
 test('the search indexes travel in the file: loaded, adopted without a rebuild, same answers', () => {
   const names = split(indexedBytes).sections.map((s) => s.name);
-  for (const name of ['snap.tinyRoads', 'snap.tinyComponent', 'snap.bits', 'roads.groupTree']) assert.ok(names.includes(name), name);
+  for (const name of ['snap.tinyRoads', 'snap.tinyComponent', 'snap.bits', 'roads.groupTree', 'roads.bearings']) assert.ok(names.includes(name), name);
   assert.ok(!names.includes('snap.tree'), 'snapping uses the road tree: no tree over every segment');
   const loaded = decodeGraph(indexedBytes);
   const { roadTree, snapTinyRoads, snapTinyComponent, snapRoadBits } = loaded.indexes;
@@ -150,8 +151,12 @@ test('the search indexes travel in the file: loaded, adopted without a rebuild, 
   assert.equal(loaded.indexes.roadTree, roadTree, 'the loaded road tree is used, not replaced');
   assert.equal(loaded.indexes.snapRoadBits, snapRoadBits, 'the loaded per-road facts are used');
   assert.equal(roadIndex.data, roadTree.buffer, 'the loaded road tree is used');
+  const { roadBearings: bearings } = loaded.indexes;
+  assert.ok(bearings);
+  assert.equal(roadBearings(loaded), bearings, 'the loaded road bearings are used');
   // A freshly built index over the same graph (no stored indexes) gives the same answers.
   const fresh = new RoadGraph(graph.arrays(), graph.meta);
+  assert.deepEqual(roadBearings(fresh), bearings);
   const freshSnap = new SnapIndex(fresh), freshRoads = new RoadIndex(fresh);
   const rand = seededRandom(4242);
   for (let i = 0; i < 300; i++) {
@@ -305,6 +310,8 @@ test('a section a later detour added is skipped; a repeated, missing or mismatch
   rejects(joinFile(12, meta, sections.filter((s) => s.name !== 'snap.bits')), 'GRAPH_CORRUPT', /snap index is incomplete/);
   const shortBits = sections.map((s) => (s.name === 'snap.bits' ? { ...s, count: s.count - 1, data: s.data.subarray(1) } : s));
   rejects(joinFile(12, meta, shortBits), 'GRAPH_CORRUPT', /snap index does not match the road count/);
+  const shortBearings = sections.map((s) => (s.name === 'roads.bearings' ? { ...s, count: s.count - 4, data: s.data.subarray(0, s.data.length - 8) } : s));
+  rejects(joinFile(12, meta, shortBearings), 'GRAPH_CORRUPT', /road bearings do not match the road count/);
   // A road tree of another graph: caught when the snap index adopts it.
   const small = importGeoJson({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { highway: 'residential' }, geometry: { type: 'LineString', coordinates: [[11.9, 57.7], [11.91, 57.7]] } }] });
   attachSearchIndexes(small);

@@ -9,6 +9,7 @@ import {
   type OsmFormat, type RoadGraph, type Route, type RouteLeg, type RouteStep,
 } from '../src/index.js';
 import { labelKeyOf, labelOfKey } from '../src/graph/roadLabels.js';
+import { bearingOf, roadBearings } from '../src/graph/roadBearings.js';
 import { OBVIOUS_MARGIN_DEGREES, STEP_TYPES, TURN_THRESHOLD_DEGREES } from '../src/routing/steps.js';
 import { STEP_LANGUAGES, wordSteps } from '../src/routing/stepTexts.js';
 import { seededRandom, sharedExtract } from './support/helpers.js';
@@ -173,6 +174,29 @@ function roadBearingFrom(graph: RoadGraph, road: number, reversed: boolean): num
   const points = ks.map(pt);
   return polylineBearing(points as RouteLeg['points'], 0, 1, 20) ?? polylineBearing(points as RouteLeg['points'], 0, 1, 0)!;
 }
+
+test('the stored road bearings: leaving each end towards the first point 20 m along it (else the other end), as measured again with turf', { skip: sharedExtract('andorra.osm.pbf').skip }, async () => {
+  const { graph } = await importOsmWithSummary(sharedExtract('andorra.osm.pbf').path, 'pbf');
+  const bearings = roadBearings(graph);
+  let checked = 0;
+  for (let road = 0; road < graph.roadCount; road++) {
+    for (const fromStart of [true, false]) {
+      const n = graph.roadPointCount(road);
+      const ks = [...Array(n).keys()];
+      if (!fromStart) ks.reverse();
+      const points = ks.map((k) => at(graph.roadPointLat(road, k), graph.roadPointLon(road, k)));
+      // Only where no point lies within 5 cm of 20 m (the two distance formulas could pick different points there).
+      if (points.some((q) => Math.abs(metresBetween(points[0], q) - 20) < 0.05) || metresBetween(points[0], points[n - 1]) === 0) continue;
+      const k = points.findIndex((q) => metresBetween(points[0], q) >= 20);
+      const [a, b] = [points[0], points[k >= 0 ? k : n - 1]];
+      const expected = (Math.atan2((b.longitude - a.longitude) * Math.cos(((a.latitude + b.latitude) / 2) * Math.PI / 180), b.latitude - a.latitude) * 180) / Math.PI;
+      const got = bearingOf(bearings, road, fromStart);
+      assert.ok(Math.abs(angleBetween(expected, got)) < 0.1, `road ${road} from its ${fromStart ? 'start' : 'end'}: ${got} vs ${expected}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > graph.roadCount, `${checked} road ends checked`);
+});
 
 const extracts: Array<[string, string, OsmFormat]> = [
   ['Monaco', 'monaco.osm.pbf', 'pbf'], ['Andorra', 'andorra.osm.pbf', 'pbf'], ['Campo Grande', 'campo-grande.osm.gz', 'xml.gz'],

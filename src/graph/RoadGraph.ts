@@ -79,6 +79,8 @@ export interface GraphIndexes {
   snapRoadBits?: Uint8Array;
   /** roadBoxes (SnapIndex, RoadIndex): the flatbush bytes over the boxes of every ROADS_PER_BOX consecutive roads (item g = roads 8g..8g+7). */
   roadTree?: Uint8Array;
+  /** roadBearings (turn-by-turn steps): per road, the bearings of leaving its start and its end, in 1/65,536 turns. */
+  roadBearings?: Uint16Array;
 }
 
 /** Which cost a search minimises. */

@@ -16,7 +16,7 @@ import { LIMIT_STRIDE } from './vehicleLimits.js';
  * Sections are named: the graph's arrays (ARRAY_KEYS, required); the sections of a higher layer
  * (GraphFileSections: the hierarchies and the cell overlay, hierarchy/hierarchySections.ts);
  * the search indexes (GraphIndexes: `snap.tinyRoads`, `snap.tinyComponent`, `snap.bits`,
- * `roads.groupTree`). Earlier files carry `snap.tree` (before snapping used the road tree),
+ * `roads.groupTree`, `roads.bearings`). Earlier files carry `snap.tree` (before snapping used the road tree),
  * `roads.tree` (a box per road) and `snap.roadComponent` with `snap.roadBits` (a component per
  * road): skipped, and what they held rebuilt; new names, so an earlier reader skips ours too. Everything
  * but the graph's arrays is optional, and a reader skips (but checksums) sections it does not
@@ -71,6 +71,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 /** Names of the index sections, by GraphIndexes member. */
 const INDEX_SECTIONS = {
   snapTinyRoads: 'snap.tinyRoads', snapTinyComponent: 'snap.tinyComponent', snapRoadBits: 'snap.bits', roadTree: 'roads.groupTree',
+  roadBearings: 'roads.bearings',
 } as const satisfies Record<keyof GraphIndexes, string>;
 /** Longest section name a reader accepts (a damaged length must not ask for a huge read). */
 const MAX_NAME_BYTES = 64;
@@ -246,7 +247,7 @@ export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSecti
 function checkIndexes(arrays: Record<string, SectionArray>, g: RoadGraphArrays, source: string): GraphIndexes {
   const indexes: GraphIndexes = {};
   const roads = g.roadFrom.length;
-  const { snapTinyRoads, snapTinyComponent, snapRoadBits, roadTree } = INDEX_SECTIONS;
+  const { snapTinyRoads, snapTinyComponent, snapRoadBits, roadTree, roadBearings } = INDEX_SECTIONS;
   const snap = [snapTinyRoads, snapTinyComponent, snapRoadBits].filter((name) => arrays[name]).length;
   if (snap === 3) {
     const tinyRoads = arrays[snapTinyRoads], tinyComponent = arrays[snapTinyComponent], bits = arrays[snapRoadBits];
@@ -272,6 +273,11 @@ function checkIndexes(arrays: Record<string, SectionArray>, g: RoadGraphArrays, 
   if (roadTreeArray) {
     if (!(roadTreeArray instanceof Uint8Array)) throw corrupt(source, 'the road index is not bytes');
     indexes.roadTree = roadTreeArray;
+  }
+  const bearings = arrays[roadBearings];
+  if (bearings) {
+    if (!(bearings instanceof Uint16Array) || bearings.length !== 2 * roads) throw corrupt(source, 'the road bearings do not match the road count');
+    indexes.roadBearings = bearings;
   }
   return indexes;
 }

@@ -24,6 +24,7 @@ import { computeMatrix, prepareMatrices, type MatrixRequest, type MatrixResult }
 import { DEFAULT_ZONE_CLIQUE_BYTES, NO_ZONE_SET, ZoneCliques, type ZoneSetCliques } from './ZoneCliques.js';
 import { departureOf, SCHEDULE_HORIZON_SECONDS, ScheduledZones, type ZoneWait } from './RoadSchedule.js';
 import { legSteps } from './steps.js';
+import { roadBearings } from '../graph/roadBearings.js';
 import { Leg, NO_EDGE_ENDS, speedKmh, waitInSteps } from './Leg.js';
 import { checkUsable, preparedVehicleLists, SoftZones, splitZones } from './requestZones.js';
 import { STEP_LANGUAGES, wordSteps, type StepLanguage } from './stepTexts.js';
@@ -115,6 +116,7 @@ export class Router {
     this.cliques = new ZoneCliques(graph, this.search, options.zoneCliqueBytes ?? DEFAULT_ZONE_CLIQUE_BYTES, (zones, make) => this.withZoneRoads(zones, make), car === undefined);
     this.line = new LegLine(graph);
     void graph.roadMillis; // derived per road once, here rather than inside the first route
+    roadBearings(graph); // adopted from the graph's indexes, or measured here rather than inside the first route with steps
   }
 
   /** Snaps a point; `label` names it in errors. */

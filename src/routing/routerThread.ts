@@ -2,6 +2,7 @@ import { DetourError } from '../errors.js';
 import { PreparedPolygon, type PreparedPolygonFields } from '../geo/PreparedPolygon.js';
 import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
 import { SnapIndex } from '../graph/SnapIndex.js';
+import { roadBearings } from '../graph/roadBearings.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import type { GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { withHierarchy } from '../hierarchy/hierarchySections.js';
@@ -27,9 +28,10 @@ export interface SharedRouterData {
   maxSnapDistance?: number;
 }
 
-/** The graph as a worker thread receives it; the snap index is made here first (on shared memory) so the thread adopts it. */
+/** The graph as a worker thread receives it; the snap index and road bearings are made here first (on shared memory) so the thread adopts them. */
 export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number, vehicles: readonly Vehicle[] = []): SharedRouterData {
   SnapIndex.for(graph);
+  roadBearings(graph);
   const times = new Map<string, RoadTimes>();
   for (const v of vehicles) {
     const key = vehicleSpeedsKey(v);

@@ -10,6 +10,9 @@ const OSRM_LANGUAGE: Readonly<Record<StepLanguage, string>> = { pt_BR: 'pt-BR', 
 
 const compiler = createInstructions('v5');
 
+/** Each type's place in STEP_TYPES, for the texts' keys. */
+const TYPE_NUMBER = Object.fromEntries(STEP_TYPES.map((type, i) => [type, i])) as Readonly<Record<StepType, number>>;
+
 /** The OSRM maneuver that words each step type (OSRM's route step: maneuver type and modifier). */
 const MANEUVER: Readonly<Record<StepType, { type: string; modifier?: string }>> = {
   U_TURN: { type: 'turn', modifier: 'uturn' },
@@ -46,7 +49,7 @@ export function wordSteps(steps: RouteStep[], language: StepLanguage, legIndex: 
     const depart = i === 0 && step.type === 'CONTINUE_ON_STREET';
     const exit = step.exitNumber ?? 0;
     // Departures (their compass direction) and arrivals (their stop's number) are worded each time: one of each a leg.
-    const key = roadLabel && !depart && step.road >= 0 && exit < 32 ? roadLabel[step.road] * 1024 + STEP_TYPES.indexOf(step.type) * 32 + exit : -1;
+    const key = roadLabel && !depart && step.road >= 0 && exit < 32 ? roadLabel[step.road] * 1024 + TYPE_NUMBER[step.type] * 32 + exit : -1;
     let text = key >= 0 ? kept.get(key) : undefined;
     if (text === undefined) {
       text = compile(code, step, depart, legIndex, legCount);

@@ -2,6 +2,8 @@ import { RoadFlag } from '../graph/carProfile.js';
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import type { Snap } from '../graph/SnapIndex.js';
 import { roadExitNode } from '../graph/junctionNodes.js';
+import { BEARING_METRES, bearingOf, degrees, roadBearings } from '../graph/roadBearings.js';
+import { labelKeyAt, labelOfKey } from '../graph/roadLabels.js';
 import { partialCost } from './endpoints.js';
 
 /** Maplink's instruction types (trip-schema `Instructions`). */
@@ -27,11 +29,6 @@ export const OBVIOUS_MARGIN_DEGREES = 30;
 export const SLIGHT_DEGREES = 60;
 export const SHARP_DEGREES = 140;
 export const U_TURN_DEGREES = 170;
-/**
- * Metres of road a bearing is measured over from a junction: the direction a driver sees, not the
- * last few centimetres of a road drawn with a kink at its end.
- */
-export const BEARING_METRES = 20;
 
 /** One maneuver of a leg and the stretch of road driven after it, up to the next. */
 export interface RouteStep {
@@ -78,16 +75,29 @@ export interface StepLeg {
 
 /**
  * The roads a leg drives, as flat arrays (k-th road driven: its road, direction, the metres and
- * seconds the leg counts for it, the point of the leg's polyline where it ends, the node it ends at).
+ * seconds the leg counts for it, the point of the leg's polyline where it ends).
+ * Entries firstWhole..lastWhole are the leg's edges, whole roads; the others parts of its stop roads.
  */
 interface Driven {
   count: number;
+  firstWhole: number;
+  lastWhole: number;
   road: Int32Array;
   reversed: Uint8Array;
   metres: Float64Array;
   seconds: Float64Array;
   end: Int32Array;
-  node: Int32Array;
+  /** The junction the start road's part leads to, when the leg drives one (the edges' heads are read where needed). */
+  startJunction: number;
+  /**
+   * Read per road driven in one pass, where the cache misses of a path's roads overlap: its label,
+   * whether it is a roundabout, its stored bearings (roadBearings) at the junction it arrives at and
+   * at the one it leaves from.
+   */
+  label: Uint32Array;
+  roundabout: Uint8Array;
+  arriveUnits: Uint16Array;
+  leaveUnits: Uint16Array;
 }
 
 /**
@@ -108,48 +118,59 @@ export function legSteps(graph: RoadGraph, leg: StepLeg, last: boolean): RouteSt
     exitNumber: undefined, road: -1, name: undefined, ref: undefined, destination: undefined, turnAngle: undefined, bearing: 0, text: '',
   });
   if (d.count === 0) return [arrival()];
-  const { roadFlags, roadLabel } = graph;
-  const { road, reversed, metres, seconds, end, node } = d;
+  const bearings = roadBearings(graph);
+  const labels = stepLabels(graph);
+  const { road, reversed, metres, seconds, end, label, roundabout, arriveUnits, leaveUnits, firstWhole, lastWhole } = d;
+  const { edgeHead } = graph, edges = leg.edges;
   const xy = leg.coordinates;
-  let step = startStep(graph, road[0], 'CONTINUE_ON_STREET', 0, polylineBearing(xy, 0, end[0]));
+  // The route's directions at the junction ending its k-th road, over BEARING_METRES of each road:
+  // a whole road's from the graph's bearings, a stop road's part from the leg's polyline.
+  const arriveAt = (k: number) =>
+    opposite(k >= firstWhole && k <= lastWhole ? degrees(arriveUnits[k]) : polylineBearing(xy, end[k], k > 0 ? end[k - 1] : 0));
+  const leaveAt = (k: number) =>
+    k + 1 >= firstWhole && k + 1 <= lastWhole ? degrees(leaveUnits[k + 1]) : polylineBearing(xy, end[k], end[k + 1]);
+  // The junction ending the k-th road (read only where its other roads matter).
+  const junctionAt = (k: number) => (k < firstWhole ? d.startJunction : edgeHead[edges[k - firstWhole]]);
+  let step = startStep(labels, graph, road[0], 'CONTINUE_ON_STREET', 0, polylineBearing(xy, 0, end[0]));
   let exits = -1; // exits passed in the roundabout being driven (-1: not in one since a roundabout step began)
   for (let k = 0; ; k++) {
     step.distance += metres[k];
     step.duration += seconds[k];
     if (k + 1 === d.count) break;
-    const r = road[k], next = road[k + 1], rev = reversed[k] === 1, nextRev = reversed[k + 1] === 1, v = node[k];
-    const inRoundabout = (roadFlags[r] & RoadFlag.ROUNDABOUT) !== 0;
-    const toRoundabout = (roadFlags[next] & RoadFlag.ROUNDABOUT) !== 0;
+    const r = road[k], next = road[k + 1];
+    const inRoundabout = roundabout[k] === 1, toRoundabout = roundabout[k + 1] === 1;
     let type: StepType | undefined;
     let angle: number | undefined, leave: number | undefined;
     if (toRoundabout && !inRoundabout) {
       type = 'ROUNDABOUT';
     } else if (toRoundabout) {
-      if (exits >= 0 && leavesRoundabout(graph, v)) exits++;
+      if (exits >= 0 && leavesRoundabout(graph, junctionAt(k))) exits++;
     } else if (inRoundabout) {
       if (exits >= 0) {
         step.exitNumber = exits + 1;
-        setLabel(step, graph, next);
+        setLabel(step, labels, graph, next);
       }
       type = 'LEAVE_ROUNDABOUT';
     } else if (next === r) {
       type = 'U_TURN'; // back along the same road (a dead end)
     } else {
-      const renamed = roadLabel[r] !== roadLabel[next] && !sameName(graph, r, next);
-      // Staying on the road where no other road leaves the junction is never a maneuver: no bearing needed.
-      if (!renamed && !hasOtherRoad(graph, v, r, rev, next, nextRev)) continue;
-      // The route's own directions from its polyline (read in order), over BEARING_METRES of each road.
-      const arrive = (polylineBearing(xy, end[k], k > 0 ? end[k - 1] : 0) + 180) % 360;
-      leave = polylineBearing(xy, end[k], end[k + 1]);
+      const renamed = label[k] !== label[k + 1] && !sameLabel(labels, graph, label[k], label[k + 1]);
+      const arrive = arriveAt(k);
+      leave = leaveAt(k);
       angle = turnAngle(arrive, leave);
-      type = maneuver(graph, v, r, rev, next, nextRev, arrive, angle, renamed);
+      // Going on along the road within the threshold is never a maneuver, nor bending with it where
+      // no other road leaves the junction: decided before reading the junction's roads.
+      if (!renamed && Math.abs(angle) <= TURN_THRESHOLD_DEGREES) continue;
+      const rev = reversed[k] === 1, nextRev = reversed[k + 1] === 1, v = junctionAt(k);
+      if (!renamed && !hasOtherRoad(graph, v, r, rev, next, nextRev)) continue;
+      type = maneuver(graph, bearings, v, r, rev, next, nextRev, arrive, angle, renamed);
     }
     if (type === undefined) continue;
     step.last = end[k];
     steps.push(step);
-    leave ??= polylineBearing(xy, end[k], end[k + 1]);
-    if (angle === undefined && type !== 'LEAVE_ROUNDABOUT') angle = turnAngle((polylineBearing(xy, end[k], k > 0 ? end[k - 1] : 0) + 180) % 360, leave);
-    step = startStep(graph, next, type, end[k], leave, angle);
+    leave ??= leaveAt(k);
+    if (angle === undefined && type !== 'LEAVE_ROUNDABOUT') angle = turnAngle(arriveAt(k), leave);
+    step = startStep(labels, graph, next, type, end[k], leave, angle);
     exits = type === 'ROUNDABOUT' ? 0 : -1;
   }
   step.last = count - 1;
@@ -158,8 +179,8 @@ export function legSteps(graph: RoadGraph, leg: StepLeg, last: boolean): RouteSt
   return steps;
 }
 
-function startStep(graph: RoadGraph, road: number, type: StepType, first: number, bearing: number, turnAngle?: number): RouteStep {
-  const { name, ref, destination } = graph.labelOf(road);
+function startStep(labels: StepLabel[], graph: RoadGraph, road: number, type: StepType, first: number, bearing: number, turnAngle?: number): RouteStep {
+  const { name, ref, destination } = stepLabel(labels, graph, graph.roadLabel[road]);
   // Every member set here, in one order, so steps share one shape (undefined members are left out of JSON).
   return {
     type, distance: 0, duration: 0, first, last: first, exitNumber: undefined, road, name, ref, destination,
@@ -168,12 +189,37 @@ function startStep(graph: RoadGraph, road: number, type: StepType, first: number
 }
 
 /** The step's road and its label: the road's name, ref and destination (those it has). */
-function setLabel(step: RouteStep, graph: RoadGraph, road: number): void {
-  const { name, ref, destination } = graph.labelOf(road);
+function setLabel(step: RouteStep, labels: StepLabel[], graph: RoadGraph, road: number): void {
+  const { name, ref, destination } = stepLabel(labels, graph, graph.roadLabel[road]);
   step.road = road;
   step.name = name;
   step.ref = ref;
   step.destination = destination;
+}
+
+/** A road label as steps read it: one shape for every label (RoadGraph.labelOf leaves out what is untagged). */
+interface StepLabel {
+  name: string | undefined;
+  ref: string | undefined;
+  destination: string | undefined;
+}
+
+/** The labels steps have read, by label id, per graph label table (views and threads share it). */
+const stepLabelTables = new WeakMap<Uint32Array, StepLabel[]>();
+
+function stepLabels(graph: RoadGraph): StepLabel[] {
+  let labels = stepLabelTables.get(graph.labelStart);
+  if (!labels) stepLabelTables.set(graph.labelStart, (labels = []));
+  return labels;
+}
+
+function stepLabel(labels: StepLabel[], graph: RoadGraph, id: number): StepLabel {
+  let label = labels[id];
+  if (label === undefined) {
+    const { name, ref, destination } = labelOfKey(labelKeyAt(graph, id));
+    labels[id] = label = { name, ref, destination };
+  }
+  return label;
 }
 
 /** Whether a road other than the route's next one and the way back leaves node v. */
@@ -198,7 +244,7 @@ function leavesRoundabout(graph: RoadGraph, v: number): boolean {
  * simply goes on; `angle` is the route's turn there, `arrive` its bearing of arrival.
  */
 function maneuver(
-  graph: RoadGraph, v: number, r: number, rev: boolean, next: number, nextRev: boolean, arrive: number, angle: number, renamed: boolean,
+  graph: RoadGraph, bearings: Uint16Array, v: number, r: number, rev: boolean, next: number, nextRev: boolean, arrive: number, angle: number, renamed: boolean,
 ): StepType | undefined {
   const a = Math.abs(angle);
   if (a <= TURN_THRESHOLD_DEGREES && !renamed) return undefined; // going on, whatever branches off beside
@@ -211,7 +257,7 @@ function maneuver(
   for (let e = firstOut[v]; e < firstOut[v + 1]; e++) {
     const o = edgeRoad[e], oRev = edgeReversed[e] === 1;
     if ((o === next && oRev === nextRev) || (o === r && oRev !== rev)) continue; // the route's own road, the way back
-    const other = turnAngle(arrive, departureBearing(graph, o, oRev));
+    const other = turnAngle(arrive, bearingOf(bearings, o, !oRev));
     if (Math.abs(other) < a + OBVIOUS_MARGIN_DEGREES) obvious = false;
     if (Math.abs(other) <= TURN_THRESHOLD_DEGREES && !(Math.abs(other - angle) >= Math.abs(fork - angle))) fork = other;
   }
@@ -236,21 +282,25 @@ export function turnType(angle: number): StepType {
  * (destinations aside: signs change along a road).
  */
 export function sameName(graph: RoadGraph, a: number, b: number): boolean {
-  if (graph.roadLabel[a] === graph.roadLabel[b]) return true;
-  const la = graph.labelOf(a), lb = graph.labelOf(b);
+  return graph.roadLabel[a] === graph.roadLabel[b] || sameLabel(stepLabels(graph), graph, graph.roadLabel[a], graph.roadLabel[b]);
+}
+
+function sameLabel(labels: StepLabel[], graph: RoadGraph, a: number, b: number): boolean {
+  const la = stepLabel(labels, graph, a), lb = stepLabel(labels, graph, b);
   // One road number through stretches of other names (E 6 through Tingstadstunneln): the driver follows the number.
   return la.ref !== undefined ? la.ref === lb.ref : la.name === lb.name && lb.ref === undefined;
 }
 
+/** The bearing opposite one of [0, 360]. */
+const opposite = (bearing: number) => (bearing < 180 ? bearing + 180 : bearing - 180);
+
 /** Degrees from bearing `from` to bearing `to`, in (-180, 180], positive clockwise (to the right). */
 export function turnAngle(from: number, to: number): number {
-  const d = (((to - from) % 360) + 360) % 360;
-  return d > 180 ? d - 360 : d;
-}
-
-/** The bearing of leaving a road's start (its end when reversed), over BEARING_METRES of it (the roads a route does not take). */
-export function departureBearing(graph: RoadGraph, road: number, reversed: boolean): number {
-  return bearingInto(graph, road, !reversed);
+  // Bearings of [0, 360) need one correction at most; no float modulo (a runtime call, once per junction).
+  let d = to - from;
+  while (d > 180) d -= 360;
+  while (d <= -180) d += 360;
+  return d;
 }
 
 /**
@@ -274,34 +324,6 @@ export function polylineBearing(xy: Float64Array, at: number, limit: number): nu
 
 const METRES_PER_DEGREE = 111_195;
 
-/** Metres per 1e-7 degree of latitude. */
-const METRES_PER_E7 = 0.0111195;
-
-/**
- * The bearing from one end of a road (its start when `fromStart`) towards the first of its points
- * BEARING_METRES away along it (or its other end), read from the graph's 1e-7 degree arrays.
- */
-function bearingInto(graph: RoadGraph, road: number, fromStart: boolean): number {
-  const { roadShapeStart, shapeLatE7, shapeLonE7, nodeLatE7, nodeLonE7 } = graph;
-  const s = roadShapeStart[road], z = roadShapeStart[road + 1];
-  const here = fromStart ? graph.roadFrom[road] : graph.roadTo[road], there = fromStart ? graph.roadTo[road] : graph.roadFrom[road];
-  const lat0 = nodeLatE7[here], lon0 = nodeLonE7[here];
-  const kx = Math.cos(lat0 * 1e-7 * (Math.PI / 180));
-  const far = (BEARING_METRES / METRES_PER_E7) ** 2;
-  let dLat = nodeLatE7[there] - lat0, dLon = nodeLonE7[there] - lon0;
-  for (let i = 0; i < z - s; i++) {
-    const k = fromStart ? s + i : z - 1 - i;
-    const y = shapeLatE7[k] - lat0, x = (shapeLonE7[k] - lon0) * kx;
-    if (x * x + y * y >= far) {
-      dLat = y;
-      dLon = shapeLonE7[k] - lon0;
-      break;
-    }
-  }
-  const b = Math.atan2(dLon * kx, dLat) * (180 / Math.PI);
-  return b < 0 ? b + 360 : b;
-}
-
 /**
  * The roads the leg drives in order: the start road's part, each edge's road, the end road's part
  * (a part of no length, a stop on a junction, left out), with the metres and seconds the leg
@@ -311,32 +333,56 @@ function drivenRoads(graph: RoadGraph, leg: StepLeg): Driven {
   const { from, to, edges } = leg;
   const count = leg.coordinates.length >> 1;
   const n = edges.length + 2;
-  const d: Driven = {
-    count: 0, road: new Int32Array(n), reversed: new Uint8Array(n), metres: new Float64Array(n), seconds: new Float64Array(n),
-    end: new Int32Array(n), node: new Int32Array(n),
-  };
-  const push = (road: number, reversed: boolean, metres: number, seconds: number, end: number, node: number) => {
-    const k = d.count++;
-    d.road[k] = road; d.reversed[k] = reversed ? 1 : 0; d.metres[k] = metres; d.seconds[k] = seconds; d.end[k] = end; d.node[k] = node;
-  };
+  if (driven.road.length < n) driven = newDriven(Math.max(n, 2 * driven.road.length));
+  const d = driven;
+  d.count = 0;
+  d.firstWhole = 0;
+  d.lastWhole = -1;
   if (leg.direct) {
-    if (leg.distance > 0) push(from.road, leg.startReversed, leg.distance, partialCost(graph, from.road, leg.distance, 'duration'), count - 1, -1);
+    if (leg.distance > 0) put(d, from.road, leg.startReversed, leg.distance, partialCost(graph, from.road, leg.distance, 'duration'), count - 1);
     return d;
   }
   const startMetres = leg.startReversed ? from.offset : graph.roadMetres(from.road) - from.offset;
   const endMetres = leg.endReversed ? graph.roadMetres(to.road) - to.offset : to.offset;
   // The junction the start road leads to (a copy of it, where turn restrictions split it, is the edges' own).
-  const junction = edges.length > 0 ? graph.edgeTailOf(edges[0]) : roadExitNode(graph, from.road, leg.startReversed);
-  if (startMetres > 0) push(from.road, leg.startReversed, startMetres, partialCost(graph, from.road, startMetres, 'duration'), leg.edgesFirst, junction);
-  const { edgeRoad, edgeReversed, edgeHead, roadLengthCm } = graph;
+  d.startJunction = edges.length > 0 ? graph.edgeTailOf(edges[0]) : roadExitNode(graph, from.road, leg.startReversed);
+  if (startMetres > 0) put(d, from.road, leg.startReversed, startMetres, partialCost(graph, from.road, startMetres, 'duration'), leg.edgesFirst);
+  const { edgeRoad, edgeReversed, roadLengthCm } = graph;
   const millis = graph.roadMillis, ends = leg.edgeEnds;
+  d.firstWhole = d.count;
   for (let i = 0; i < edges.length; i++) {
     const e = edges[i], r = edgeRoad[e];
-    push(r, edgeReversed[e] === 1, roadLengthCm[r] * COST_STEP.distance, millis[r] * COST_STEP.duration, ends[i], edgeHead[e]);
+    put(d, r, edgeReversed[e] === 1, roadLengthCm[r] * COST_STEP.distance, millis[r] * COST_STEP.duration, ends[i]);
   }
-  if (endMetres > 0) push(to.road, leg.endReversed, endMetres, partialCost(graph, to.road, endMetres, 'duration'), count - 1, -1);
+  d.lastWhole = d.count - 1;
+  if (endMetres > 0) put(d, to.road, leg.endReversed, endMetres, partialCost(graph, to.road, endMetres, 'duration'), count - 1);
   if (d.count === 0) return d;
   d.end[d.count - 1] = count - 1;
-  d.node[d.count - 1] = -1;
+  const { roadLabel, roadFlags } = graph;
+  const bearings = roadBearings(graph);
+  const { road, reversed, label, roundabout, arriveUnits, leaveUnits } = d;
+  for (let k = 0; k < d.count; k++) {
+    const r = road[k], side = reversed[k];
+    label[k] = roadLabel[r];
+    roundabout[k] = (roadFlags[r] & RoadFlag.ROUNDABOUT) === 0 ? 0 : 1;
+    arriveUnits[k] = bearings[2 * r + 1 - side];
+    leaveUnits[k] = bearings[2 * r + side];
+  }
   return d;
 }
+
+function put(d: Driven, road: number, reversed: boolean, metres: number, seconds: number, end: number): void {
+  const k = d.count++;
+  d.road[k] = road; d.reversed[k] = reversed ? 1 : 0; d.metres[k] = metres; d.seconds[k] = seconds; d.end[k] = end;
+}
+
+function newDriven(n: number): Driven {
+  return {
+    count: 0, firstWhole: 0, lastWhole: -1, road: new Int32Array(n), reversed: new Uint8Array(n), metres: new Float64Array(n),
+    seconds: new Float64Array(n), end: new Int32Array(n), startJunction: -1, label: new Uint32Array(n), roundabout: new Uint8Array(n),
+    arriveUnits: new Uint16Array(n), leaveUnits: new Uint16Array(n),
+  };
+}
+
+/** drivenRoads' arrays, kept from leg to leg (grown as needed): legSteps reads them before it returns. */
+let driven = newDriven(256);
