@@ -4,6 +4,7 @@ import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, veh
 import { routerOnSharedData, sharedRouterData, zoneFields } from '../src/routing/routerThread.js';
 import { TripThreads } from '../src/trip/TripThreads.js';
 import { TripThreadState } from '../src/trip/tripWorker.js';
+import type { VehicleRoads } from '../src/routing/vehicle.js';
 import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, ZONES_PATH } from './support/service.js';
 
 const graph = loadGraph(DEFAULT_GRAPH_PATH);
@@ -222,13 +223,55 @@ test('clients take turns on the trip threads: one client\'s burst of long trips 
   assert.equal(threads.started, 0, 'a closed pool starts no thread');
 });
 
-test('a prepared vehicle class\'s own hierarchies are made once, on worker threads and shared memory, and adopted by every trip thread: its trips answer as a router that prepared it does', async () => {
+test('a vehicle class\'s cells prepared on one trip thread are adopted by another on shared memory: it customizes nothing and its trips answer as the preparing thread\'s do', () => {
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const preparing = new TripThreadState(new Router(graph), [], 0);
+  assert.equal(preparing.handle({ op: 'prepareVehicle', id: 9, vehicle: truck }), undefined, 'answered once prepared');
+  let reply;
+  for (let steps = 0; steps < 50_000 && !reply; steps++) reply = preparing.prepareNext();
+  assert.ok(reply && 'vehicleRoads' in reply && reply.id === 9, JSON.stringify(reply)?.slice(0, 200));
+  const roads = reply.vehicleRoads!;
+  const prepared = roads.prepared!;
+  assert.ok(prepared.cliques.cells.length > 0 && prepared.overlay, 'cells customized, the class\'s overlay cliques made');
+  for (const array of [roads.forbidden, prepared.closed, prepared.cliques.duration, prepared.cliques.first, prepared.overlay!.duration, prepared.overlay!.fine!.distance, ...prepared.bigCliques.map((b) => b.distance)]) {
+    assert.ok(array.buffer instanceof SharedArrayBuffer, 'on shared memory');
+  }
+  const router = new Router(graph);
+  let customized = 0;
+  const search = router.search as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['customizeCells', 'customizeBigCells', 'penaliseCells']) {
+    const own = search[name].bind(search);
+    search[name] = (...args: unknown[]) => { customized++; return own(...args); };
+  }
+  const adopting = new TripThreadState(router);
+  const adopted = adopting.handle({ op: 'vehicleRoads', id: 3, roads });
+  assert.ok(adopted && 'adopted' in adopted, JSON.stringify(adopted));
+  assert.equal(router.vehicleRoads(truck).prepared, prepared, 'the same cliques, not a copy');
+  assert.equal(adopting.waiting, 0);
+  const hierarchies = (preparing.router.vehicleHierarchies(truck))!;
+  for (const state of [preparing, adopting]) state.handle({ op: 'vehicleHierarchies', id: 4, vehicle: truck, hierarchies });
+  assert.equal(router.vehicleClasses, 1, 'a router of the class\'s own');
+  const context = { clientId: 'c', id: 't', now: 0 };
+  for (const points of [[west, east], [north, east], [east, west, north]]) {
+    const [a, b] = [preparing, adopting].map((state) => state.handle({ op: 'trip', id: 5, request: { points: points as never, vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES' }, context, zones: [] }));
+    assert.ok(a && 'json' in a && b && 'json' in b, JSON.stringify(b));
+    assert.equal(b.json, a.json);
+    const want = new Router(graph).route({ points: points as never, vehicle: truck });
+    assert.equal(JSON.parse(b.json).totalNominalDuration, Math.round(want.duration));
+  }
+  assert.equal(customized, 0, 'the adopting thread customized no cell');
+});
+
+test('a prepared vehicle class\'s own hierarchies (on worker threads) and cells (on the first trip thread) are made once, on shared memory, and adopted by every trip thread: its trips answer as a router that prepared it does', async () => {
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
   const threads = new TripThreads(graph, { threads: 2, vehicles: [truck, vehicleOf('CAR')!] });
   const adopted: unknown[] = [];
   try {
     threads.start();
-    for (let i = 0; i < 600 && threads.vehicleClassesAdopted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const cells = (threads as unknown as { preparedRoads: Map<string, VehicleRoads> }).preparedRoads;
+    for (let i = 0; i < 1200 && (threads.vehicleClassesAdopted === 0 || cells.size < 2); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(cells.size, 2, 'both classes\' cells prepared once, by the first thread, and posted to the other');
+    assert.ok([...cells.values()].find((r) => r.prepared)?.prepared?.cliques.duration.buffer instanceof SharedArrayBuffer);
     assert.equal(threads.vehicleClasses, 1, 'the truck\'s; a car drives every road as the graph\'s hierarchies do');
     assert.equal(threads.vehicleClassesAdopted, 1, 'by both threads');
     const made = (threads as unknown as { classes: Array<{ hierarchies: Record<string, { arcNode: Uint32Array }> }> }).classes[0].hierarchies;

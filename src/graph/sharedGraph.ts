@@ -1,6 +1,6 @@
 import { ARRAY_KEYS, RoadGraph, type RoadGraphArrays } from './RoadGraph.js';
 
-type AnyTyped = RoadGraphArrays[keyof RoadGraphArrays];
+type AnyTyped = RoadGraphArrays[keyof RoadGraphArrays] | Float64Array;
 
 /** SharedArrayBuffer where the platform has one (Node; a cross-origin-isolated page), else ArrayBuffer: memory a worker can share. */
 export const SharedOrPlainBuffer: ArrayBufferConstructor =
@@ -22,6 +22,22 @@ function toShared<T extends AnyTyped>(array: T): T {
   const copy = new Type(new SharedArrayBuffer(array.byteLength));
   (copy as unknown as { set(a: ArrayLike<number>): void }).set(array);
   return copy;
+}
+
+/**
+ * `value` with every typed array in it (through plain objects and arrays) on SharedArrayBuffers,
+ * those already there kept, the others copied: what a thread made, posted to others to use as
+ * it is (a posted SharedArrayBuffer is shared, not cloned). `value` itself where the platform has
+ * no SharedArrayBuffer.
+ */
+export function withSharedArrays<T>(value: T): T {
+  if (typeof SharedArrayBuffer !== 'function') return value;
+  if (ArrayBuffer.isView(value)) return (isSharedArray(value) ? value : toShared(value as unknown as AnyTyped)) as T;
+  if (Array.isArray(value)) return value.map(withSharedArrays) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withSharedArrays(v)])) as T;
+  }
+  return value;
 }
 
 // Copies are kept per graph so several workers (or calculators) of one graph share one copy.

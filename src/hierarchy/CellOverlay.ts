@@ -1,5 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { SharedOrPlainBuffer } from '../graph/sharedGraph.js';
 import { MinHeap } from '../structures/MinHeap.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
 import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './partition.js';
@@ -103,16 +104,23 @@ export interface CliquePenalty {
   stepsPerCm: number;
 }
 
+/** Both metrics' clique arrays of an overlay's big cells and of its small cells (`fine`). */
+export interface OverlayCliques {
+  duration: Uint32Array;
+  distance: Uint32Array;
+  fine?: { duration: Uint32Array; distance: Uint32Array };
+}
+
 /**
- * The overlay with other cliques in some of its cells (a vehicle class's, customized around its
- * closed roads and in its times): new clique arrays for both metrics and levels, the boundaries
- * shared. The second values stay the overlay's: only matrices read them, and they never run on
- * such an overlay.
+ * The overlay's clique arrays with other cliques in some of its cells (a vehicle class's,
+ * customized around its closed roads and in its times): new arrays for both metrics and levels,
+ * on shared memory (a service's trip threads use one thread's). overlayWithCliques puts them in.
  */
-export function overlayWithCliques(overlay: CellOverlay, small: CellCliques | undefined, big: readonly CellCliques[]): CellOverlay {
+export function replacedCliques(overlay: CellOverlay, small: CellCliques | undefined, big: readonly CellCliques[]): OverlayCliques {
   const replaced = (level: CellOverlay, parts: readonly CellCliques[]): Pick<CellOverlay, 'duration' | 'distance'> => {
+    if (parts.length === 0) return { duration: level.duration, distance: level.distance };
     const at = cliqueOffsets(level.entryFirst, level.exitFirst);
-    const out = { duration: level.duration.slice(), distance: level.distance.slice() };
+    const out = { duration: sharedCopy(level.duration), distance: sharedCopy(level.distance) };
     for (const part of parts) {
       for (let j = 0; j < part.cells.length; j++) {
         const c = part.cells[j], from = part.first[j], to = part.first[j + 1];
@@ -124,10 +132,25 @@ export function overlayWithCliques(overlay: CellOverlay, small: CellCliques | un
     return out;
   };
   const fine = overlay.fine;
-  return {
-    ...overlay, ...replaced(overlay, big),
-    ...(fine && { fine: { ...fine, ...replaced(fine, small ? [small] : []) } }),
-  };
+  return { ...replaced(overlay, big), ...(fine && { fine: replaced(fine, small ? [small] : []) }) };
+}
+
+/**
+ * The overlay with replacedCliques' arrays: the boundaries shared. The second values stay the
+ * overlay's: only matrices read them, and they never run on such an overlay.
+ */
+export function overlayWithCliques(overlay: CellOverlay, cliques: OverlayCliques): CellOverlay {
+  const { fine, ...big } = cliques;
+  if (big.duration.length !== overlay.duration.length || big.distance.length !== overlay.distance.length || (fine && fine.duration.length !== overlay.fine?.duration.length)) {
+    throw new Error('cliques for another overlay');
+  }
+  return { ...overlay, ...big, ...(overlay.fine && fine && { fine: { ...overlay.fine, ...fine } }) };
+}
+
+function sharedCopy(array: Uint32Array): Uint32Array {
+  const copy = new Uint32Array(new SharedOrPlainBuffer(array.byteLength));
+  copy.set(array);
+  return copy;
 }
 
 /** One level of an overlay as searches read it: boundaries, where each cell's clique starts, both metrics' cliques and second values. */

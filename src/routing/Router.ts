@@ -2,7 +2,8 @@ import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { hierarchyNodeCount, type ContractionHierarchy, type HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
-import { overlayWithCliques, type PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
+import { overlayWithCliques, replacedCliques, type PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
+import { withSharedArrays } from '../graph/sharedGraph.js';
 import { contractInOrder } from '../hierarchy/contractInOrder.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
@@ -479,8 +480,8 @@ export class Router {
     const base = this.timedRouter(vehicle, true) ?? this;
     const roads = base.preparedVehicles.get(key);
     // Without the class's cliques (an overlay of one level: nothing customized) the overlay's own would cross its closed roads.
-    if (!own || !roads?.prepared || !h?.overlay || this.classRouters.has(key)) return;
-    const overlay = overlayWithCliques(h.overlay, roads.prepared.cliques, roads.prepared.bigCliques);
+    if (!own || !roads?.prepared?.overlay || !h?.overlay || this.classRouters.has(key)) return;
+    const overlay = overlayWithCliques(h.overlay, roads.prepared.overlay);
     const view: HierarchyGraph = Object.create(base.graph);
     view.hierarchy = { ...own.hierarchies, overlay };
     const search = new HierarchySearch(view, overlay, undefined, this.search as HierarchySearch);
@@ -558,10 +559,37 @@ export class Router {
         if (big) bigCliques.push(big);
         if (pause()) yield;
       }
-      roads.prepared = { closed: touched, cliques, bigCliques, penalised: penalised.length === destinationCells.size ? joinCellCliques(penalised) : undefined };
+      const overlay = this.graph.hierarchy?.overlay;
+      roads.prepared = {
+        closed: touched, cliques, bigCliques, penalised: penalised.length === destinationCells.size ? joinCellCliques(penalised) : undefined,
+        overlay: overlay && replacedCliques(overlay, cliques, bigCliques),
+      };
     }
-    this.preparedVehicles.set(key, roads);
+    // On shared memory, so a service's other trip threads adopt these (adoptVehicleRoads) instead of making their own.
+    this.preparedVehicles.set(key, withSharedArrays(roads));
     if (!this.car) this.makeClassRouter(vehicle);
+  }
+
+  /** A vehicle class's prepared roads and cells (preparingVehicle's, on shared memory), for another router over the same graph to adopt; undefined until prepared. */
+  preparedVehicleRoads(vehicle: Vehicle): VehicleRoads | undefined {
+    return (this.timedRouter(vehicle, true) ?? this).preparedVehicles.get(vehicleKey(vehicle));
+  }
+
+  /**
+   * Takes a vehicle class's prepared roads and cells from another router over the same graph
+   * (preparedVehicleRoads'; a service's first trip thread prepares each class, the others adopt
+   * it): as if this router had prepared it, without the work or a copy of the cliques.
+   */
+  adoptVehicleRoads(roads: VehicleRoads): void {
+    if (this.car) return;
+    const { vehicle, prepared } = roads;
+    if (prepared && prepared.closed.some((r) => r >= this.graph.roadCount)) {
+      throw new DetourError(ErrorCode.INVALID_INPUT, `a vehicle class's roads for another graph (${this.graph.roadCount} roads here)`);
+    }
+    const base = this.timedRouter(vehicle, true) ?? this;
+    const key = vehicleKey(vehicle);
+    if (!base.preparedVehicles.has(key)) base.preparedVehicles.set(key, roads);
+    this.makeClassRouter(vehicle);
   }
 
   /**

@@ -2,7 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { ROAD_COST_UNIT, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_FIELDS, LIMIT_KEYS, LimitAccess, limitsAt, type LimitField, type RoadLimits } from '../graph/vehicleLimits.js';
 import type { BlockedCellCliques } from './PathSearch.js';
-import type { PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
+import type { OverlayCliques, PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import { checkSpeedPreferences, roadTimes, speedsKey, type SpeedPreference, type SpeedRules } from './roadTimes.js';
 import { AXLE_WORDS, vehicleAxles } from '../vehicleTypes.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
@@ -173,6 +173,8 @@ export interface VehicleRoads {
      * those cells on the class's router (Router.leg) instead of walking them.
      */
     penalised?: PenalisedCellCliques;
+    /** The overlay's cliques with those of the class's cells (replacedCliques), for its own router (makeClassRouter). */
+    overlay?: OverlayCliques;
   };
 }
 

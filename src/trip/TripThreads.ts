@@ -6,7 +6,7 @@ import { fromThreadError, sharedRouterData, zoneFields, type SharedRouterData, t
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { TripRequest } from './calculateTrip.js';
-import { vehicleClassCosts, vehicleSpeedsKey, type Vehicle } from '../routing/vehicle.js';
+import { vehicleClassCosts, vehicleKey, vehicleSpeedsKey, type Vehicle, type VehicleRoads } from '../routing/vehicle.js';
 import type { Metric } from '../graph/RoadGraph.js';
 import { contractInOrderInWorkers } from '../hierarchy/buildHierarchy.js';
 
@@ -14,8 +14,6 @@ import { contractInOrderInWorkers } from '../hierarchy/buildHierarchy.js';
 export interface TripWorkerData {
   router: SharedRouterData;
   zoneCliqueBytes?: number;
-  /** Vehicle classes the thread prepares (Router.preparingVehicle), a step per turn of its loop after trips and zones. */
-  vehicles?: Vehicle[];
 }
 
 /** A trip's context as posted: calculateTrip's, its clock as epoch milliseconds. */
@@ -36,6 +34,8 @@ export type TripThreadMessage =
   | { op: 'zone'; id: number; key: number; fields: ZoneFields }
   | { op: 'forget'; id: number; key: number }
   | { op: 'vehicleHierarchies'; id: number; vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }
+  | { op: 'prepareVehicle'; id: number; vehicle: Vehicle }
+  | { op: 'vehicleRoads'; id: number; roads: VehicleRoads }
   | { op: 'trip'; id: number; request: TripRequest; context: TripThreadContext; zones: Array<{ key: number } | { fields: ZoneFields }> };
 
 /** A trip's solution or failure; after a zone is kept or let go, the zones the thread's router keeps customized. */
@@ -43,7 +43,8 @@ export type TripThreadReply =
   | { id: number; json: string }
   | { id: number; error: ThreadError }
   | { id: number; prepared: Router['preparedZones']; error?: ThreadError }
-  | { id: number; adopted: true };
+  | { id: number; adopted: true; classes: number }
+  | { id: number; vehicleRoads: VehicleRoads | undefined; classes: number };
 
 type Reply = TripThreadReply;
 
@@ -58,9 +59,9 @@ export interface TripThreadsOptions {
   /** Told when a thread could not customize a zone's cells (its routes then walk them: still exact). */
   onZoneError?: (error: Error) => void;
   /**
-   * Vehicle classes each thread prepares once started (Router.preparingVehicle; default none), and
-   * whose own hierarchies (Router.vehicleHierarchies) are made once here, on worker threads, then
-   * shared with every thread.
+   * Vehicle classes to prepare (default none): their cells by the first thread started
+   * (Router.preparingVehicle), their own hierarchies (Router.vehicleHierarchies) here on worker
+   * threads; both, once made, on shared memory and adopted by every thread.
    */
   vehicles?: Vehicle[];
   /** Told when a vehicle class's hierarchies could not be made (its routes stay exact, slower). */
@@ -92,7 +93,7 @@ interface Thread {
   preparing: number;
   /** Zones whose cells the thread's router keeps customized, as it last said. */
   prepared: number;
-  /** Vehicle classes whose own hierarchies the thread adopted. */
+  /** Vehicle classes the thread's router routes on routers of their own (hierarchies and cells adopted or prepared), as it last said. */
   classes: number;
 }
 
@@ -121,6 +122,8 @@ export class TripThreads {
   private readonly classes: Array<{ vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }> = [];
   /** Made once, when the first thread starts. */
   private classesMade?: Promise<void>;
+  /** Vehicle classes' cells as the first thread prepared them (Router.preparedVehicleRoads, on shared memory), by vehicleKey: what every other thread adopts. */
+  private readonly preparedRoads = new Map<string, VehicleRoads>();
 
   constructor(readonly graph: HierarchyGraph, private readonly options: TripThreadsOptions = {}) {
     this.slots = new Array(Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1))).fill(undefined);
@@ -262,7 +265,7 @@ export class TripThreads {
     const existing = this.slots[i];
     if (existing) return existing;
     this.shared ??= sharedRouterData(this.graph, this.options.maxSnapDistance, this.options.vehicles);
-    const data: TripWorkerData = { router: this.shared, zoneCliqueBytes: this.options.zoneCliqueBytes, vehicles: this.options.vehicles };
+    const data: TripWorkerData = { router: this.shared, zoneCliqueBytes: this.options.zoneCliqueBytes };
     const requests: WorkerRequests<Reply> = new WorkerRequests(startModuleWorker(import.meta.url, 'tripWorker', data), () => {
       if (this.slots[i] === thread) this.slots[i] = undefined;
     });
@@ -270,8 +273,39 @@ export class TripThreads {
     this.slots[i] = thread;
     for (const [key, zone] of this.registered) this.sendZone(thread, key, zone);
     for (const c of this.classes) this.sendClass(thread, c.vehicle, c.hierarchies);
+    for (const roads of this.preparedRoads.values()) this.sendVehicleRoads(thread, roads);
+    // The first slot's thread prepares the classes' cells (those not prepared yet: its predecessor may have stopped), the others adopt them.
+    if (i === 0) for (const vehicle of this.options.vehicles ?? []) if (!this.preparedRoads.has(vehicleKey(vehicle))) this.sendPrepare(thread, vehicle);
     this.classesMade ??= this.makeClasses();
     return thread;
+  }
+
+  /**
+   * Asks a thread to prepare a vehicle class's cells (Router.preparingVehicle, a step per turn of
+   * its loop after trips and zones); what it prepared, on shared memory, goes to every other thread.
+   */
+  private sendPrepare(thread: Thread, vehicle: Vehicle): void {
+    thread.requests.request({ op: 'prepareVehicle', vehicle }).then(
+      (reply) => {
+        if ('error' in reply && reply.error) return this.options.onVehicleError?.(fromThreadError(reply.error));
+        if ('classes' in reply) thread.classes = reply.classes;
+        const roads = 'vehicleRoads' in reply ? reply.vehicleRoads : undefined;
+        if (!roads || this.closed) return;
+        this.preparedRoads.set(vehicleKey(vehicle), roads);
+        for (const other of this.slots) if (other && other !== thread) this.sendVehicleRoads(other, roads);
+      },
+      () => {}, // the thread stopped: the next one in its slot prepares what is missing
+    );
+  }
+
+  private sendVehicleRoads(thread: Thread, roads: VehicleRoads): void {
+    thread.requests.request({ op: 'vehicleRoads', roads }).then(
+      (reply) => {
+        if ('error' in reply && reply.error) this.options.onVehicleError?.(fromThreadError(reply.error));
+        else if ('classes' in reply) thread.classes = reply.classes;
+      },
+      () => {},
+    );
   }
 
   /**
@@ -302,7 +336,7 @@ export class TripThreads {
     return this.classes.length;
   }
 
-  /** Vehicle classes every started thread routes on their own hierarchies (0 before any thread starts). */
+  /** Vehicle classes every started thread routes on routers of their own, hierarchies and cells adopted (0 before any thread starts). */
   get vehicleClassesAdopted(): number {
     const started = this.slots.filter((t) => t !== undefined);
     return started.length === 0 ? 0 : Math.min(...started.map((t) => t.classes));
@@ -312,7 +346,7 @@ export class TripThreads {
     thread.requests.request({ op: 'vehicleHierarchies', vehicle, hierarchies }).then(
       (reply) => {
         if ('error' in reply && reply.error) this.options.onVehicleError?.(fromThreadError(reply.error));
-        else thread.classes++;
+        else if ('classes' in reply) thread.classes = reply.classes;
       },
       () => {}, // the thread stopped: a new one is sent every class made
     );

@@ -19,10 +19,11 @@ import type { TripThreadMessage, TripThreadReply, TripWorkerData } from './TripT
 export class TripThreadState {
   private readonly zones = new Map<number, CalculatedZone>();
   private readonly toPrepare: Array<{ id: number; key: number }> = [];
-  private readonly vehicles: Vehicle[];
+  /** Classes to prepare; those asked for by a message (`id`) are answered with what was prepared, for the other threads. */
+  private readonly vehicles: Array<{ vehicle: Vehicle; id?: number }>;
   /** The vehicle class being prepared, a step per prepareNext (Router.preparingVehicle). */
   private preparing?: Generator<void, void, undefined>;
-  private preparingVehicle?: Vehicle;
+  private preparingVehicle?: { vehicle: Vehicle; id?: number };
   /** Zone sets prepared before a vehicle class got its own router, to customize for it, one per prepareNext. */
   private readonly classZones: Array<{ vehicle: Vehicle; zones: CalculatedZone[] }> = [];
   /** Vehicle classes with routers of their own so far (Router.vehicleClasses). */
@@ -33,7 +34,7 @@ export class TripThreadState {
    * about `stepMillis` per prepareNext.
    */
   constructor(readonly router: Router, vehicles: readonly Vehicle[] = [], private readonly stepMillis = 20) {
-    this.vehicles = [...vehicles];
+    this.vehicles = vehicles.map((vehicle) => ({ vehicle }));
   }
 
   /** The reply to a message; none for a zone, whose reply prepareNext gives once its cells are customized. */
@@ -54,7 +55,18 @@ export class TripThreadState {
         try {
           router.adoptVehicleHierarchies(message.vehicle, message.hierarchies);
           this.classMade(message.vehicle);
-          return { id: message.id, adopted: true };
+          return { id: message.id, adopted: true, classes: router.vehicleClasses };
+        } catch (err) {
+          return { id: message.id, error: threadError(err) };
+        }
+      case 'prepareVehicle':
+        this.vehicles.push({ vehicle: message.vehicle, id: message.id });
+        return undefined;
+      case 'vehicleRoads':
+        try {
+          router.adoptVehicleRoads(message.roads);
+          this.classMade(message.roads.vehicle);
+          return { id: message.id, adopted: true, classes: router.vehicleClasses };
         } catch (err) {
           return { id: message.id, error: threadError(err) };
         }
@@ -101,16 +113,19 @@ export class TripThreadState {
       // A step of the vehicle class under way (Router.preparingVehicle), or of the next one.
       if (!this.preparing) {
         this.preparingVehicle = this.vehicles.shift();
-        if (this.preparingVehicle) this.preparing = this.router.preparingVehicle(this.preparingVehicle, this.stepMillis);
+        if (this.preparingVehicle) this.preparing = this.router.preparingVehicle(this.preparingVehicle.vehicle, this.stepMillis);
       }
+      const { vehicle, id } = this.preparingVehicle ?? {};
       try {
         if (this.preparing?.next().done) {
           this.preparing = undefined;
-          this.classMade(this.preparingVehicle!);
+          this.classMade(vehicle!);
+          if (id !== undefined) return { id, vehicleRoads: this.router.preparedVehicleRoads(vehicle!), classes: this.router.vehicleClasses };
         }
-      } catch {
+      } catch (err) {
         // Its routes walk the cells of its closed roads instead: as exact.
         this.preparing = undefined;
+        if (id !== undefined) return { id, error: threadError(err) };
       }
       return undefined;
     }
@@ -127,8 +142,8 @@ export class TripThreadState {
 }
 
 if (!isMainThread && parentPort) {
-  const { router, zoneCliqueBytes, vehicles } = workerData as TripWorkerData;
-  const state = new TripThreadState(routerOnSharedData(router, { zoneCliqueBytes }), vehicles);
+  const { router, zoneCliqueBytes } = workerData as TripWorkerData;
+  const state = new TripThreadState(routerOnSharedData(router, { zoneCliqueBytes }));
   const port = parentPort;
   let scheduled = false;
   // One zone (or a step of a vehicle class) per turn of the thread's loop: trips already posted are answered first.
@@ -147,5 +162,5 @@ if (!isMainThread && parentPort) {
     if (reply) port.postMessage(reply);
     schedule();
   });
-  schedule(); // the vehicle classes, from the start
+  schedule();
 }
