@@ -1,6 +1,6 @@
 import { startModuleWorker } from '../workerThread.js';
 import type { Metric } from '../graph/RoadGraph.js';
-import { orderOf, type ContractionHierarchy, type GraphHierarchy, type HierarchyGraph } from './ContractionHierarchy.js';
+import type { ContractionHierarchy, GraphHierarchy, HierarchyGraph } from './ContractionHierarchy.js';
 import { contractGraph, type ContractOptions } from './contract.js';
 import { buildCellOverlay, overlayCellSizes } from './CellOverlay.js';
 
@@ -19,32 +19,13 @@ export function buildHierarchy(graph: HierarchyGraph, options: ContractOptions =
 }
 
 /**
- * contractInOrder (contractInOrder.ts) on a worker thread, the hierarchies on SharedArrayBuffers
- * (to post to routing threads). One metric after the other: a service makes them beside its
- * routing, and a contraction's working graph is several times the graph's own.
- */
-export async function contractInOrderInWorkers(graph: HierarchyGraph, costs: Record<Metric, Float64Array>): Promise<Record<Metric, ContractionHierarchy>> {
-  const h = graph.hierarchy;
-  if (!h) throw new Error('contractInOrder needs the graph\'s own hierarchies (their order)');
-  const duration = await contractInWorker(graph, 'duration', costs.duration, { order: orderOf(h.duration), shared: true });
-  const distance = await contractInWorker(graph, 'distance', costs.distance, { order: orderOf(h.distance), shared: true });
-  return { duration, distance };
-}
-
-
-/**
  * One metric contracted on a worker thread (contractWorker): the adjacency arrays are copied to it
- * (shared instead when they are on SharedArrayBuffers); `order` fixes the contraction order,
- * `shared` puts the result on SharedArrayBuffers.
+ * (shared instead when they are on SharedArrayBuffers).
  */
-function contractInWorker(
-  graph: HierarchyGraph, metric: Metric, cost: Float64Array,
-  options: { order?: { rank: Uint32Array; coreRank: number }; shared?: boolean; onProgress?: (done: number) => void } = {},
-): Promise<ContractionHierarchy> {
+function contractInWorker(graph: HierarchyGraph, metric: Metric, cost: Float64Array, options: { onProgress?: (done: number) => void } = {}): Promise<ContractionHierarchy> {
   return new Promise<ContractionHierarchy>((resolve, reject) => {
     const workerData = {
       metric, firstOut: graph.firstOut, firstIn: graph.firstIn, edgeTail: graph.edgeTail, edgeHead: graph.edgeHead, cost,
-      order: options.order, shared: options.shared,
     };
     const worker = startModuleWorker(import.meta.url, 'contractWorker', workerData);
     worker.on('message', (m: { progress?: number; hierarchy?: ContractionHierarchy }) => {

@@ -9,15 +9,16 @@ import { contractGraph, type ContractionInput } from './contract.js';
  * searches (about a seventh of the time of choosing one).
  */
 export function contractInOrder(graph: HierarchyGraph, costs: Record<Metric, Float64Array>): Record<Metric, ContractionHierarchy> {
-  const h = graph.hierarchy;
-  if (!h) throw new Error('contractInOrder needs the graph\'s own hierarchies (their order)');
-  const input = (metric: Metric): ContractionInput => ({ ...contractionInput(graph), edgeCost: () => costs[metric] });
-  return {
-    duration: contractGraph(input('duration'), 'duration', { order: orderOf(h.duration) }),
-    distance: contractGraph(input('distance'), 'distance', { order: orderOf(h.distance) }),
-  };
+  return { duration: contractMetricInOrder(graph, 'duration', costs.duration), distance: contractMetricInOrder(graph, 'distance', costs.distance) };
 }
 
-function contractionInput(graph: HierarchyGraph): Omit<ContractionInput, 'edgeCost'> {
-  return { nodeCount: graph.nodeCount, edgeCount: graph.edgeCount, firstOut: graph.firstOut, firstIn: graph.firstIn, edgeTail: graph.edgeTail, edgeHead: graph.edgeHead };
+/** One metric of contractInOrder: `cost` per edge contracted in the order of the graph's own hierarchy of that metric. */
+export function contractMetricInOrder(graph: HierarchyGraph, metric: Metric, cost: Float64Array): ContractionHierarchy {
+  const h = graph.hierarchy;
+  if (!h) throw new Error('contractInOrder needs the graph\'s own hierarchies (their order)');
+  const input: ContractionInput = {
+    nodeCount: graph.nodeCount, edgeCount: graph.edgeCount, firstOut: graph.firstOut, firstIn: graph.firstIn, edgeTail: graph.edgeTail,
+    edgeHead: graph.edgeHead, edgeCost: () => cost,
+  };
+  return contractGraph(input, metric, { order: orderOf(h[metric]) });
 }

@@ -15,10 +15,6 @@ interface Input {
   edgeTail: Uint32Array;
   edgeHead: Uint32Array;
   cost: Float64Array;
-  /** A fixed contraction order (ContractOptions.order). */
-  order?: { rank: Uint32Array; coreRank: number };
-  /** Post the hierarchy on SharedArrayBuffers (for routing threads to share) instead of transferring it. */
-  shared?: boolean;
 }
 
 const input = workerData as Input;
@@ -31,18 +27,5 @@ const graph = {
   edgeHead: input.edgeHead,
   edgeCost: () => input.cost,
 };
-const ch = contractGraph(graph, input.metric, {
-  order: input.order,
-  onProgress: (done) => parentPort!.postMessage({ progress: done }),
-});
-if (input.shared) {
-  for (const key of HIERARCHY_ARRAY_KEYS) {
-    const array = ch[key];
-    const copy = new (array.constructor as Uint32ArrayConstructor)(new SharedArrayBuffer(array.byteLength));
-    copy.set(array);
-    (ch as unknown as Record<string, ArrayBufferView>)[key] = copy;
-  }
-  parentPort!.postMessage({ hierarchy: ch });
-} else {
-  parentPort!.postMessage({ hierarchy: ch }, HIERARCHY_ARRAY_KEYS.map((k) => ch[k].buffer as ArrayBuffer));
-}
+const ch = contractGraph(graph, input.metric, { onProgress: (done) => parentPort!.postMessage({ progress: done }) });
+parentPort!.postMessage({ hierarchy: ch }, HIERARCHY_ARRAY_KEYS.map((k) => ch[k].buffer as ArrayBuffer));

@@ -427,7 +427,7 @@ export class Router {
    * over the vehicle's road times without its closed and destination-only roads (vehicleClassCosts,
    * contractInOrder; about the size of the graph's). Undefined for an engine other than the
    * hierarchy's, or a vehicle that drives every road as a car does. A service makes them once on a
-   * worker thread (contractInOrderInWorkers) and hands them to its routing threads.
+   * worker thread (vehicleHierarchiesInWorker) and hands them to its routing threads.
    */
   vehicleHierarchies(vehicle: Vehicle): Record<Metric, ContractionHierarchy> | undefined {
     if (this.car || !(this.search instanceof HierarchySearch)) return undefined;

@@ -4,7 +4,9 @@ import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } fr
 import { SnapIndex } from '../graph/SnapIndex.js';
 import { roadBearings } from '../graph/roadBearings.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
-import type { GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import { startModuleWorker } from '../workerThread.js';
+import type { Metric } from '../graph/RoadGraph.js';
+import type { ContractionHierarchy, GraphHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { withHierarchy } from '../hierarchy/hierarchySections.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import { zoneRules } from '../zones/Zone.js';
@@ -41,6 +43,32 @@ export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number
     arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, roadMillis: graph.roadMillis,
     roadTimes: [...times.values()], maxSnapDistance,
   };
+}
+
+/**
+ * A vehicle class's own hierarchies (Router.vehicleHierarchies) made on a worker thread over the
+ * graph sharedRouterData posted (classHierarchyWorker: the costs, the order and the reverse
+ * adjacency made there too), on SharedArrayBuffers; undefined for a vehicle that drives every road
+ * as a car does.
+ */
+export function vehicleHierarchiesInWorker(data: SharedRouterData, vehicle: Vehicle): Promise<Record<Metric, ContractionHierarchy> | undefined> {
+  return new Promise((resolve, reject) => {
+    const worker = startModuleWorker(import.meta.url, 'classHierarchyWorker', { router: data, vehicle });
+    const made: Partial<Record<Metric, ContractionHierarchy>> = {};
+    let settled = false;
+    const settle = (value: Record<Metric, ContractionHierarchy> | undefined) => {
+      settled = true;
+      resolve(value);
+      void worker.terminate();
+    };
+    worker.on('message', (m: { none?: true; metric?: Metric; hierarchy?: ContractionHierarchy }) => {
+      if (m.none) return settle(undefined);
+      made[m.metric!] = m.hierarchy!;
+      if (made.duration && made.distance) settle({ duration: made.duration, distance: made.distance });
+    });
+    worker.on('error', (err) => { settled = true; reject(err); });
+    worker.on('exit', (code) => { if (!settled) reject(new Error(`the vehicle class's hierarchies' worker stopped (exit code ${code})`)); });
+  });
 }
 
 /** A worker thread's Router over the graph sharedRouterData posted: nothing is copied or rebuilt. */

@@ -2,13 +2,12 @@ import { availableParallelism } from 'node:os';
 import type { PointsMode } from '../geo/pointEncodings.js';
 import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { Router } from '../routing/Router.js';
-import { fromThreadError, sharedRouterData, zoneFields, type SharedRouterData, type ThreadError, type ZoneFields } from '../routing/routerThread.js';
+import { fromThreadError, sharedRouterData, vehicleHierarchiesInWorker, zoneFields, type SharedRouterData, type ThreadError, type ZoneFields } from '../routing/routerThread.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { TripRequest } from './calculateTrip.js';
-import { vehicleClassCosts, vehicleKey, vehicleSpeedsKey, type Vehicle, type VehicleRoads } from '../routing/vehicle.js';
+import { vehicleKey, type Vehicle, type VehicleRoads } from '../routing/vehicle.js';
 import type { Metric } from '../graph/RoadGraph.js';
-import { contractInOrderInWorkers } from '../hierarchy/buildHierarchy.js';
 
 /** What a trip thread is started with. */
 export interface TripWorkerData {
@@ -309,20 +308,18 @@ export class TripThreads {
   }
 
   /**
-   * The prepared vehicle classes' own hierarchies, one class after another on worker threads
-   * (contractInOrderInWorkers), each posted to every thread once made
-   * (on SharedArrayBuffers: one copy for all). Until then their routes run on the graph's
-   * hierarchies, exact and slower.
+   * The prepared vehicle classes' own hierarchies, one class after another on a worker thread
+   * (vehicleHierarchiesInWorker: nothing of them is made on the event loop), each posted to every
+   * thread once made (on SharedArrayBuffers: one copy for all). Until then their routes run on the
+   * graph's hierarchies, exact and slower.
    */
   private async makeClasses(): Promise<void> {
     for (const vehicle of this.options.vehicles ?? []) {
       if (this.closed) return;
-      const times = this.shared?.roadTimes.find((t) => t.key === vehicleSpeedsKey(vehicle));
-      const costs = vehicleClassCosts(this.graph, vehicle, times);
-      if (!costs) continue;
       try {
-        const hierarchies = await contractInOrderInWorkers(this.graph, costs);
+        const hierarchies = await vehicleHierarchiesInWorker(this.shared!, vehicle);
         if (this.closed) return;
+        if (!hierarchies) continue;
         this.classes.push({ vehicle, hierarchies });
         for (const thread of this.slots) if (thread) this.sendClass(thread, vehicle, hierarchies);
       } catch (err) {
