@@ -49,11 +49,13 @@ export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number
  * A vehicle class's own hierarchies (Router.vehicleHierarchies) made on a worker thread over the
  * graph sharedRouterData posted (classHierarchyWorker: the costs, the order and the reverse
  * adjacency made there too), on SharedArrayBuffers; undefined for a vehicle that drives every road
- * as a car does.
+ * as a car does. `signal` stops the thread (the promise then rejects).
  */
-export function vehicleHierarchiesInWorker(data: SharedRouterData, vehicle: Vehicle): Promise<Record<Metric, ContractionHierarchy> | undefined> {
+export function vehicleHierarchiesInWorker(data: SharedRouterData, vehicle: Vehicle, signal?: AbortSignal): Promise<Record<Metric, ContractionHierarchy> | undefined> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('stopped before the vehicle class\'s hierarchies were made'));
     const worker = startModuleWorker(import.meta.url, 'classHierarchyWorker', { router: data, vehicle });
+    signal?.addEventListener('abort', () => void worker.terminate(), { once: true });
     const made: Partial<Record<Metric, ContractionHierarchy>> = {};
     let settled = false;
     const settle = (value: Record<Metric, ContractionHierarchy> | undefined) => {

@@ -121,6 +121,8 @@ export class TripThreads {
   private readonly classes: Array<{ vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }> = [];
   /** Made once, when the first thread starts. */
   private classesMade?: Promise<void>;
+  /** Stops the thread making a class's hierarchies when these threads close. */
+  private readonly stopping = new AbortController();
   /** Vehicle classes' cells as the first thread prepared them (Router.preparedVehicleRoads, on shared memory), by vehicleKey: what every other thread adopts. */
   private readonly preparedRoads = new Map<string, VehicleRoads>();
 
@@ -234,6 +236,7 @@ export class TripThreads {
   /** Stops every thread and starts none again; trips still waiting, and any calculated after, reject. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     const threads = this.slots.filter((t) => t !== undefined);
     this.slots.fill(undefined);
     for (const queue of this.waiting.values()) for (const trip of queue) trip.reject(new Error('the trip threads were closed'));
@@ -317,13 +320,13 @@ export class TripThreads {
     for (const vehicle of this.options.vehicles ?? []) {
       if (this.closed) return;
       try {
-        const hierarchies = await vehicleHierarchiesInWorker(this.shared!, vehicle);
+        const hierarchies = await vehicleHierarchiesInWorker(this.shared!, vehicle, this.stopping.signal);
         if (this.closed) return;
         if (!hierarchies) continue;
         this.classes.push({ vehicle, hierarchies });
         for (const thread of this.slots) if (thread) this.sendClass(thread, vehicle, hierarchies);
       } catch (err) {
-        this.options.onVehicleError?.(err as Error);
+        if (!this.closed) this.options.onVehicleError?.(err as Error);
       }
     }
   }
