@@ -11,6 +11,7 @@ import { cosLatitude, haversineMetres } from '../src/geo/haversine.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { roadBearings } from '../src/graph/roadBearings.js';
 import { RoadIndex } from '../src/zones/RoadIndex.js';
+import { loadGraphFile } from '../src/graph/graphFile.js';
 import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detour-file-'));
@@ -56,6 +57,21 @@ test('one flipped byte is caught by the checksum', () => {
   const bytes = Uint8Array.from(readFileSync(path));
   bytes[Math.floor(bytes.length / 2)] ^= 0x40;
   rejects(bytes, 'GRAPH_CORRUPT', /checksum/);
+});
+
+test('the checksum computed on a worker thread beside the reading (big files) loads the same graph, and catches a flipped byte and a truncated file', () => {
+  const onThread = loadGraphFile(DEFAULT_GRAPH_PATH, undefined, 0).graph, inline = loadGraphFile(DEFAULT_GRAPH_PATH, undefined, Infinity).graph;
+  for (const key of ARRAY_KEYS) assert.deepEqual(onThread[key], inline[key], key);
+  const bytes = Uint8Array.from(readFileSync(DEFAULT_GRAPH_PATH));
+  // In a section's array (read onto shared memory, the thread reads it there) and in the header's metadata (copied to the thread).
+  for (const at of [Math.floor(bytes.length * 0.6), 30]) {
+    const flipped = Uint8Array.from(bytes);
+    flipped[at] ^= 0x08;
+    writeFileSync(join(dir, 'flipped.detour'), flipped);
+    assert.throws(() => loadGraphFile(join(dir, 'flipped.detour'), undefined, 0), (err: DetourError) => err.code === 'GRAPH_CORRUPT' && /checksum|metadata/.test(err.message), `byte ${at}`);
+  }
+  writeFileSync(join(dir, 'short.detour'), bytes.subarray(0, bytes.length - 1000));
+  assert.throws(() => loadGraphFile(join(dir, 'short.detour'), undefined, 0), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
 });
 
 test('foreign file: wrong magic', () => {

@@ -144,19 +144,34 @@ export interface ByteSource {
 }
 
 /**
- * Parses a graph from a sequential source. Every array is read straight into its own
- * SharedArrayBuffer; the CRC is computed on the way and checked at the end.
+ * The CRC-32 of a file's bytes as they are read, in order: `update` with each piece (a piece on a
+ * SharedArrayBuffer is not written again afterwards; others may be reused once update returns),
+ * `digest` once all are given.
  */
-/** Reads a graph file: the graph, and what `layer` makes of its sections. */
-export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSections<T>): { graph: RoadGraph; layer?: T } {
+export interface ByteChecksum {
+  update(bytes: Uint8Array): void;
+  digest(): number;
+}
+
+/** The CRC-32 computed on this thread as the pieces come. */
+export function inlineCrc32(): ByteChecksum {
   let crc = 0;
+  return { update: (bytes) => { crc = crc32(bytes, crc); }, digest: () => crc };
+}
+
+/**
+ * Reads a graph from a sequential source: the graph, and what `layer` makes of its sections. Every
+ * array is read straight into its own SharedArrayBuffer; the CRC is computed on the way (by
+ * `checksum`, this thread's by default) and checked at the end.
+ */
+export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSections<T>, checksum: ByteChecksum = inlineCrc32()): { graph: RoadGraph; layer?: T } {
   let position = 0;
   const readExactly = (into: Uint8Array, what: string) => {
     for (let at = 0; at < into.length; at += CHUNK_BYTES) {
       const piece = into.subarray(at, Math.min(into.length, at + CHUNK_BYTES));
       const got = src.read(piece);
       if (got !== piece.length) throw corrupt(source, `${what} runs past the end of the file (truncated file?)`);
-      crc = crc32(piece, crc);
+      checksum.update(piece);
     }
     position += into.length;
   };
@@ -222,7 +237,7 @@ export function parse<T>(src: ByteSource, source: string, layer?: GraphFileSecti
   if (position !== end) throw corrupt(source, `${end - position} unexpected bytes after the last section`);
   const tail = new Uint8Array(4);
   const got = src.read(tail);
-  if (got !== 4 || new DataView(tail.buffer).getUint32(0, true) !== crc) {
+  if (got !== 4 || new DataView(tail.buffer).getUint32(0, true) !== checksum.digest()) {
     throw corrupt(source, 'checksum mismatch (truncated or damaged file)');
   }
   let meta: GraphMeta;

@@ -3,7 +3,8 @@ import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, write
 import { dirname } from 'node:path';
 import { DetourError, ErrorCode } from '../errors.js';
 import { crc32 } from './crc32.js';
-import { CHUNK_BYTES, corrupt, parse, pieces, type ByteSource, type FileSection, type GraphFileSections } from './graphCodec.js';
+import { crcOnThread } from './crcThread.js';
+import { CHUNK_BYTES, corrupt, inlineCrc32, parse, pieces, type ByteSource, type FileSection, type GraphFileSections } from './graphCodec.js';
 import type { RoadGraph } from './RoadGraph.js';
 
 export { GRAPH_MAGIC, GRAPH_FORMAT_VERSION } from './graphCodec.js';
@@ -50,13 +51,18 @@ export function saveGraphFile(graph: RoadGraph, path: string, extra: FileSection
   }
 }
 
+/** Files from this size on have their checksum computed on a worker thread while they are read (crcOnThread). */
+export const CHECKSUM_THREAD_BYTES = 64 * 2 ** 20;
+
 /**
  * Loads a graph file written by saveGraphFile, reading it in chunks straight into shared typed
  * arrays (any size; no whole-file buffer), and what `layer` makes of its sections. Missing,
- * truncated or foreign files get a clear error.
+ * truncated or foreign files get a clear error. The checksum of a file of `checksumThreadBytes`
+ * or more is computed on a worker thread beside the reading (a country's file: seconds saved).
  */
-export function loadGraphFile<T>(path: string, layer?: GraphFileSections<T>): { graph: RoadGraph; layer?: T } {
+export function loadGraphFile<T>(path: string, layer?: GraphFileSections<T>, checksumThreadBytes = CHECKSUM_THREAD_BYTES): { graph: RoadGraph; layer?: T } {
   let fd: number;
+  let checksum: ReturnType<typeof crcOnThread> | undefined;
   try {
     fd = openSync(path, 'r');
   } catch (err) {
@@ -71,6 +77,7 @@ export function loadGraphFile<T>(path: string, layer?: GraphFileSections<T>): { 
     } catch (err) {
       throw openError(err, path);
     }
+    checksum = size >= checksumThreadBytes && typeof SharedArrayBuffer === 'function' ? crcOnThread() : undefined;
     let position = 0;
     return parse({
       size,
@@ -89,8 +96,9 @@ export function loadGraphFile<T>(path: string, layer?: GraphFileSections<T>): { 
         }
         return got;
       },
-    }, path, layer);
+    }, path, layer, checksum ?? inlineCrc32());
   } finally {
+    checksum?.close();
     closeSync(fd);
   }
 }
