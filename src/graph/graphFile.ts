@@ -52,7 +52,7 @@ export function saveGraphFile(graph: RoadGraph, path: string, extra: FileSection
 }
 
 /** Files from this size on have their checksum computed on a worker thread while they are read (crcOnThread). */
-export const CHECKSUM_THREAD_BYTES = 64 * 2 ** 20;
+const CHECKSUM_THREAD_BYTES = 64 * 2 ** 20;
 
 /**
  * Loads a graph file written by saveGraphFile, reading it in chunks straight into shared typed

@@ -39,7 +39,7 @@ export function degrees(units: number): number {
  * Measures every road's two bearings: from an end towards the first of the road's points
  * BEARING_METRES away along it (or its other end when none is), on the graph's 1e-7 degree arrays.
  */
-export function measureRoadBearings(graph: RoadGraph): Uint16Array {
+function measureRoadBearings(graph: RoadGraph): Uint16Array {
   const roads = graph.roadCount;
   const out = new Uint16Array(new SharedOrPlainBuffer(4 * roads));
   const { roadShapeStart, shapeLatE7, shapeLonE7, nodeLatE7, nodeLonE7, roadFrom, roadTo } = graph;

@@ -102,7 +102,7 @@ interface Driven {
 
 /**
  * The maneuvers of a leg (texts left empty: stepTexts fills them), derived from its roads after the
- * search at a cost proportional to its path: a step where the road changes (sameName), where
+ * search at a cost proportional to its path: a step where the road changes (sameLabel), where
  * the route turns by more than TURN_THRESHOLD_DEGREES at a junction offering another road (unless
  * it follows its own road's bend and every other road turns OBVIOUS_MARGIN_DEGREES further; a name
  * change where another road within the threshold could be taken is a fork: KEEP_LEFT or
@@ -277,14 +277,10 @@ export function turnType(angle: number): StepType {
 }
 
 /**
- * Whether a driver stays on the same road going from road a to road b: the same ref (route number)
- * where a has one, whatever the names of its stretches; else the same name and no ref on b either
- * (destinations aside: signs change along a road).
+ * Whether a driver stays on the same road going from a road labelled `a` to one labelled `b` (label
+ * ids): the same ref (route number) where a has one, whatever the names of its stretches; else the
+ * same name and no ref on b either (destinations aside: signs change along a road).
  */
-export function sameName(graph: RoadGraph, a: number, b: number): boolean {
-  return graph.roadLabel[a] === graph.roadLabel[b] || sameLabel(stepLabels(graph), graph, graph.roadLabel[a], graph.roadLabel[b]);
-}
-
 function sameLabel(labels: StepLabel[], graph: RoadGraph, a: number, b: number): boolean {
   const la = stepLabel(labels, graph, a), lb = stepLabel(labels, graph, b);
   // One road number through stretches of other names (E 6 through Tingstadstunneln): the driver follows the number.
