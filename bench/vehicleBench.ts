@@ -166,7 +166,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
     }
     matrixRows.push(`| ${name} | ${ms(took)} | ${(took / carMatrix).toFixed(2)} | ${Math.min(CHECK, side)} / ${differ} |`);
   }
-  out.push(`Matrix ${side} x ${side} (THE_FASTEST, no zones): the trucks' on the overlay with their road times.`, '',
+  out.push(`Matrix ${side} x ${side} (THE_FASTEST, no zones): the prepared trucks' by the buckets of their classes' own hierarchies, the elements that must drive destination-only roads by one route each (at most 256; beyond, the overlay customized for the request).`, '',
     '| vehicle | matrix | / car | elements checked against routes / differing |', '|---|---:|---:|---:|', ...matrixRows, '');
   return out;
 }

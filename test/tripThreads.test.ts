@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf } from '../src/index.js';
 import { routerOnSharedData, sharedRouterData, zoneFields } from '../src/routing/routerThread.js';
 import { TripThreads } from '../src/trip/TripThreads.js';
+import { MatrixRunner } from '../src/routing/MatrixRunner.js';
 import { TripThreadState } from '../src/trip/tripWorker.js';
 import type { VehicleRoads } from '../src/routing/vehicle.js';
 import { authorise, http, listen, newClient, sqliteKind, TRIP_PATH, ZONES_PATH } from './support/service.js';
@@ -296,6 +297,33 @@ test('a prepared vehicle class\'s own hierarchies (on worker threads) and cells 
     await threads.close();
   }
   assert.equal(adopted.length, 12);
+});
+
+test('the matrix worker adopts the vehicle classes the trip threads make (hierarchies and cells, on shared memory): its truck matrices answer as a router that prepared the class does', async () => {
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const runner = new MatrixRunner(graph);
+  const threads = new TripThreads(graph, { threads: 1, vehicles: [truck], onVehicleClass: (part) => runner.adoptVehicleClass(part) });
+  try {
+    runner.start();
+    threads.start();
+    for (let i = 0; i < 1200 && runner.vehicleClasses === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(runner.vehicleClasses, 1, 'the worker routes the truck on its class\'s own router');
+    assert.equal(runner.pending, 0, 'class parts are not matrices');
+    const prepared = new Router(graph);
+    prepared.prepareVehicle(truck);
+    const points = [west, east, north, { latitude: 57.69, longitude: 11.99 }, { latitude: 57.72, longitude: 12.01 }];
+    for (const calculationMode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      const got = await runner.run({ origins: points, destinations: points, calculationMode, vehicle: truck });
+      const want = prepared.matrix({ origins: points, destinations: points, calculationMode, vehicle: truck });
+      assert.deepEqual([...got.failures.keys()], [...want.failures.keys()]);
+      assert.deepEqual(got.distance, want.distance);
+      assert.deepEqual(got.duration, want.duration);
+      assert.ok(got.failures.size < points.length ** 2);
+    }
+  } finally {
+    await threads.close();
+    await runner.close();
+  }
 });
 
 test('a routing thread\'s Router reads the caller\'s graph: arrays, indexes and the derived per-road milliseconds on shared memory, adopted rather than made again', () => {

@@ -325,11 +325,18 @@ for (const [name, open] of [
   });
 }
 
+/** A small synthetic country: 3 % of its city streets hgv=destination, 3 % hgv=no (bench/scaleGraphs.ts); made once for the tests below. */
+let smallCountry: Promise<RoadGraph> | undefined;
+function truckCountry(): Promise<RoadGraph> {
+  return (smallCountry ??= buildCountry({ key: 'test', kind: 'country', nodes: 20_000, seed: 3 }).then((graph) => {
+    buildHierarchy(graph);
+    attachSearchIndexes(graph);
+    return graph;
+  }));
+}
+
 test('a prepared class crosses the cells of its destination-only roads by penalised cliques: legs that must drive them cost what a Dijkstra charging them finds, as unprepared', async () => {
-  // A small synthetic country: 3 % of its city streets hgv=destination, 3 % hgv=no (bench/scaleGraphs.ts).
-  const graph = await buildCountry({ key: 'test', kind: 'country', nodes: 20_000, seed: 3 });
-  buildHierarchy(graph);
-  attachSearchIndexes(graph);
+  const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
   const prepared = new Router(graph), plain = new Router(graph);
   prepared.prepareVehicle(truck);
@@ -365,6 +372,48 @@ test('a prepared class crosses the cells of its destination-only roads by penali
     if (charged > 0) throughDestination++;
   }
   assert.ok(throughDestination >= 10 && checked >= 40, `${checked} pairs checked, ${throughDestination} through destination-only roads`);
+});
+
+test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, those that must drive destination-only roads by its routes; each the Dijkstra\'s, as unprepared', async () => {
+  const graph = await truckCountry();
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const prepared = new Router(graph), plain = new Router(graph);
+  prepared.prepareVehicle(truck);
+  prepared.prepareMatrices();
+  assert.ok(prepared.ownHierarchies(truck) !== undefined && plain.ownHierarchies(truck) === undefined);
+  // Which path the matrix takes: it asks for the class's hierarchies, and routes the elements left to one route each.
+  let asked = 0, routed = 0;
+  const own = prepared.ownHierarchies.bind(prepared), route = prepared.route.bind(prepared);
+  prepared.ownHierarchies = (v) => { asked++; return own(v); };
+  prepared.route = (r) => { routed++; return route(r); };
+  const closed = closedRoads(graph, truck);
+  const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
+  const timed = oracleTimes(graph, true);
+  const rand = seededRandom(43);
+  const points = Array.from({ length: 14 }, () => randomStop(graph, rand));
+  let throughDestination = 0, free = 0;
+  for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+    const metric: Metric = mode === 'THE_FASTEST' ? 'duration' : 'distance';
+    const m = prepared.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck });
+    const reference = plain.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck });
+    const snaps = prepared.snapStops(points, undefined, truck);
+    points.forEach((_, o) => points.forEach((__, d) => {
+      const i = o * points.length + d;
+      assert.equal(m.failures.get(i)?.code, reference.failures.get(i)?.code, `${mode} ${o}->${d}`);
+      if (m.failures.has(i)) return;
+      assert.ok(close(m.duration[i], reference.duration[i], 1e-9) && close(m.distance[i], reference.distance[i], 1e-9), `${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs unprepared ${reference.distance[i]} m ${reference.duration[i]} s`);
+      const a = snaps[o], b = snaps[d];
+      if (o === d || closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) return;
+      // The Dijkstra charging destination-only metres: a charge below one metre's means the matrix's path drives none of them.
+      const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] });
+      const value = metric === 'duration' ? m.duration[i] : m.distance[i];
+      if (expected < value + ZONE_COST_PER_METRE) { assert.ok(close(value, expected, 1e-9), `${mode} ${o}->${d}: ${value} vs Dijkstra ${expected}`); free++; }
+      else throughDestination++;
+    }));
+  }
+  assert.ok(asked >= 2, 'the matrix asked for the class\'s own hierarchies');
+  assert.ok(routed > 0 && routed <= 2 * 256, `${routed} elements routed one by one`);
+  assert.ok(free >= 100 && throughDestination >= 4, `${free} elements checked against the Dijkstra, ${throughDestination} through destination-only roads`);
 });
 
 test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {

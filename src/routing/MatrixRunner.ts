@@ -6,7 +6,7 @@ import type { MatrixResult } from './matrix.js';
 import type { CalculationMode } from './routeRequest.js';
 import type { AvoidanceType } from './avoidance.js';
 import type { Vehicle } from './vehicle.js';
-import { fromThreadError, sharedRouterData, zoneFields, type ThreadError, type ZoneFields } from './routerThread.js';
+import { fromThreadError, sharedRouterData, zoneFields, type ThreadError, type VehicleClassPart, type ZoneFields } from './routerThread.js';
 
 /** A matrix for the worker: its zones as ZoneFields. */
 export interface MatrixJobRequest {
@@ -20,7 +20,7 @@ export interface MatrixJobRequest {
   departure?: number | string;
 }
 
-type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadError };
+type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadError } | { id: number; classes: number };
 
 /**
  * Runs Router.matrix on one worker thread, so a matrix never holds the calling thread's event
@@ -30,8 +30,37 @@ type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadE
  */
 export class MatrixRunner {
   private worker?: WorkerRequests<Reply>;
+  /** Vehicle classes' parts given so far: what the worker is sent when it starts. */
+  private readonly classParts: VehicleClassPart[] = [];
+  /** Vehicle classes the worker routes on routers of their own (hierarchies and cells adopted), as it last said. */
+  vehicleClasses = 0;
+  /** Class parts posted and not answered yet (not matrices: `pending` leaves them out). */
+  private classesPosted = 0;
 
-  constructor(readonly graph: HierarchyGraph, private readonly options: { maxSnapDistance?: number } = {}) {}
+  constructor(
+    readonly graph: HierarchyGraph,
+    private readonly options: { maxSnapDistance?: number; onVehicleError?: (error: Error) => void } = {},
+  ) {}
+
+  /**
+   * A vehicle class's part (TripThreads' onVehicleClass: on shared memory) for the worker to adopt,
+   * now or when it starts: the class's matrices then run on its own hierarchies.
+   */
+  adoptVehicleClass(part: VehicleClassPart): void {
+    this.classParts.push(part);
+    if (this.worker) this.sendClass(this.worker, part);
+  }
+
+  private sendClass(worker: WorkerRequests<Reply>, part: VehicleClassPart): void {
+    this.classesPosted++;
+    worker.request({ vehicleClass: part }).finally(() => this.classesPosted--).then(
+      (reply) => {
+        if ('error' in reply) this.options.onVehicleError?.(fromThreadError(reply.error));
+        else if ('classes' in reply) this.vehicleClasses = reply.classes;
+      },
+      () => {}, // the worker stopped: a new one is sent every part
+    );
+  }
 
   /** The matrix of `request`, computed on the worker thread. */
   async run(request: {
@@ -43,6 +72,7 @@ export class MatrixRunner {
       request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle, departure: request.departure },
     });
     if ('error' in reply) throw fromThreadError(reply.error);
+    if (!('result' in reply)) throw new Error('the matrix worker answered a matrix without one');
     return reply.result;
   }
 
@@ -53,7 +83,7 @@ export class MatrixRunner {
 
   /** Matrices posted and not answered yet. */
   get pending(): number {
-    return this.worker?.pending ?? 0;
+    return (this.worker?.pending ?? 0) - this.classesPosted;
   }
 
   /** Stops the worker thread; matrices still waiting reject. */
@@ -70,6 +100,8 @@ export class MatrixRunner {
       if (this.worker === requests) this.worker = undefined;
     });
     this.worker = requests;
+    this.vehicleClasses = 0;
+    for (const part of this.classParts) this.sendClass(requests, part);
     return requests;
   }
 }

@@ -269,6 +269,29 @@ export class Router {
    */
   prepareMatrices(): void {
     prepareMatrices(this);
+    this.matricesPrepared = true;
+    for (const vehicle of this.ownHierarchyVehicles()) this.prepareClassMatrices(vehicle, this.ownHierarchies(vehicle)!);
+  }
+
+  /** Set by prepareMatrices: vehicle classes adopted later get their matrices' arrays made at once. */
+  private matricesPrepared = false;
+
+  /** A vehicle class's own hierarchies (adoptVehicleHierarchies'), undefined for a vehicle without. */
+  ownHierarchies(vehicle: Vehicle): Record<Metric, ContractionHierarchy> | undefined {
+    if (this.car) return this.car.ownHierarchies(vehicle);
+    const key = vehicleKey(vehicle);
+    const router = this.classRouters.get(key);
+    if (router) return { duration: router.graph.hierarchy!.duration, distance: router.graph.hierarchy!.distance };
+    return this.classHierarchies.get(key)?.hierarchies;
+  }
+
+  /** The class's own hierarchies' arc costs in the other metric, in its times (the router its matrices run on: Router.matrix). */
+  private prepareClassMatrices(vehicle: Vehicle, own: Record<Metric, ContractionHierarchy>): void {
+    prepareMatrices(this.timedRouter(vehicle, true) ?? this, own);
+  }
+
+  private ownHierarchyVehicles(): Vehicle[] {
+    return [...[...this.classRouters.values()].map((r) => r.classRoads!.vehicle), ...[...this.classHierarchies.values()].map((c) => c.vehicle)];
   }
 
   /**
@@ -450,6 +473,7 @@ export class Router {
     }
     this.classHierarchies.set(vehicleKey(vehicle), { vehicle, hierarchies });
     this.makeClassRouter(vehicle);
+    if (this.matricesPrepared) this.prepareClassMatrices(vehicle, hierarchies);
   }
 
   /** Vehicle classes routed on routers of their own (hierarchies adopted and cells prepared). */

@@ -58,6 +58,8 @@ export interface MatrixRouter {
   readonly times?: RoadTimes;
   /** With times: the router with the car's times (whose free buckets tell which pairs connect at all). */
   readonly car?: MatrixRouter;
+  /** A vehicle class's own hierarchies (Router.adoptVehicleHierarchies: without its closed and destination-only roads), undefined for a vehicle without. */
+  ownHierarchies?(vehicle: Vehicle): Record<Metric, ContractionHierarchy> | undefined;
 }
 
 /** Why one element of a matrix has no value. */
@@ -163,8 +165,15 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const ch = graph.hierarchy[metric];
     // A vehicle's slower roads: their cells' cliques (a car's) are made again with its times, or walked.
     const retimed = router.times?.retimed, millis = router.times?.millis;
+    // A prepared class's own hierarchies lack its closed and destination-only roads and carry its
+    // times: around those roads alone, its free buckets answer what the overlay would.
+    const own = request.vehicle && zones.length === 0 && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle)?.[metric] : undefined;
     if (!masks.all && !retimed) {
       engines.buckets().run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
+    } else if (own) {
+      // Stops on its destination-only roads are left to the zone-entering elements below.
+      const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
+      engines.buckets().run(own, otherMetricArcCosts(graph, own), sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second);
     } else {
       // Stops on a zone's road are left to the zone-entering pass below.
       const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
@@ -204,7 +213,11 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
         else result.failures.set(i, noRoute(o, d));
       }
     }
-    if (entering.length > 0) {
+    if (own && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
+      // A few elements that must drive destination-only roads: one route each, on the class's own
+      // router (its cells' penalised cliques), instead of customizing its closed roads' cells here.
+      separately.push(...entering);
+    } else if (entering.length > 0) {
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
       // the metric. The overlay's many-to-many with the zone penalty per metre instead of the
       // closure (hard-blocked roads still closed), over the rows and columns concerned.
@@ -261,7 +274,13 @@ function freeCostsWhereClosedFail(
   return free;
 }
 
-/** The request's avoidance, refusing what matrices do not do (STRONG, RELAXED). */
+/**
+ * Most elements of a vehicle class's matrix that must drive its destination-only roads routed one
+ * by one (a route each, tens of milliseconds on a country); beyond, the overlay's many-to-many
+ * customizes the class's closed roads' cells for the request (seconds, whatever the count).
+ */
+const MAX_ROUTED_ENTERING_ELEMENTS = 256;
+
 /**
  * Most elements (origins x destinations) one matrix computes: its arrays take about 50 bytes an
  * element, and the command line writes it as one text of about 70 bytes an element.
@@ -438,9 +457,15 @@ function closedRoadList(graph: RoadGraph, masks: RoadMasks, withSoft: boolean, r
 
 /**
  * Makes ahead what a router's matrices use (prepareMatrices: the searches' scratch and both
- * hierarchies' arc costs in the other metric), so the first matrix does not pay for it.
+ * hierarchies' arc costs in the other metric), so the first matrix does not pay for it; with
+ * `own`, a vehicle class's own hierarchies' arc costs, `router` being the one with its times.
  */
-export function prepareMatrices(router: MatrixRouter): void {
+export function prepareMatrices(router: MatrixRouter, own?: Record<Metric, ContractionHierarchy>): void {
+  if (own) {
+    // A class's own hierarchies (`router` is the one with its times, as computeMatrix is given).
+    for (const metric of ['duration', 'distance'] as const) otherMetricArcCosts(router.graph, own[metric]);
+    return;
+  }
   const engines = matrixEngines(router);
   const h = router.graph.hierarchy;
   if (!h) return;
@@ -543,7 +568,8 @@ function emptyResult(request: MatrixRequest): MatrixResult {
 function routeElement(router: MatrixRouter, request: MatrixRequest, result: MatrixResult, i: number): void {
   const o = Math.floor(i / result.destinationCount), d = i % result.destinationCount;
   try {
-    const route = router.route({
+    // The router the matrix was made from picks the vehicle's own (its class's, with what was prepared for it).
+    const route = (router.car ?? router).route({
       points: [request.origins[o], request.destinations[d]],
       calculationMode: request.calculationMode,
       zones: request.zones,

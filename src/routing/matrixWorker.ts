@@ -5,7 +5,7 @@
 import { parentPort, workerData, isMainThread } from 'node:worker_threads';
 import { lowerThreadPriority } from '../workerThread.js';
 import type { MatrixJobRequest } from './MatrixRunner.js';
-import { reviveZone, routerOnSharedData, threadError, type SharedRouterData } from './routerThread.js';
+import { adoptVehicleClassPart, reviveZone, routerOnSharedData, threadError, type SharedRouterData, type VehicleClassPart } from './routerThread.js';
 
 if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
@@ -13,8 +13,15 @@ if (!isMainThread && parentPort) {
   const router = routerOnSharedData(workerData as SharedRouterData);
   router.prepareMatrices(); // before the first message is read
   const port = parentPort;
-  port.on('message', ({ id, request }: { id: number; request: MatrixJobRequest }) => {
+  port.on('message', ({ id, request, vehicleClass }: { id: number; request?: MatrixJobRequest; vehicleClass?: VehicleClassPart }) => {
     try {
+      if (vehicleClass) {
+        // A class's parts made by the trip threads: its matrices then run on its own hierarchies.
+        adoptVehicleClassPart(router, vehicleClass);
+        port.postMessage({ id, classes: router.vehicleClasses });
+        return;
+      }
+      if (!request) throw new Error('a message with neither a request nor a vehicle class');
       const result = router.matrix({
         origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode,
         zones: request.zones.map(reviveZone), avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle, departure: request.departure,

@@ -12,7 +12,7 @@ import type { CalculatedZone } from '../zones/calculateZone.js';
 import { zoneRules } from '../zones/Zone.js';
 import { Router, type RouterOptions } from './Router.js';
 import { roadTimes, type RoadTimes } from './roadTimes.js';
-import { speedRules, vehicleSpeedsKey, type Vehicle } from './vehicle.js';
+import { speedRules, vehicleSpeedsKey, type Vehicle, type VehicleRoads } from './vehicle.js';
 
 /**
  * What a worker thread needs for a Router over the caller's graph: its arrays, hierarchy, overlay
@@ -80,6 +80,18 @@ export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterO
   const router = new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
   for (const t of data.roadTimes) router.adoptRoadTimes(t);
   return router;
+}
+
+/**
+ * A part of a vehicle class made once, on shared memory, for every routing thread's Router to
+ * adopt: its own hierarchies (Router.adoptVehicleHierarchies) or its prepared roads and cells
+ * (Router.adoptVehicleRoads). The class routes on a router of its own once it has both.
+ */
+export type VehicleClassPart = { vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> } | { roads: VehicleRoads };
+
+export function adoptVehicleClassPart(router: Router, part: VehicleClassPart): void {
+  if ('roads' in part) router.adoptVehicleRoads(part.roads);
+  else router.adoptVehicleHierarchies(part.vehicle, part.hierarchies);
 }
 
 /**

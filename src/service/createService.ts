@@ -196,9 +196,14 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const snapIndex = SnapIndex.for(options.graph);
   // Trips run on threads; each calculated zone is sent there once, and its cells customized there
   // between trips, not by its first trip.
+  // Matrices run on a worker thread (the event loop keeps answering), with the vehicle classes the trip threads make.
+  const matrixRunner = new MatrixRunner(options.graph, {
+    onVehicleError: (err) => app.log.warn({ err }, 'the matrix worker could not take a vehicle class (its matrices stay exact, slower)'),
+  });
   const tripThreads = new TripThreads(options.graph, {
     threads: options.trips?.threads,
     vehicles: options.trips?.vehicles,
+    onVehicleClass: (part) => matrixRunner.adoptVehicleClass(part),
     onVehicleError: (err) => app.log.warn({ err }, 'could not make a vehicle class\'s hierarchies (its routes stay exact, slower)'),
     onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
   });
@@ -305,9 +310,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     onVerification: options.onSecretVerification,
   });
   await app.register(zoneRoutes, { prefix: '/restriction/v1/restrictionZones', store: options.store, zones, now, bodyLimit: options.zoneBodyLimit ?? 8 * 1024 * 1024, quota: { ...DEFAULT_ZONE_QUOTA, ...options.zoneQuota } });
-  // Matrices run on a worker thread (the event loop keeps answering); matrices and asynchronous
-  // trips run as jobs any instance on the same database may take up.
-  const matrixRunner = new MatrixRunner(options.graph);
+  // Matrices and asynchronous trips run as jobs any instance on the same database may take up.
   const solvers = {} as Record<JobKind, JobSolver>;
   const jobs = new Jobs({ store: options.store, solvers, now, log: app.log, ...options.matrix });
   app.addHook('onReady', async () => {

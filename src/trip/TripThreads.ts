@@ -2,7 +2,9 @@ import { availableParallelism } from 'node:os';
 import type { PointsMode } from '../geo/pointEncodings.js';
 import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { Router } from '../routing/Router.js';
-import { fromThreadError, sharedRouterData, vehicleHierarchiesInWorker, zoneFields, type SharedRouterData, type ThreadError, type ZoneFields } from '../routing/routerThread.js';
+import {
+  fromThreadError, sharedRouterData, vehicleHierarchiesInWorker, zoneFields, type SharedRouterData, type ThreadError, type VehicleClassPart, type ZoneFields,
+} from '../routing/routerThread.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import type { CalculatedZone } from '../zones/calculateZone.js';
 import type { TripRequest } from './calculateTrip.js';
@@ -65,6 +67,8 @@ export interface TripThreadsOptions {
   vehicles?: Vehicle[];
   /** Told when a vehicle class's hierarchies could not be made (its routes stay exact, slower). */
   onVehicleError?: (error: Error) => void;
+  /** Told each part of a vehicle class once made, on shared memory, for other threads to adopt (the matrix worker's: MatrixRunner.adoptVehicleClass). */
+  onVehicleClass?: (part: VehicleClassPart) => void;
 }
 
 /**
@@ -294,6 +298,7 @@ export class TripThreads {
         const roads = 'vehicleRoads' in reply ? reply.vehicleRoads : undefined;
         if (!roads || this.closed) return;
         this.preparedRoads.set(vehicleKey(vehicle), roads);
+        this.options.onVehicleClass?.({ roads });
         for (const other of this.slots) if (other && other !== thread) this.sendVehicleRoads(other, roads);
       },
       () => {}, // the thread stopped: the next one in its slot prepares what is missing
@@ -324,6 +329,7 @@ export class TripThreads {
         if (this.closed) return;
         if (!hierarchies) continue;
         this.classes.push({ vehicle, hierarchies });
+        this.options.onVehicleClass?.({ vehicle, hierarchies });
         for (const thread of this.slots) if (thread) this.sendClass(thread, vehicle, hierarchies);
       } catch (err) {
         if (!this.closed) this.options.onVehicleError?.(err as Error);
