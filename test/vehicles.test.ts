@@ -18,6 +18,7 @@ import {
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { CHQuery } from '../src/routing/CHQuery.js';
+import { OverlayManyToMany } from '../src/routing/OverlayManyToMany.js';
 import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { buildCountry, randomStop } from '../bench/scaleGraphs.js';
@@ -374,7 +375,7 @@ test('a prepared class crosses the cells of its destination-only roads by penali
   assert.ok(throughDestination >= 10 && checked >= 40, `${checked} pairs checked, ${throughDestination} through destination-only roads`);
 });
 
-test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, those that must drive destination-only roads by its routes; each the Dijkstra\'s, as unprepared', async () => {
+test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, around zones by the overlay crossing its cells by cliques made once, those that must drive destination-only roads by its routes; each the Dijkstra\'s, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
   const prepared = new Router(graph), plain = new Router(graph);
@@ -414,6 +415,44 @@ test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets
   assert.ok(asked >= 2, 'the matrix asked for the class\'s own hierarchies');
   assert.ok(routed > 0 && routed <= 2 * 256, `${routed} elements routed one by one`);
   assert.ok(free >= 100 && throughDestination >= 4, `${free} elements checked against the Dijkstra, ${throughDestination} through destination-only roads`);
+
+  // Around zones: the overlay crosses the class's cells by its cliques made once (prepareMatrices), customizing the zones' only.
+  const zones = [randomZone(graph, rand, 'a', 600), randomZone(graph, rand, 'b', 900), randomZone(graph, rand, 'c', 400)].filter((z) => z.roads.length > 0);
+  assert.ok(zones.length >= 2);
+  const zoneRoads = new Uint8Array(graph.roadCount);
+  for (const z of zones) for (const r of z.roads) zoneRoads[r] = 1;
+  const run = OverlayManyToMany.prototype.run;
+  let withClassCliques = 0;
+  OverlayManyToMany.prototype.run = function (this: OverlayManyToMany, ...args: Parameters<typeof run>) {
+    if (args[10] !== undefined) withClassCliques++;
+    return run.apply(this, args);
+  };
+  let aroundChecked = 0;
+  try {
+    for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      const metric: Metric = mode === 'THE_FASTEST' ? 'duration' : 'distance';
+      const m = prepared.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck, zones });
+      const reference = plain.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck, zones });
+      const snaps = prepared.snapStops(points, undefined, truck);
+      const blocked = forbidden.map((f, r) => (f === 1 || zoneRoads[r] === 1 ? 1 : 0));
+      points.forEach((_, o) => points.forEach((__, d) => {
+        const i = o * points.length + d;
+        assert.equal(m.failures.get(i)?.code, reference.failures.get(i)?.code, `around zones ${mode} ${o}->${d}`);
+        if (m.failures.has(i)) return;
+        assert.ok(close(m.duration[i], reference.duration[i], 1e-9) && close(m.distance[i], reference.distance[i], 1e-9), `around zones ${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs unprepared ${reference.distance[i]} m ${reference.duration[i]} s`);
+        const a = snaps[o], b = snaps[d];
+        if (o === d || closed[a.road] !== 0 || closed[b.road] !== 0 || zoneRoads[a.road] || zoneRoads[b.road] || a.road === b.road) return;
+        // Around the zones' roads and the forbidden ones, destination-only metres charged: exact where the path drives none.
+        const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, blocked, { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] });
+        const value = metric === 'duration' ? m.duration[i] : m.distance[i];
+        if (expected < value + ZONE_COST_PER_METRE) { assert.ok(close(value, expected, 1e-9), `around zones ${mode} ${o}->${d}: ${value} vs Dijkstra ${expected}`); aroundChecked++; }
+      }));
+    }
+  } finally {
+    OverlayManyToMany.prototype.run = run;
+  }
+  assert.ok(withClassCliques >= 2, 'the overlay crossed the class\'s cells by its cliques');
+  assert.ok(aroundChecked >= 80, `${aroundChecked} elements around zones checked against the Dijkstra`);
 });
 
 test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {

@@ -54,6 +54,12 @@ export class OverlayManyToMany {
   /** Per cell of each level: the search's stamp when an endpoint of the search lies in it (walked or opened). */
   private readonly ownSmall: Uint32Array;
   private readonly ownBig: Uint32Array;
+  /** Per cell of each level: the run's stamp when `fixed` (run's) holds its clique; then its slot there. */
+  private readonly fixedSmallRun: Uint32Array;
+  private readonly fixedSmallSlot: Int32Array;
+  private readonly fixedBigRun: Uint32Array;
+  private readonly fixedBigSlot: Int32Array;
+  private fixed?: FixedCliques;
   private runStamp = 0;
   private searchStamp = 0;
   private readonly records: NodeRecords;
@@ -83,6 +89,10 @@ export class OverlayManyToMany {
     this.smallClosed = new Uint32Array(smallCells);
     this.ownSmall = new Uint32Array(smallCells);
     this.customSlot = new Int32Array(smallCells);
+    this.fixedSmallRun = new Uint32Array(smallCells);
+    this.fixedSmallSlot = new Int32Array(smallCells);
+    this.fixedBigRun = new Uint32Array(bigCells);
+    this.fixedBigSlot = new Int32Array(bigCells);
     this.records = new NodeRecords(n);
     this.buckets = new BucketIndex(n);
     this.millis = graph.roadMillis;
@@ -97,14 +107,18 @@ export class OverlayManyToMany {
    * With `penalty` (and `outPlain`, the costs without it), the roads it prices cost their penalty
    * too, and their cells are walked by every search (a clique knows no penalty). With `millis`, roads
    * take those times (a vehicle's, never below the graph's; `closedRoads` then lists the roads
-   * where they differ, so their cells' cliques are made with them).
+   * where they differ, so their cells' cliques are made with them). With `fixed` (fixedCliques'
+   * for the metric: a vehicle class's cells, made once), its cells are crossed by its cliques
+   * unless the run closes or prices a road in them: `closedRoads` need not list its roads then.
    */
   run(
     metric: Metric, sources: CostedEndpoint[][], targets: CostedEndpoint[][], blocked: Uint8Array, closedRoads: ArrayLike<number>,
-    outCost: Float64Array, outSecond: Float64Array, penalty?: Penalty, outPlain?: Float64Array, millis?: Uint32Array,
+    outCost: Float64Array, outSecond: Float64Array, penalty?: Penalty, outPlain?: Float64Array, millis?: Uint32Array, fixed?: FixedCliques,
   ): void {
     this.settledCount = 0;
     this.millis = millis ?? this.graph.roadMillis;
+    if (fixed && fixed.metric !== metric) throw new Error(`a ${fixed.metric} class's cliques for a ${metric} matrix`);
+    this.fixed = fixed;
     const count = (lists: CostedEndpoint[][]) => lists.reduce((n, l) => n + (l.length > 0 ? 1 : 0), 0);
     const wide = Math.min(count(sources), count(targets));
     // Penalised cells are customized when more searches would walk them than a cell has entries
@@ -121,15 +135,57 @@ export class OverlayManyToMany {
   }
 
   /**
+   * A vehicle class's cliques for `metric`, made once: every small cell holding an end of one of
+   * `closedRoads` (its closed roads and those its times slow) customized without the roads
+   * `blocked` marks in `millis`' times, and their big cells over them, in whole steps of the metric
+   * with the other metric's steps along the same path (as the overlay's own). run() crosses these
+   * cells by them when given them.
+   */
+  fixedCliques(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, millis?: Uint32Array): FixedCliques {
+    this.millis = millis ?? this.graph.roadMillis;
+    this.fixed = undefined;
+    this.close(metric, blocked, closedRoads, undefined, false, Infinity);
+    const smallCells: number[] = [], bigCells: number[] = [];
+    for (let f = 0; f < this.smallClosed.length; f++) if (this.smallClosed[f] === this.runStamp) smallCells.push(f);
+    for (let b = 0; b < this.bigOpen.length; b++) if (this.bigOpen[b] === this.runStamp) bigCells.push(b);
+    const inSteps = (cells: number[], made: Cliques, slotOf: Int32Array): FixedCliques['small'] => {
+      const first = new Float64Array(cells.length + 1);
+      for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (made.first[slotOf[cells[j]] + 1] - made.first[slotOf[cells[j]]]);
+      const cost = new Uint32Array(first[cells.length]), second = new Uint32Array(first[cells.length]);
+      const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
+      for (let j = 0; j < cells.length; j++) {
+        const from = made.first[slotOf[cells[j]]], n = first[j + 1] - first[j];
+        for (let k = 0; k < n; k++) {
+          const c = made.cost[from + k];
+          cost[first[j] + k] = c === Infinity ? UNREACHABLE : Math.round(c / step);
+          second[first[j] + k] = c === Infinity ? UNREACHABLE : Math.round(made.second[from + k] / otherStep);
+        }
+      }
+      return { cells: Uint32Array.from(cells), first, cost, second };
+    };
+    return { metric, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
+  }
+
+  /**
    * Marks the run's closed cells: the small cells holding an end of a closed or penalised road,
    * customized for the metric (their cliques from searches inside each, without the closed roads
    * and with the penalty), up to MAX_MATRIX_CUSTOMIZED_CELLS of them (the rest walked); then their
    * big cells, customized over those cliques (a search per entry inside the big cell), so a search
    * crosses them whole unless one of its endpoints lies inside.
    */
-  private close(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty: Penalty | undefined, customizePriced: boolean): void {
-    if (++this.runStamp === 0xffffffff) { this.smallClosed.fill(0); this.bigOpen.fill(0); this.walkedBig.fill(0); this.runStamp = 1; }
+  private close(
+    metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty: Penalty | undefined, customizePriced: boolean, maxCells = MAX_MATRIX_CUSTOMIZED_CELLS,
+  ): void {
+    if (++this.runStamp === 0xffffffff) {
+      for (const a of [this.smallClosed, this.bigOpen, this.walkedBig, this.fixedSmallRun, this.fixedBigRun]) a.fill(0);
+      this.runStamp = 1;
+    }
     const stamp = this.runStamp;
+    const fixed = this.fixed;
+    if (fixed) {
+      for (let j = 0; j < fixed.small.cells.length; j++) { this.fixedSmallRun[fixed.small.cells[j]] = stamp; this.fixedSmallSlot[fixed.small.cells[j]] = j; }
+      for (let j = 0; j < fixed.big.cells.length; j++) { this.fixedBigRun[fixed.big.cells[j]] = stamp; this.fixedBigSlot[fixed.big.cells[j]] = j; }
+    }
     const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
     const cells: number[] = [], bigs: number[] = [];
@@ -164,7 +220,7 @@ export class OverlayManyToMany {
       }
     }
     if (walkedFrom === Infinity) for (let k = 0; k < closedRoads.length; k++) markRoad(closedRoads[k]);
-    const customized = cells.slice(0, Math.min(walkedFrom, MAX_MATRIX_CUSTOMIZED_CELLS)).sort((a, b) => a - b);
+    const customized = cells.slice(0, Math.min(walkedFrom, maxCells)).sort((a, b) => a - b);
     this.custom = this.customize(metric, this.small, customized, blocked, penalty, (f) => ({ within: f, withinSmall: true }));
     for (let j = 0; j < customized.length; j++) customSlot[customized[j]] = j;
     const customizedBigs = bigs.filter((b) => this.walkedBig[b] !== stamp).sort((a, b) => a - b);
@@ -228,6 +284,7 @@ export class OverlayManyToMany {
     const steps = metric === 'duration' ? millis : g.roadLengthCm, otherSteps = metric === 'duration' ? g.roadLengthCm : millis;
     const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
     const { nodeCell, bigOf, smallFirst, ownSmall, ownBig, bigOpen, bigSlot, smallClosed, customSlot, records, heap, big, small } = this;
+    const { fixed, fixedSmallRun, fixedSmallSlot, fixedBigRun, fixedBigSlot } = this;
     const run = this.runStamp;
     if (++this.searchStamp === 0xffffffff) { ownSmall.fill(0); ownBig.fill(0); this.searchStamp = 1; }
     const stamp = this.searchStamp;
@@ -280,6 +337,8 @@ export class OverlayManyToMany {
         level = big; c = b; lo = smallFirst[b]; span = smallFirst[b + 1] - lo;
         if (bigOpen[b] === run) {
           ({ cost, second, plain } = this.bigCustom); base = this.bigCustom.first[bigSlot[b]]; scale = secondScale = 1;
+        } else if (fixedBigRun[b] === run) {
+          ({ cost, second } = fixed!.big); base = fixed!.big.first[fixedBigSlot[b]];
         } else {
           cost = big.cliques[metric]; second = big.seconds[metric]; base = big.cliqueFirst[b];
         }
@@ -287,6 +346,8 @@ export class OverlayManyToMany {
         level = small; c = lo = f; span = 1;
         if (smallClosed[f] === run) {
           ({ cost, second, plain } = this.custom); base = this.custom.first[customSlot[f]]; scale = secondScale = 1;
+        } else if (fixedSmallRun[f] === run) {
+          ({ cost, second } = fixed!.small); base = fixed!.small.first[fixedSmallSlot[f]];
         } else {
           cost = small.cliques[metric]; second = small.seconds[metric]; base = small.cliqueFirst[f];
         }
@@ -331,6 +392,17 @@ export class OverlayManyToMany {
 
 }
 
+
+/**
+ * A vehicle class's cliques for one metric (OverlayManyToMany.fixedCliques): per level, its cells
+ * (ascending), where each one's clique starts, its costs in whole steps of the metric and the other
+ * metric's steps along the same paths (UNREACHABLE where none).
+ */
+export interface FixedCliques {
+  metric: Metric;
+  small: { cells: Uint32Array; first: Float64Array; cost: Uint32Array; second: Uint32Array };
+  big: { cells: Uint32Array; first: Float64Array; cost: Uint32Array; second: Uint32Array };
+}
 
 /** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */
 interface Cliques {

@@ -264,13 +264,15 @@ export class Router {
 
   /**
    * Makes what matrices use ahead (their searches' scratch, the hierarchies' arc costs in the other
-   * metric: seconds on a country), so the first matrix does not wait for it; matrix() makes what
-   * is missing otherwise.
+   * metric: seconds on a country; for each vehicle class with hierarchies of its own, adopted now
+   * or later, prepareClassMatrices'), so the first matrix does not wait for it; matrix() makes
+   * what is missing otherwise, except a class's cliques (its matrices around zones customize its
+   * cells for each request without them).
    */
   prepareMatrices(): void {
     prepareMatrices(this);
     this.matricesPrepared = true;
-    for (const vehicle of this.ownHierarchyVehicles()) this.prepareClassMatrices(vehicle, this.ownHierarchies(vehicle)!);
+    for (const vehicle of this.ownHierarchyVehicles()) this.prepareClassMatrices(vehicle);
   }
 
   /** Set by prepareMatrices: vehicle classes adopted later get their matrices' arrays made at once. */
@@ -285,9 +287,14 @@ export class Router {
     return this.classHierarchies.get(key)?.hierarchies;
   }
 
-  /** The class's own hierarchies' arc costs in the other metric, in its times (the router its matrices run on: Router.matrix). */
-  private prepareClassMatrices(vehicle: Vehicle, own: Record<Metric, ContractionHierarchy>): void {
-    prepareMatrices(this.timedRouter(vehicle, true) ?? this, own);
+  /**
+   * What a class's matrices use, in its times (on the router its matrices run on: Router.matrix):
+   * its own hierarchies' arc costs in the other metric, and its cells' cliques for matrices around
+   * zones (OverlayManyToMany.fixedCliques).
+   */
+  private prepareClassMatrices(vehicle: Vehicle): void {
+    const hierarchies = this.ownHierarchies(vehicle);
+    if (hierarchies) prepareMatrices(this.timedRouter(vehicle, true) ?? this, { vehicle, hierarchies });
   }
 
   private ownHierarchyVehicles(): Vehicle[] {
@@ -473,7 +480,7 @@ export class Router {
     }
     this.classHierarchies.set(vehicleKey(vehicle), { vehicle, hierarchies });
     this.makeClassRouter(vehicle);
-    if (this.matricesPrepared) this.prepareClassMatrices(vehicle, hierarchies);
+    if (this.matricesPrepared) this.prepareClassMatrices(vehicle);
   }
 
   /** Vehicle classes routed on routers of their own (hierarchies adopted and cells prepared). */

@@ -8,13 +8,13 @@ import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
-import { OverlayManyToMany } from './OverlayManyToMany.js';
+import { OverlayManyToMany, type FixedCliques } from './OverlayManyToMany.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
-import { zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
+import { vehicleKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 import type { RoadTimes } from './roadTimes.js';
 import { departureOf, scheduleStates } from './RoadSchedule.js';
 import { sortedIndexOf } from '../graph/csr.js';
@@ -165,20 +165,22 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const ch = graph.hierarchy[metric];
     // A vehicle's slower roads: their cells' cliques (a car's) are made again with its times, or walked.
     const retimed = router.times?.retimed, millis = router.times?.millis;
-    // A prepared class's own hierarchies lack its closed and destination-only roads and carry its
-    // times: around those roads alone, its free buckets answer what the overlay would.
-    const own = request.vehicle && zones.length === 0 && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle)?.[metric] : undefined;
+    // A prepared class (its own hierarchies adopted): they lack its closed and destination-only
+    // roads and carry its times, so without zones its free buckets answer what the overlay would;
+    // with zones, the overlay crosses the class's cells by its cliques made once (classCliques).
+    const classed = request.vehicle && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle) : undefined;
+    const own = classed && zones.length === 0 ? classed[metric] : undefined;
+    const fixed = classed && zones.length > 0 ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
+    // Stops on a zone's road (or the class's destination-only roads) are left to the zone-entering elements below.
+    const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
     if (!masks.all && !retimed) {
       engines.buckets().run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
     } else if (own) {
-      // Stops on its destination-only roads are left to the zone-entering elements below.
-      const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       engines.buckets().run(own, otherMetricArcCosts(graph, own), sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second);
     } else {
-      // Stops on a zone's road are left to the zone-entering pass below.
-      const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
       const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closedRoadList(graph, masks, true, retimed), cost, second, undefined, undefined, millis);
+      const closed = fixed ? closedRoadList(graph, { ...masks, softLists: masks.softLists.slice(0, zones.length), hardLists: [] }, true) : closedRoadList(graph, masks, true, retimed);
+      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closed, cost, second, undefined, undefined, millis, fixed);
       request.onProgress?.(Math.round(total / 2), total);
     }
     // Which pairs connect at all does not depend on the times: the car's buckets tell.
@@ -213,7 +215,7 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
         else result.failures.set(i, noRoute(o, d));
       }
     }
-    if (own && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
+    if (classed && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
       // A few elements that must drive destination-only roads: one route each, on the class's own
       // router (its cells' penalised cliques), instead of customizing its closed roads' cells here.
       separately.push(...entering);
@@ -225,11 +227,13 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
       const rows = new Uint8Array(O), columns = new Uint8Array(D);
       for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
       const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
+      // The class's cells by its cliques: those of its destination-only roads are priced here, so made for the run.
+      const fixedAll = classed ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
       engines.overlay().run(
         metric,
         origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
         destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        masks.hard ?? engines.noRoads(), closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis,
+        masks.hard ?? engines.noRoads(), fixedAll ? [] : closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis, fixedAll,
       );
       for (const i of entering) {
         const o = Math.floor(i / D), d = i % D;
@@ -460,10 +464,23 @@ function closedRoadList(graph: RoadGraph, masks: RoadMasks, withSoft: boolean, r
  * hierarchies' arc costs in the other metric), so the first matrix does not pay for it; with
  * `own`, a vehicle class's own hierarchies' arc costs, `router` being the one with its times.
  */
-export function prepareMatrices(router: MatrixRouter, own?: Record<Metric, ContractionHierarchy>): void {
+export function prepareMatrices(router: MatrixRouter, own?: { vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }): void {
   if (own) {
     // A class's own hierarchies (`router` is the one with its times, as computeMatrix is given).
-    for (const metric of ['duration', 'distance'] as const) otherMetricArcCosts(router.graph, own[metric]);
+    for (const metric of ['duration', 'distance'] as const) otherMetricArcCosts(router.graph, own.hierarchies[metric]);
+    const engines = matrixEngines(router.car ?? router);
+    const key = vehicleKey(own.vehicle);
+    if (engines.classCliques.has(key) || !router.graph.hierarchy?.overlay?.fine) return;
+    // Its cells' cliques for the overlay's many-to-many (matrices around zones), in its times.
+    const roads = router.vehicleRoads(own.vehicle);
+    const blocked = new Uint8Array(router.graph.roadCount);
+    for (const list of [roads.forbidden, roads.destinationOnly]) for (let i = 0; i < list.length; i++) blocked[list[i]] = 1;
+    const closed = [...roads.forbidden, ...roads.destinationOnly, ...(router.times?.retimed ?? [])];
+    const overlay = engines.overlay();
+    engines.classCliques.set(key, {
+      duration: overlay.fixedCliques('duration', blocked, closed, router.times?.millis),
+      distance: overlay.fixedCliques('distance', blocked, closed, router.times?.millis),
+    });
     return;
   }
   const engines = matrixEngines(router);
@@ -482,6 +499,8 @@ interface MatrixEngines {
   overlay(): OverlayManyToMany;
   /** A mask closing no road (made once). */
   noRoads(): Uint8Array;
+  /** Vehicle classes' cells' cliques for the overlay's many-to-many (OverlayManyToMany.fixedCliques), by vehicleKey: made by prepareMatrices. */
+  classCliques: Map<string, Record<Metric, FixedCliques>>;
 }
 
 const enginesByRouter = new WeakMap<MatrixRouter, MatrixEngines>();
@@ -495,6 +514,7 @@ function matrixEngines(router: MatrixRouter): MatrixEngines {
       noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
       buckets: () => (buckets ??= new BucketManyToMany(graph)),
       overlay: () => (overlay ??= new OverlayManyToMany(graph, graph.hierarchy!.overlay as CellOverlay & { fine: CellOverlay })),
+      classCliques: new Map(),
     };
     enginesByRouter.set(router, engines);
   }
