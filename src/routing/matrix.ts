@@ -216,8 +216,8 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
       }
     }
     if (classed && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
-      // A few elements that must drive destination-only roads: one route each, on the class's own
-      // router (its cells' penalised cliques), instead of customizing its closed roads' cells here.
+      // A few elements that must enter zones or drive destination-only roads: one route each, on the
+      // class's own router (its cells' penalised cliques), instead of customizing the priced cells here.
       separately.push(...entering);
     } else if (entering.length > 0) {
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
@@ -279,9 +279,9 @@ function freeCostsWhereClosedFail(
 }
 
 /**
- * Most elements of a vehicle class's matrix that must drive its destination-only roads routed one
- * by one (a route each, tens of milliseconds on a country); beyond, the overlay's many-to-many
- * customizes the class's closed roads' cells for the request (seconds, whatever the count).
+ * Most elements of a prepared class's matrix that must enter zones or drive its destination-only
+ * roads routed one by one (a route each, tens of milliseconds on a country); beyond, the overlay's
+ * zone-entering pass customizes the cells it prices for the request (seconds, whatever the count).
  */
 const MAX_ROUTED_ENTERING_ELEMENTS = 256;
 
@@ -462,7 +462,8 @@ function closedRoadList(graph: RoadGraph, masks: RoadMasks, withSoft: boolean, r
 /**
  * Makes ahead what a router's matrices use (prepareMatrices: the searches' scratch and both
  * hierarchies' arc costs in the other metric), so the first matrix does not pay for it; with
- * `own`, a vehicle class's own hierarchies' arc costs, `router` being the one with its times.
+ * `own`, a vehicle class's: its own hierarchies' arc costs and its cells' cliques for matrices
+ * around zones (fixedCliques), `router` being the one with its times.
  */
 export function prepareMatrices(router: MatrixRouter, own?: { vehicle: Vehicle; hierarchies: Record<Metric, ContractionHierarchy> }): void {
   if (own) {
