@@ -112,10 +112,8 @@ async function tileSources(): Promise<TileSource[]> {
   const out: TileSource[] = [];
   for (const [file, weight] of wanted) {
     const path = file.includes('/') ? file : SHARED_OSM + file;
-    if (!existsSync(path)) {
-      console.error(`# scale: ${path} not found, tiles use the other sources`);
-      continue;
-    }
+    // Every source, or the seed makes another country (and a cached graph of another name).
+    if (!existsSync(path)) throw new Error(`the synthetic country's tiles need ${path}: ${file.includes('/') ? 'run npm run build' : 'put ../shared beside the repository'}`);
     const graph = path.endsWith('.detour') ? loadGraph(path) : await openGraph(path);
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
     for (let i = 0; i < graph.nodeCount; i++) {
