@@ -95,12 +95,12 @@ async function run(file: string, port: number): Promise<Run> {
     // Once the service has settled (zones warmed up, the matrix worker started).
     await sleep(45_000);
     const rssLater = rssOf(child.pid!);
-    // Then until every trip thread has adopted the vehicle classes' own hierarchies (/health vehicleClasses "n/n"), at most 10 minutes.
+    // Then until every trip thread and the matrix worker have taken the vehicle classes (/health vehicleClasses and matrixVehicleClasses "n/n"), at most 10 minutes.
     let classesMs = NaN;
     while (Number.isNaN(classesMs) && performance.now() - started < 600_000) {
-      const health = await (await fetch(`${base}/health`)).json() as { vehicleClasses?: string };
-      const [adopted, configured] = (health.vehicleClasses ?? '0/0').split('/').map(Number);
-      if (adopted === configured) classesMs = performance.now() - started;
+      const health = await (await fetch(`${base}/health`)).json() as { vehicleClasses?: string; matrixVehicleClasses?: string };
+      const taken = (field: string | undefined) => { const [adopted, configured] = (field ?? '0/0').split('/').map(Number); return adopted === configured; };
+      if (taken(health.vehicleClasses) && taken(health.matrixVehicleClasses)) classesMs = performance.now() - started;
       else await sleep(1000);
     }
     return { readyMs, rssReady, tokenMs, firstTripMs, secondTripMs, rssLater, classesMs, rssClasses: rssOf(child.pid!) };
@@ -132,7 +132,7 @@ const section = [
   `## Serve readiness: synthetic country ${size.key}`,
   '',
   `\`npm run bench:serve-ready -- --size ${size.key} --runs ${runs}\` on ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${cpus()[0]?.model ?? ''} (${cpus().length} cores), load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end.`,
-  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and the same trip across the country twice (the first shows any preparation left to a request), then the resident memory 45 s later, and once every trip thread has adopted the prepared vehicle classes' own hierarchies (\`/health\` vehicleClasses). Medians.`,
+  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and the same trip across the country twice (the first shows any preparation left to a request), then the resident memory 45 s later, and once every trip thread and the matrix worker have taken the prepared vehicle classes (\`/health\` vehicleClasses, matrixVehicleClasses). Medians.`,
   '',
   '| file | size | /health ok after | token | first / second trip | resident at ready | resident 45 s later | vehicle classes ready after: resident |',
   '|---|---|---|---|---|---|---|---|',

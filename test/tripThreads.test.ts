@@ -326,6 +326,25 @@ test('the matrix worker adopts the vehicle classes the trip threads make (hierar
   }
 });
 
+test('the service\'s matrix worker takes the vehicle classes the trip threads make: /health says so (matrixVehicleClasses) once it has', async () => {
+  const kind = sqliteKind();
+  const store = await kind.open();
+  const svc = await listen(graph, store, { trips: { prepare: true, threads: 1, vehicles: [vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!] }, matrix: { prepare: true } });
+  try {
+    let h = await http(`${svc.url}/health`);
+    assert.equal(h.body.matrixVehicleClasses?.endsWith('/1'), true, JSON.stringify(h.body));
+    for (let i = 0; i < 1200 && !(h.body.vehicleClasses === '1/1' && h.body.matrixVehicleClasses === '1/1'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      h = await http(`${svc.url}/health`);
+    }
+    assert.deepEqual([h.body.vehicleClasses, h.body.matrixVehicleClasses], ['1/1', '1/1'], JSON.stringify(h.body));
+  } finally {
+    await svc.close();
+    await store.close();
+    await kind.dispose();
+  }
+});
+
 test('a routing thread\'s Router reads the caller\'s graph: arrays, indexes and the derived per-road milliseconds on shared memory, adopted rather than made again', () => {
   const data = sharedRouterData(graph);
   const router = routerOnSharedData(data);

@@ -348,7 +348,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     const warmUp = app.zoneWarmUp;
     return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: tripThreads.zonesPrepared, zonesToPrepare: tripThreads.zonesToPrepare,
       tripThreads: `${tripThreads.started}/${tripThreads.threads}`, tripsUnderWay: tripThreads.trips,
-      vehicleClasses: `${tripThreads.vehicleClassesAdopted}/${options.trips?.vehicles?.length ?? 0}` };
+      vehicleClasses: `${tripThreads.vehicleClassesAdopted}/${options.trips?.vehicles?.length ?? 0}`,
+      matrixVehicleClasses: `${matrixRunner.vehicleClasses}/${options.trips?.vehicles?.length ?? 0}` };
   });
   return app;
 }
