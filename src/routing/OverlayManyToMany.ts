@@ -163,7 +163,11 @@ export class OverlayManyToMany {
       }
       return { cells: Uint32Array.from(cells), first, cost, second };
     };
-    return { metric, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
+    const made = { metric, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
+    // The real-unit cliques they came from are three times their size: not kept until the next run.
+    this.custom = emptyCliques();
+    this.bigCustom = emptyCliques();
+    return made;
   }
 
   /**
