@@ -170,7 +170,8 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     // with zones, the overlay crosses the class's cells by its cliques made once (classCliques).
     const classed = request.vehicle && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle) : undefined;
     const own = classed && zones.length === 0 ? classed[metric] : undefined;
-    const fixed = classed && zones.length > 0 ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
+    const classCliques = classed ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
+    const fixed = zones.length > 0 ? classCliques : undefined;
     // Stops on a zone's road (or the class's destination-only roads) are left to the zone-entering elements below.
     const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
     if (!masks.all && !retimed) {
@@ -228,12 +229,11 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
       for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
       const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
       // The class's cells by its cliques: those of its destination-only roads are priced here, so made for the run.
-      const fixedAll = classed ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
       engines.overlay().run(
         metric,
         origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
         destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        masks.hard ?? engines.noRoads(), fixedAll ? [] : closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis, fixedAll,
+        masks.hard ?? engines.noRoads(), classCliques ? [] : closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis, classCliques,
       );
       for (const i of entering) {
         const o = Math.floor(i / D), d = i % D;
