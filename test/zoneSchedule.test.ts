@@ -177,6 +177,65 @@ describe('routes around scheduled zones', () => {
     assert.throws(() => router.route({ points, zones: [centre], departure: 'tomorrow' }), (e: Error & { code?: string }) => e.code === 'INVALID_INPUT' && /departure/.test(e.message));
   });
 
+  test('matrices around zones that share a timeline, opening or closing during the trips: every element as the time-dependent Dijkstra, few routes', () => {
+    const rand = seededRandom(4242);
+    const route = router.route.bind(router);
+    let elements = 0, routed = 0, waited = 0, through = 0;
+    try {
+      router.route = (request) => { routed++; return route(request); };
+      for (let k = 0; k < 12; k++) {
+        // Closed at the departure and opening within the trips, or open and closing within them; a second window after.
+        const a = k % 2 === 0 ? -20 : 2 + Math.floor(rand() * 8), b = a + (k % 2 === 0 ? 22 + Math.floor(rand() * 8) : 4 + Math.floor(rand() * 10));
+        const gap = 2 + Math.floor(rand() * 4);
+        const schedule: ZoneSchedule = { timeZone: 'Europe/Stockholm', windows: [{ days: ['MON'], from: local(480 + a), to: local(480 + b) }, { days: ['MON'], from: local(480 + b + gap), to: local(480 + b + gap + 10) }] };
+        const zones = [0, 1, 2].map((i) => withSchedule(randomZone(graph, rand, `z${i}`, 700 + rand() * 1200), schedule));
+        // On the big component (a pair on a tiny one is a route).
+        const stops = Array.from({ length: 6 }, (): LatLon => {
+          let r: number;
+          do r = Math.floor(rand() * graph.roadCount); while (!router.snapIndex.inBigComponent(r));
+          return v(graph.roadPointLat(r, 1), graph.roadPointLon(r, 1));
+        });
+        const wait = scheduleWaits(graph, zones, departure);
+        const before = routed;
+        const m = router.matrix({ origins: stops, destinations: stops, zones, departure });
+        const routes = routed - before;
+        // Elements arriving after the zones close again (opening again after that, when closed at the departure) may be routes.
+        const second = 60 * (k % 2 === 0 ? b + gap + 10 : b);
+        const closed = router.matrix({ origins: stops, destinations: stops, zones: zones.map((z) => ({ ...z, zone: { ...z.zone, schedule: undefined } })) });
+        const free = router.matrix({ origins: stops, destinations: stops });
+        const onZone = (s: { road: number }) => zones.some((z) => z.roads.includes(s.road));
+        let mayRoute = 0;
+        stops.forEach((_, i) => stops.forEach((__, j) => {
+          // Snapped as a route's first and last stops, as a matrix snaps its origins and destinations.
+          const e = i * stops.length + j, [a0, b0] = router.snapStops([stops[i], stops[j]]);
+          const oracle = Math.min(dijkstra(graph, sourceEndpoints(graph, a0, 'duration'), targetEndpoints(graph, b0, 'duration'), 'duration', undefined, undefined, wait), directCost(graph, a0, b0, 'duration').cost);
+          assert.ok(Math.abs(m.duration[e] - oracle) <= 1e-6 * oracle + 1e-3, `set ${k} element ${i},${j}: ${m.duration[e]} s, the oracle ${oracle} s`);
+          if (onZone(a0) || onZone(b0) || !(oracle <= second)) mayRoute++;
+          const r = route({ points: [stops[i], stops[j]], zones, departure });
+          assert.ok(close(m.distance[e], r.distance, 1e-6), `set ${k} element ${i},${j}: ${m.distance[e]} m, the route ${r.distance} m`);
+          if (r.legs[0].waits) waited++;
+          else if (m.duration[e] < closed.duration[e] - 1e-6 && m.duration[e] > free.duration[e] + 1e-6) through++;
+          elements++;
+        }));
+        // Only elements with a stop on a zone's road (a route's own rules serve such a stop) or arriving after the second change are routes.
+        assert.ok(routes <= mayRoute, `set ${k}: ${routes} elements routed, ${mayRoute} may be`);
+      }
+    } finally {
+      router.route = route;
+    }
+    assert.ok(waited >= 3 && through >= 3, `${elements} elements: ${waited} wait at a zone, ${through} drive a zone in its open time without waiting`);
+    // Open at the departure, closing before the car gets there and opening again soon: it waits at the edge.
+    let reopened = 0;
+    for (let m = 2; m <= 8; m++) {
+      const zones = [withSchedule(centre, closedFor(1, m))];
+      const r = route({ points, zones, departure });
+      const e = router.matrix({ origins: [points[0]], destinations: [points[1]], zones, departure });
+      assert.ok(close(e.duration[0], r.duration) && close(e.distance[0], r.distance), `closed from 1 to ${m} minutes: ${e.duration[0]} s vs the route's ${r.duration} s`);
+      if (r.legs[0].waits) reopened++;
+    }
+    assert.ok(reopened > 0, 'a route waits for the zone to open again');
+  });
+
   test('a scheduled zone for some vehicles: a car and a VUC drive through, the heavy truck waits or goes around; matrices equal routes', () => {
     const heavyOnly = { ...withSchedule(centre, closedFor(-10, 180)), zone: { ...centre.zone, schedule: closedFor(-10, 180), vehicles: { minWeight: 13 } } };
     const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!, vuc = vehicleOf('TRUCK_WITH_TWO_SINGLE_AXIS')!;

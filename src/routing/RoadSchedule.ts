@@ -162,6 +162,17 @@ export function scheduleStates(zones: readonly CalculatedZone[], departure: numb
 }
 
 /**
+ * The active intervals every one of `zones` has over the horizon from `departure` (as
+ * zoneTimeline's), or undefined when two of them differ.
+ */
+export function sharedTimeline(zones: readonly CalculatedZone[], departure: number): Float64Array | undefined {
+  const timelines = zones.map((z) => zoneTimeline(z, departure));
+  const first = timelines[0];
+  if (!first) return undefined;
+  return timelines.every((t) => t.length === first.length && t.every((x, i) => x === first[i])) ? first : undefined;
+}
+
+/**
  * A scheduled zone's active intervals over the horizon as [start, end) pairs in seconds after
  * `departure` (epoch milliseconds), ending with the sentinel [horizon, Infinity).
  */

@@ -16,7 +16,8 @@ import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeReques
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
 import { vehicleKey, zonesFor, type Vehicle, type VehicleRoads } from './vehicle.js';
 import type { RoadTimes } from './roadTimes.js';
-import { departureOf, scheduleStates } from './RoadSchedule.js';
+import { departureOf, scheduleStates, sharedTimeline } from './RoadSchedule.js';
+import { costsThrough, entryNodes, exitNodes } from './zoneCrossings.js';
 import { sortedIndexOf } from '../graph/csr.js';
 
 /** What a distance matrix is asked: every origin to every destination. */
@@ -159,31 +160,15 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const targets = destinations.map((c) => (c.snap ? costed(graph, c.snap, metric, false) : []));
     const onZoneRoad = (c: PointSnap) => masks.zone !== undefined && c.snap !== undefined && masks.zone[c.snap.road] === 1;
     const cost = new Float64Array(total), second = new Float64Array(total);
-    // A vehicle's router shares the car router's engines (the graph's arrays are the same), its times passed to each run.
     const car = router.car ?? router;
     const engines = matrixEngines(car);
-    const ch = graph.hierarchy[metric];
-    // A vehicle's slower roads: their cells' cliques (a car's) are made again with its times, or walked.
-    const retimed = router.times?.retimed, millis = router.times?.millis;
-    // A prepared class (its own hierarchies adopted): they lack its closed and destination-only
-    // roads and carry its times, so without zones its free buckets answer what the overlay would;
-    // with zones, the overlay crosses the class's cells by its cliques made once (classCliques).
-    const classed = request.vehicle && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle) : undefined;
-    const own = classed && zones.length === 0 ? classed[metric] : undefined;
-    const classCliques = classed ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
-    const fixed = zones.length > 0 ? classCliques : undefined;
+    const pass = matrixPass(router, request, masks, metric);
     // Stops on a zone's road (or the class's destination-only roads) are left to the zone-entering elements below.
     const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
-    if (!masks.all && !retimed) {
-      engines.buckets().run(ch, otherMetricArcCosts(graph, ch), sources, targets, cost, second);
-    } else if (own) {
-      engines.buckets().run(own, otherMetricArcCosts(graph, own), sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second);
-    } else {
-      const from = sources.map((l, o) => free(origins[o], l)), to = targets.map((l, d) => free(destinations[d], l));
-      const closed = fixed ? closedRoadList(graph, { ...masks, softLists: masks.softLists.slice(0, zones.length), hardLists: [] }, true) : closedRoadList(graph, masks, true, retimed);
-      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closed, cost, second, undefined, undefined, millis, fixed);
-      request.onProgress?.(Math.round(total / 2), total);
-    }
+    pass.run(sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second);
+    if (masks.all || pass.retimed) request.onProgress?.(Math.round(total / 2), total);
+    const { classed, classCliques } = pass;
+    const retimed = router.times?.retimed, millis = router.times?.millis;
     // Which pairs connect at all does not depend on the times: the car's buckets tell.
     const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, car.graph, car.graph.hierarchy![metric], sources, targets, cost, (o, d) => {
       const from = origins[o], to = destinations[d];
@@ -253,6 +238,49 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
   return result;
 }
 
+/** One many-to-many over costed endpoints for a request's roads, by the engine they call for. */
+interface MatrixPass {
+  /** Fills cost[s * to.length + t] and second with the cheapest cost (and the other metric along it); Infinity where none connects. */
+  run(from: CostedEndpoint[][], to: CostedEndpoint[][], cost: Float64Array, second: Float64Array): void;
+  /** The request's vehicle class's own hierarchies, when prepared. */
+  classed?: Record<Metric, ContractionHierarchy>;
+  /** That class's cells' cliques for the metric (prepareMatrices). */
+  classCliques?: FixedCliques;
+  /** Roads whose cells' cliques are not the vehicle's (its slower roads). */
+  retimed?: ArrayLike<number>;
+}
+
+/**
+ * The engine for a request's closed roads and vehicle: the CH buckets when none is closed and
+ * the times are the car's; a prepared class's own hierarchies' buckets without zones (they lack
+ * its closed and destination-only roads and carry its times, so they answer what the overlay would);
+ * else the overlay's many-to-many (with zones, a prepared class's cells crossed by its cliques
+ * made once; a vehicle's slower roads' cells customized or walked).
+ */
+function matrixPass(router: MatrixRouter, request: MatrixRequest, masks: RoadMasks, metric: Metric): MatrixPass {
+  const graph = router.graph;
+  const zones = request.zones ?? [];
+  // A vehicle's router shares the car router's engines (the graph's arrays are the same), its times passed to each run.
+  const engines = matrixEngines(router.car ?? router);
+  const ch = graph.hierarchy![metric];
+  const retimed = router.times?.retimed, millis = router.times?.millis;
+  const classed = request.vehicle && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle) : undefined;
+  const own = classed && zones.length === 0 ? classed[metric] : undefined;
+  const classCliques = classed ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
+  const fixed = zones.length > 0 ? classCliques : undefined;
+  const run = (from: CostedEndpoint[][], to: CostedEndpoint[][], cost: Float64Array, second: Float64Array): void => {
+    if (!masks.all && !retimed) {
+      engines.buckets().run(ch, otherMetricArcCosts(graph, ch), from, to, cost, second);
+    } else if (own) {
+      engines.buckets().run(own, otherMetricArcCosts(graph, own), from, to, cost, second);
+    } else {
+      const closed = fixed ? closedRoadList(graph, { ...masks, softLists: masks.softLists.slice(0, zones.length), hardLists: [] }, true) : closedRoadList(graph, masks, true, retimed);
+      engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closed, cost, second, undefined, undefined, millis, fixed);
+    }
+  };
+  return { run, classed, classCliques, retimed };
+}
+
 /**
  * The free costs (no road closed) of the elements `cost` leaves at Infinity around closed roads
  * (among those `counts` accepts), by the free buckets over just their rows and columns; Infinity
@@ -308,25 +336,26 @@ function softMatrix(router: MatrixRouter, request: MatrixRequest): MatrixResult 
 }
 
 /**
- * A THE_FASTEST matrix around scheduled zones, every element leaving at the request's departure:
- * the matrix with the zones active then closed (as HARD ones) and the others left out, exact for
- * each element arriving before any of them changes (as Router's steady legs: no sooner arrival
- * can drive an active zone's road or need to wait); of the others, those the matrices without the
- * scheduled zones and with all of them closed agree on; the rest, and those whose stop is on a
- * zone's road or in a tiny component, by Router.route, at most MAX_SOFT_MATRIX_ELEMENTS of them
- * (INVALID_INPUT naming `departure` beyond).
+ * A THE_FASTEST matrix around scheduled zones, every element leaving at the request's departure.
+ * Where the scheduled zones keep one timeline (scheduledCrossing), many-to-many passes split at
+ * the zones' border answer every element exactly that arrives before their second change (their
+ * third when closed at the departure); the rest, and those whose stop is on a zone's road or in a
+ * tiny component, by Router.route. Where their
+ * timelines differ: the matrix with the zones active then closed (as HARD ones), exact for each
+ * element arriving before any of them changes (no sooner arrival can drive an active zone's road or
+ * need to wait); of the others, those the matrices without the scheduled zones and with all of them
+ * closed agree on; the rest by Router.route. At most MAX_SOFT_MATRIX_ELEMENTS routes (INVALID_INPUT
+ * naming `departure` beyond).
  */
 function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { departure: number }): MatrixResult {
   if (request.avoidanceTypes && request.avoidanceTypes.length > 0) {
     throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'zones with a schedule together with avoidanceTypes are not supported yet', { members: ['avoidanceTypes'] });
   }
+  readMatrixRequest(request);
+  emptyResult(request); // origins and destinations are arrays
   const zones = request.zones!;
   const timed = zones.filter((z) => z.zone.schedule !== undefined);
-  const { active, until } = scheduleStates(timed, request.departure);
-  const closed = timed.filter((_, i) => active[i]);
   const untimed = zones.filter((z) => z.zone.schedule === undefined);
-  const steady = [...untimed, ...closed.map(alwaysActive)];
-  const result = computeMatrix(router, { ...request, zones: steady });
   const prefer = router.legalFor(request.vehicle);
   const destinationOnly = request.vehicle ? router.vehicleRoads(request.vehicle).destinationOnly : undefined;
   // Each stop as a route snaps it (a pair on one tiny component stays there: those pairs are
@@ -337,9 +366,45 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
     const s = snapFor(router, p, `${label}[${i}]`, role, prefer);
     const road = s.snap?.road;
     const inZone = road !== undefined && (zones.some((z) => sortedIndexOf(z.roads, road) >= 0) || (destinationOnly !== undefined && sortedIndexOf(destinationOnly, road) >= 0));
-    return { tiny: s.tiny, inZone };
+    return { ...s, inZone };
   });
   const rows = snaps(request.origins, 'origins', 'first'), columns = snaps(request.destinations, 'destinations', 'last');
+  const timeline = router.graph.hierarchy?.overlay?.fine ? sharedTimeline(timed, request.departure) : undefined;
+  let again: number[];
+  let result: MatrixResult;
+  const crossing = timeline && scheduledCrossing(router, request, timed, untimed, timeline, rows, columns);
+  if (crossing) {
+    ({ result, again } = crossing);
+  } else {
+    ({ result, again } = steadyThenAgreeing(router, request, timed, untimed, rows, columns));
+  }
+  if (again.length > MAX_SOFT_MATRIX_ELEMENTS) {
+    const { until } = scheduleStates(timed, request.departure);
+    throw new DetourError(ErrorCode.INVALID_INPUT, `${again.length} elements of this matrix arrive after a scheduled zone opens or closes (${Math.round(until)} s after the departure), and at most ${MAX_SOFT_MATRIX_ELEMENTS} such elements are computed (each is a route): leave at another time or split the matrix`, { field: 'departure' });
+  }
+  for (const i of again) {
+    result.failures.delete(i);
+    result.distance[i] = NaN;
+    result.duration[i] = NaN;
+    routeElement(router, request, result, i);
+  }
+  request.onProgress?.(result.distance.length, result.distance.length);
+  return result;
+}
+
+type ScheduledStop = PointSnap & { inZone: boolean };
+
+/**
+ * A scheduled matrix by its steady passes (scheduledMatrix's second way): the elements it leaves
+ * to routes, and the others' values.
+ */
+function steadyThenAgreeing(
+  router: MatrixRouter, request: MatrixRequest & { departure: number }, timed: CalculatedZone[], untimed: CalculatedZone[],
+  rows: ScheduledStop[], columns: ScheduledStop[],
+): { result: MatrixResult; again: number[] } {
+  const { active, until } = scheduleStates(timed, request.departure);
+  const closed = timed.filter((_, i) => active[i]);
+  const result = computeMatrix(router, { ...request, zones: [...untimed, ...closed.map(alwaysActive)] });
   const pair = (i: number) => ({ o: rows[Math.floor(i / result.destinationCount)], d: columns[i % result.destinationCount] });
   let again: number[] = [];
   for (let i = 0; i < result.distance.length; i++) {
@@ -365,16 +430,164 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
       return false;
     });
   }
-  if (again.length > MAX_SOFT_MATRIX_ELEMENTS) {
-    throw new DetourError(ErrorCode.INVALID_INPUT, `${again.length} elements of this matrix arrive after a scheduled zone opens or closes (${Math.round(until)} s after the departure), and at most ${MAX_SOFT_MATRIX_ELEMENTS} such elements are computed (each is a route): leave at another time or split the matrix`, { field: 'departure' });
+  return { result, again };
+}
+
+/**
+ * Bounds on a scheduled matrix split at its zones' border (scheduledCrossing): border nodes, costs
+ * between them and the stops (16 bytes each), sums over them (one per element and node); beyond,
+ * the steady passes and routes.
+ */
+const MAX_CROSSING_NODES = 4096, MAX_CROSSING_COSTS = 8_000_000, MAX_CROSSING_SUMS = 500_000_000;
+
+/**
+ * A scheduled matrix where every scheduled zone has the same timeline: its paths split where
+ * they cross into or out of the zones' roads. Closed at the departure until c1, then open until
+ * c2: a path that drives none of those roads costs at least the matrix around them all (H); one
+ * that does drives its first one at c1 or later, from an entry node b reached first around them,
+ * so it arrives no sooner than max(H(o, b), c1) + F(b, d), F being the matrix without them; each
+ * of those is a path, a valid one when it arrives by c2. Open at the departure until c1, then
+ * closed until c2: a path that drives those roads only before c1 leaves the last at an exit node
+ * b reached by c1, so costs at least F(o, b) + H(b, d) where F(o, b) <= c1, and is one; one that
+ * drives them after c2 arrives after c2. So the least of those is every element's exact value where
+ * it is at most c2 (or, closed at the departure, is H's; later ones: leftAfterOpenTime). Returns
+ * the matrix and the elements left to routes (stops on zone roads or in a tiny component; the rest
+ * past c2, or c3), or
+ * undefined when the zones have too many border nodes.
+ */
+function scheduledCrossing(
+  router: MatrixRouter, request: MatrixRequest & { departure: number }, timed: CalculatedZone[], untimed: CalculatedZone[],
+  timeline: Float64Array, rows: ScheduledStop[], columns: ScheduledStop[],
+): { result: MatrixResult; again: number[] } | undefined {
+  const graph = router.graph, metric: Metric = 'duration';
+  let k = 0;
+  while (timeline[2 * k + 1] <= 0) k++;
+  const closedNow = timeline[2 * k] <= 0;
+  const c1 = closedNow ? timeline[2 * k + 1] : timeline[2 * k], c2 = closedNow ? timeline[2 * k + 2] : timeline[2 * k + 1];
+  const marked = new Uint8Array(graph.roadCount);
+  const lists = timed.map((z) => z.roads);
+  for (const list of lists) for (let i = 0; i < list.length; i++) marked[list[i]] = 1;
+  const nodes = closedNow ? entryNodes(graph, marked, lists) : exitNodes(graph, marked, lists);
+  const O = request.origins.length, D = request.destinations.length, B = nodes.length;
+  if (B > MAX_CROSSING_NODES || (O + D) * B > MAX_CROSSING_COSTS || O * B * D > MAX_CROSSING_SUMS) return undefined;
+  const result = emptyResult(request);
+  const again: number[] = [];
+  const used = { rows: new Uint8Array(O), columns: new Uint8Array(D) };
+  const legal = router.legalFor(request.vehicle);
+  const simple = (o: ScheduledStop, d: ScheduledStop) => !o.inZone && !d.inZone && !(o.tiny >= 0 && o.tiny === d.tiny);
+  for (let o = 0; o < O; o++) {
+    for (let d = 0; d < D; d++) {
+      const i = o * D + d, from = rows[o], to = columns[d];
+      if (!from.snap || !to.snap) result.failures.set(i, (from.failure ?? to.failure)!);
+      else if (!simple(from, to)) again.push(i);
+      else { used.rows[o] = 1; used.columns[d] = 1; }
+    }
   }
-  for (const i of again) {
-    result.failures.delete(i);
-    result.distance[i] = NaN;
-    result.duration[i] = NaN;
-    routeElement(router, request, result, i);
+  const sources = rows.map((c, o) => (used.rows[o] ? costed(graph, c.snap!, metric, true) : []));
+  const targets = columns.map((c, d) => (used.columns[d] ? costed(graph, c.snap!, metric, false) : []));
+  const border = Array.from(nodes, (node): CostedEndpoint[] => [{ node, cost: 0, second: 0, plain: 0 }]);
+  const around = [...untimed, ...timed.map(alwaysActive)];
+  // Both passes join the stops to the border; the one around every zone also joins them to each other (H).
+  const first = new Float64Array(O * B), firstSecond = new Float64Array(O * B);
+  const then = new Float64Array(B * D), thenSecond = new Float64Array(B * D);
+  const h = new Float64Array(O * D), hSecond = new Float64Array(O * D);
+  if (closedNow) {
+    const both = new Float64Array(O * (B + D)), bothSecond = new Float64Array(O * (B + D));
+    passAround(router, request, around, metric, sources, [...border, ...targets], both, bothSecond);
+    for (let o = 0; o < O; o++) {
+      first.set(both.subarray(o * (B + D), o * (B + D) + B), o * B);
+      firstSecond.set(bothSecond.subarray(o * (B + D), o * (B + D) + B), o * B);
+      h.set(both.subarray(o * (B + D) + B, (o + 1) * (B + D)), o * D);
+      hSecond.set(bothSecond.subarray(o * (B + D) + B, (o + 1) * (B + D)), o * D);
+    }
+    passAround(router, request, untimed, metric, border, targets, then, thenSecond);
+  } else {
+    passAround(router, request, untimed, metric, sources, border, first, firstSecond);
+    const both = new Float64Array((B + O) * D), bothSecond = new Float64Array((B + O) * D);
+    passAround(router, request, around, metric, [...border, ...sources], targets, both, bothSecond);
+    then.set(both.subarray(0, B * D));
+    thenSecond.set(bothSecond.subarray(0, B * D));
+    h.set(both.subarray(B * D));
+    hSecond.set(bothSecond.subarray(B * D));
   }
-  return result;
+  const via = new Float64Array(O * D), viaSecond = new Float64Array(O * D);
+  const late: number[] = [];
+  const start = closedNow ? (cost: number) => Math.max(cost, c1) : (cost: number) => (cost <= c1 ? cost : Infinity);
+  costsThrough(O, B, D, used.rows, first, firstSecond, then, thenSecond, start, via, viaSecond);
+  for (let o = 0; o < O; o++) {
+    for (let d = 0; d < D; d++) {
+      const i = o * D + d;
+      const from = rows[o].snap, to = columns[d].snap;
+      if (!from || !to || !simple(rows[o], columns[d])) continue;
+      if (from.road === to.road && !request.blockedRoads?.[from.road] && (legal?.(from.road) ?? true)) {
+        // Driving along their own road (off every zone) is a path that meets none of them.
+        const direct = directCost(graph, from, to, metric).cost;
+        if (direct <= h[i]) { h[i] = direct; hSecond[i] = partialCost(graph, from.road, Math.abs(to.offset - from.offset), otherMetric(metric)); }
+      }
+      const best = Math.min(h[i], via[i]);
+      // Closed at the departure, H's path fits any time; otherwise the least is exact by c2.
+      if (closedNow && h[i] <= via[i] && h[i] < Infinity) setElement(result, i, metric, h[i], hSecond[i]);
+      else if (best <= c2 && best < Infinity) setElement(result, i, metric, best, h[i] <= via[i] ? hSecond[i] : viaSecond[i]);
+      else late.push(i);
+    }
+  }
+  if (late.length > 0 && closedNow) {
+    again.push(...leftAfterOpenTime(router, request, untimed, around, marked, lists, { c1, c2, c3: timeline[2 * k + 3] }, nodes, border, first, firstSecond, targets, h, hSecond, late, result));
+  } else {
+    again.push(...late);
+  }
+  again.sort((x, y) => x - y);
+  return { result, again };
+}
+
+/**
+ * scheduledCrossing's elements past c2 of zones closed at the departure, open from c1 until c2 and
+ * closed again until c3: a path that drives none of their roads costs at least H; one that drives
+ * them only between c1 and c2 enters them first at an entry node b and leaves them last at an exit
+ * node x by c2, so reaches x no sooner than T(o, x) = min over b of max(H(o, b), c1) + F(b, x),
+ * which must be at most c2, and costs at least T(o, x) + H(x, d); one that drives them later
+ * arrives after c3. So the least of those is exact where it is at most c3, and each is a path.
+ * Sets those elements in `result`; returns the others.
+ */
+function leftAfterOpenTime(
+  router: MatrixRouter, request: MatrixRequest, untimed: CalculatedZone[], around: CalculatedZone[], marked: Uint8Array, lists: ArrayLike<number>[],
+  times: { c1: number; c2: number; c3: number }, entries: Uint32Array, entryEnds: CostedEndpoint[][], first: Float64Array, firstSecond: Float64Array,
+  targets: CostedEndpoint[][], h: Float64Array, hSecond: Float64Array, late: number[], result: MatrixResult,
+): number[] {
+  const graph = router.graph, metric: Metric = 'duration';
+  const O = result.originCount, D = result.destinationCount, B = entries.length;
+  const exits = exitNodes(graph, marked, lists), X = exits.length;
+  if (X > MAX_CROSSING_NODES || B * X + (O + D) * X > MAX_CROSSING_COSTS || O * X * (B + D) > MAX_CROSSING_SUMS) return late;
+  const rows = new Uint8Array(O), columns = new Uint8Array(D);
+  for (const i of late) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
+  const exitEnds = Array.from(exits, (node): CostedEndpoint[] => [{ node, cost: 0, second: 0, plain: 0 }]);
+  const inside = new Float64Array(B * X), insideSecond = new Float64Array(B * X);
+  passAround(router, request, untimed, metric, entryEnds, exitEnds, inside, insideSecond);
+  const after = new Float64Array(X * D), afterSecond = new Float64Array(X * D);
+  passAround(router, request, around, metric, exitEnds, targets.map((l, d) => (columns[d] ? l : [])), after, afterSecond);
+  const reached = new Float64Array(O * X), reachedSecond = new Float64Array(O * X);
+  costsThrough(O, B, X, rows, first, firstSecond, inside, insideSecond, (cost) => Math.max(cost, times.c1), reached, reachedSecond);
+  const through = new Float64Array(O * D), throughSecond = new Float64Array(O * D);
+  costsThrough(O, X, D, rows, reached, reachedSecond, after, afterSecond, (cost) => (cost <= times.c2 ? cost : Infinity), through, throughSecond);
+  return late.filter((i) => {
+    const best = Math.min(h[i], through[i]);
+    if (!(best <= times.c3 && best < Infinity)) return true;
+    setElement(result, i, metric, best, h[i] <= through[i] ? hSecond[i] : throughSecond[i]);
+    return false;
+  });
+}
+
+/** Raw costs between costed endpoints around `zones` (the request's vehicle and blocked roads kept): matrixPass's. */
+function passAround(
+  router: MatrixRouter, request: MatrixRequest, zones: CalculatedZone[], metric: Metric,
+  from: CostedEndpoint[][], to: CostedEndpoint[][], cost: Float64Array, second: Float64Array,
+): void {
+  const masks = router.masks(zones, request.blockedRoads, request.vehicle && router.vehicleRoads(request.vehicle));
+  try {
+    matrixPass(router, { ...request, zones }, masks, metric).run(from, to, cost, second);
+  } finally {
+    router.releaseMasks(masks);
+  }
 }
 
 /** A scheduled zone as a HARD one, closed at every hour. */
