@@ -18,6 +18,7 @@ import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/end
 import type { Endpoint } from '../src/routing/PathSearch.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords, SHRINK_WINDOW } from '../src/structures/NodeRecords.js';
+import { NodeCosts } from '../src/structures/NodeCosts.js';
 import { DEFAULT_SHORTCUT_PATH_BYTES, MIN_KEPT_EDGES, ShortcutPaths } from '../src/routing/ShortcutPaths.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
@@ -349,6 +350,32 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     }
     assert.ok(peakBytes > startBytes + 16 * 2000, `grew to ${peakBytes} bytes from ${startBytes}`);
     assert.ok(records.byteSize < startBytes + 16 * 100, `gave the room back: ${records.byteSize} bytes (peak ${peakBytes})`);
+  });
+
+  test('NodeCosts agree with a Map through growth and clears (ids up to 2^31, colliding hashes)', () => {
+    const rand = seededRandom(9);
+    const table = new NodeCosts(2);
+    for (const size of [3000, 10, 40_000, 5]) {
+      table.clear();
+      const oracle = new Map<number, { cost: number; done: number }>();
+      for (let k = 0; k < 2 * size; k++) {
+        // Dense ids and ids spaced by 2^k (the hash's worst case), some repeated.
+        const v = k % 3 === 0 ? Math.floor(rand() * 2 * size) : k % 3 === 1 ? (Math.floor(rand() * size) << 12) >>> 0 : 2_147_483_647 - Math.floor(rand() * size);
+        let s = table.find(v);
+        assert.equal(s >= 0, oracle.has(v), `node ${v} held`);
+        if (s < 0) { s = table.add(v); oracle.set(v, { cost: 0, done: 0 }); }
+        const cost = rand() * 1000, done = rand() < 0.5 ? 1 : 0;
+        table.costs[s] = cost; table.done[s] = done;
+        oracle.set(v, { cost, done });
+      }
+      assert.equal(table.size, oracle.size);
+      for (const [v, { cost, done }] of oracle) {
+        const s = table.find(v);
+        assert.ok(s >= 0 && table.costs[s] === cost && table.done[s] === done, `node ${v}`);
+      }
+    }
+    table.clear();
+    assert.equal(table.find(0), -1);
   });
 
   test('a free query and the overlay search sharing their node records stay exact, also when the entries grow mid-search', () => {

@@ -1,5 +1,6 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../structures/MinHeap.js';
+import { NodeCosts } from '../structures/NodeCosts.js';
 import type { Endpoint, Penalty } from './PathSearch.js';
 
 /** Most nodes the backward search settles (a bound on its cost per query). */
@@ -26,12 +27,14 @@ const PLATEAU = 1024;
  * bound(w). So the sum with a consistent potential of the metric stays consistent.
  */
 export class PenaltyBound {
-  /** Settled nodes: their backward penalty. */
-  private readonly settled = new Map<number, number>();
-  private readonly tentative = new Map<number, number>();
+  /** Nodes touched: settled ones (done) with their backward penalty, the others tentative. */
+  private readonly nodes = new NodeCosts();
   private readonly heap = new MinHeap(1024);
-  /** The bound of every node not in `settled`. */
+  private settled = 0;
+  /** The bound of every node not settled. */
   rest = 0;
+  /** Whether the bound is 0 everywhere (the targets reached from far around without a penalty). */
+  private zero = false;
 
   constructor(private readonly graph: RoadGraph) {}
 
@@ -41,12 +44,12 @@ export class PenaltyBound {
     // The reverse adjacency is derived on first use (4 bytes per edge and per node, once per graph).
     const { firstIn, inEdge, edgeRoad, roadLengthCm } = g;
     const { roads, costPerMetre } = penalty;
-    const { settled, tentative, heap } = this;
-    settled.clear();
-    tentative.clear();
+    const { nodes, heap } = this;
+    nodes.clear();
     heap.clear();
+    this.settled = 0;
     for (const t of targets) {
-      tentative.set(t.node, 0);
+      if (nodes.find(t.node) < 0) nodes.add(t.node);
       heap.push(0, t.node);
     }
     // At key 0 the plateau is the targets' surroundings without a penalty: stopped early unless
@@ -58,37 +61,43 @@ export class PenaltyBound {
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
-      if (settled.has(u)) continue;
-      if (settled.size >= PENALTY_BOUND_BUDGET || (key === plateauKey && plateau >= (key > 0 ? PLATEAU : zeroPlateau))) {
+      const su = nodes.find(u);
+      if (nodes.done[su] === 1) continue;
+      if (this.settled >= PENALTY_BOUND_BUDGET || (key === plateauKey && plateau >= (key > 0 ? PLATEAU : zeroPlateau))) {
         this.rest = key;
         break;
       }
       if (key !== plateauKey) { plateauKey = key; plateau = 0; }
       plateau++;
-      settled.set(u, key);
+      nodes.done[su] = 1;
+      nodes.costs[su] = key;
+      this.settled++;
       for (let k = firstIn[u], end = firstIn[u + 1]; k < end; k++) {
         const e = inEdge[k];
         const road = edgeRoad[e];
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const x = g.edgeTailOf(e);
-        if (settled.has(x)) continue;
         const c = key + costPerMetre[roads[road]] * (roadLengthCm[road] * COST_STEP.distance);
-        const known = tentative.get(x);
-        if (known !== undefined && known <= c) continue;
-        tentative.set(x, c);
+        let sx = nodes.find(x);
+        if (sx >= 0 && (nodes.done[sx] === 1 || nodes.costs[sx] <= c)) continue;
+        if (sx < 0) sx = nodes.add(x);
+        nodes.costs[sx] = c;
         heap.push(c, x);
       }
     }
+    // Keys settle in ascending order: stopped at 0, every settled node's bound is 0 too.
+    this.zero = this.rest === 0;
   }
 
   /** The lower bound for node v. */
   of(v: number): number {
-    const s = this.settled.get(v);
-    return s === undefined ? this.rest : s;
+    if (this.zero) return 0;
+    const s = this.nodes.find(v);
+    return s >= 0 && this.nodes.done[s] === 1 ? this.nodes.costs[s] : this.rest;
   }
 
   /** Nodes the last reset settled. */
   get settledCount(): number {
-    return this.settled.size;
+    return this.settled;
   }
 }
