@@ -234,6 +234,48 @@ describe('routes around scheduled zones', () => {
       if (r.legs[0].waits) reopened++;
     }
     assert.ok(reopened > 0, 'a route waits for the zone to open again');
+    // A truck (its own times and closed roads) and a HARD zone beside the scheduled ones: every element as its route.
+    const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+    const hard = randomZone(graph, rand, 'hard', 600);
+    const timedZones = [0, 1].map((i) => withSchedule(randomZone(graph, rand, `t${i}`, 900), closedFor(-20, 8)));
+    const stops = Array.from({ length: 5 }, (): LatLon => {
+      let r: number;
+      do r = Math.floor(rand() * graph.roadCount); while (!router.snapIndex.inBigComponent(r));
+      return v(graph.roadPointLat(r, 1), graph.roadPointLon(r, 1));
+    });
+    // And two stops on roads at either end of roads closed to the truck: the car's way between them drives one.
+    const closedToTruck = new Set(router.vehicleRoads(truck).forbidden);
+    for (const f of [...closedToTruck].slice(0, 6)) {
+      for (const end of [graph.roadFrom[f], graph.roadTo[f]]) {
+        for (let r = 0; r < graph.roadCount; r++) {
+          if (!closedToTruck.has(r) && (graph.roadFrom[r] === end || graph.roadTo[r] === end) && router.snapIndex.inBigComponent(r)) {
+            stops.push(v(graph.roadPointLat(r, 1), graph.roadPointLon(r, 1)));
+            break;
+          }
+        }
+      }
+    }
+    const zones = [hard, ...timedZones];
+    const routedBefore = routed;
+    const m = router.matrix({ origins: stops, destinations: stops, zones, departure, vehicle: truck });
+    const truckRoutes = routed - routedBefore;
+    let differsFromCar = 0, onZone = 0;
+    stops.forEach((o, i) => stops.forEach((d, j) => {
+      const e = i * stops.length + j;
+      let r: Route;
+      try {
+        r = route({ points: [o, d], zones, departure, vehicle: truck });
+      } catch (err) {
+        assert.equal(m.failures.get(e)?.code, (err as { code?: string }).code, `truck ${i},${j}: ${(err as Error).message}`);
+        return;
+      }
+      assert.ok(close(m.duration[e], r.duration, 1e-6) && close(m.distance[e], r.distance, 1e-6), `truck ${i},${j}: ${m.duration[e]} s ${m.distance[e]} m vs ${r.duration} s ${r.distance} m`);
+      if (!close(r.duration, route({ points: [o, d], zones, departure }).duration, 1e-6)) differsFromCar++;
+      const [a0, b0] = router.snapStops([o, d]);
+      if (zones.some((z) => z.roads.includes(a0.road) || z.roads.includes(b0.road))) onZone++;
+    }));
+    assert.ok(differsFromCar > 0, 'the truck\'s elements are not the car\'s');
+    assert.ok(truckRoutes <= onZone && truckRoutes < stops.length ** 2, `${truckRoutes} of the truck's elements routed, ${onZone} with a stop on a zone's road`);
   });
 
   test('a scheduled zone for some vehicles: a car and a VUC drive through, the heavy truck waits or goes around; matrices equal routes', () => {
