@@ -276,6 +276,10 @@ describe('routes around scheduled zones', () => {
     }));
     assert.ok(differsFromCar > 0, 'the truck\'s elements are not the car\'s');
     assert.ok(truckRoutes <= onZone && truckRoutes < stops.length ** 2, `${truckRoutes} of the truck's elements routed, ${onZone} with a stop on a zone's road`);
+    // Bad stops are named, never a crash.
+    for (const bad of [{ origins: 'x', destinations: stops }, { origins: stops, destinations: null }]) {
+      assert.throws(() => router.matrix({ ...(bad as unknown as { origins: LatLon[]; destinations: LatLon[] }), zones, departure }), (e: Error & { code?: string }) => e.code === 'INVALID_INPUT' && /origins and destinations/.test(e.message));
+    }
   });
 
   test('a scheduled zone for some vehicles: a car and a VUC drive through, the heavy truck waits or goes around; matrices equal routes', () => {

@@ -352,7 +352,7 @@ function scheduledMatrix(router: MatrixRouter, request: MatrixRequest & { depart
     throw new DetourError(ErrorCode.UNSUPPORTED_FEATURE, 'zones with a schedule together with avoidanceTypes are not supported yet', { members: ['avoidanceTypes'] });
   }
   readMatrixRequest(request);
-  emptyResult(request); // origins and destinations are arrays
+  checkStops(request);
   const zones = request.zones!;
   const timed = zones.filter((z) => z.zone.schedule !== undefined);
   const untimed = zones.filter((z) => z.zone.schedule === undefined);
@@ -783,11 +783,16 @@ function noRoute(o: number, d: number): MatrixFailure {
   };
 }
 
-function emptyResult(request: MatrixRequest): MatrixResult {
-  const { origins, destinations } = request;
-  if (!Array.isArray(origins) || !Array.isArray(destinations)) {
+/** INVALID_INPUT unless the request's origins and destinations are arrays. */
+function checkStops(request: MatrixRequest): void {
+  if (!Array.isArray(request.origins) || !Array.isArray(request.destinations)) {
     throw new DetourError(ErrorCode.INVALID_INPUT, 'a matrix needs origins and destinations as arrays of {latitude, longitude}');
   }
+}
+
+function emptyResult(request: MatrixRequest): MatrixResult {
+  checkStops(request);
+  const { origins, destinations } = request;
   const total = origins.length * destinations.length;
   return {
     originCount: origins.length,
