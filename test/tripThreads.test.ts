@@ -345,13 +345,22 @@ test('the service\'s matrix worker takes the vehicle classes the trip threads ma
   }
 });
 
-test('a routing thread\'s Router reads the caller\'s graph: arrays, indexes and the derived per-road milliseconds on shared memory, adopted rather than made again', () => {
+test('a routing thread\'s Router reads the caller\'s graph: arrays, indexes, the derived per-road milliseconds and reverse adjacency on shared memory, adopted rather than made again', () => {
   const data = sharedRouterData(graph);
   const router = routerOnSharedData(data);
   assert.ok(router.graph.roadMillis === graph.roadMillis && graph.roadMillis.buffer instanceof SharedArrayBuffer, 'roadMillis adopted from the caller, on a SharedArrayBuffer');
   assert.ok(router.graph.edgeHead.buffer instanceof SharedArrayBuffer);
   assert.equal(router.graph.indexes, graph.indexes);
   assert.throws(() => router.graph.adoptRoadMillis(new Uint32Array(3)), /roadMillis of 3 roads for a graph of/);
+  // The reverse adjacency too: made once by the caller, every edge under its head, adopted.
+  assert.ok(router.graph.firstIn === data.reverse.firstIn && router.graph.inEdge === data.reverse.inEdge && data.reverse.inEdge.buffer instanceof SharedArrayBuffer);
+  const into: number[][] = Array.from({ length: graph.nodeCount }, () => []);
+  for (let e = 0; e < graph.edgeCount; e++) into[graph.edgeHead[e]].push(e);
+  for (let v = 0; v < graph.nodeCount; v++) {
+    const got = Array.from(data.reverse.inEdge.subarray(data.reverse.firstIn[v], data.reverse.firstIn[v + 1]));
+    if (got.length !== into[v].length || got.some((e, i) => e !== into[v][i])) assert.fail(`node ${v}: in-edges ${got} instead of ${into[v]}`);
+  }
+  assert.throws(() => router.graph.adoptReverseAdjacency({ firstIn: new Uint32Array(3), inEdge: data.reverse.inEdge }), (e: Error & { code?: string }) => e.code === 'INVALID_INPUT' && /reverse adjacency of 2 nodes/.test(e.message));
   const points = [west, east];
   assert.deepEqual(router.route({ points }).legs[0].coordinates, new Router(graph).route({ points }).legs[0].coordinates);
 });

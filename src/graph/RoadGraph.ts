@@ -212,7 +212,9 @@ export class RoadGraph implements RoadGraphArrays {
 
   /**
    * Reverse CSR: the in-edges of v are inEdge[firstIn[v]] .. inEdge[firstIn[v+1]-1] (forward edge
-   * ids, ascending). Derived on first use like edgeTail (the ALT engine, components, contraction).
+   * ids, ascending). Derived on first use, on shared memory (4 B per node and per edge): the
+   * contraction, components, backward searches around closed roads and the penalty bound read
+   * it; threads adopt their caller's (adoptReverseAdjacency) instead of each deriving it.
    */
   get firstIn(): Uint32Array {
     return this.reverseAdjacency().firstIn;
@@ -222,19 +224,29 @@ export class RoadGraph implements RoadGraphArrays {
     return this.reverseAdjacency().inEdge;
   }
 
-  private reverseAdjacency(): { firstIn: Uint32Array; inEdge: Uint32Array } {
+  /** The reverse CSR (firstIn, inEdge), derived here if not yet, to share with threads. */
+  reverseAdjacency(): { firstIn: Uint32Array; inEdge: Uint32Array } {
     if (!this.reverse) {
       const { edgeHead } = this;
       const n = this.nodeCount, m = edgeHead.length;
-      const firstIn = new Uint32Array(n + 1);
+      const shared = (length: number) => new Uint32Array(typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4 * length) : new ArrayBuffer(4 * length));
+      const firstIn = shared(n + 1);
       for (let e = 0; e < m; e++) firstIn[edgeHead[e] + 1]++;
       for (let v = 0; v < n; v++) firstIn[v + 1] += firstIn[v];
       const fill = firstIn.slice(0, n);
-      const inEdge = new Uint32Array(m);
+      const inEdge = shared(m);
       for (let e = 0; e < m; e++) inEdge[fill[edgeHead[e]]++] = e;
       this.reverse = { firstIn, inEdge };
     }
     return this.reverse;
+  }
+
+  /** Takes the reverse CSR another RoadGraph over the same arrays derived (reverseAdjacency). */
+  adoptReverseAdjacency(reverse: { firstIn: Uint32Array; inEdge: Uint32Array }): void {
+    if (reverse.firstIn.length !== this.nodeCount + 1 || reverse.inEdge.length !== this.edgeCount) {
+      throw new DetourError(ErrorCode.INVALID_INPUT, `a reverse adjacency of ${reverse.firstIn.length - 1} nodes and ${reverse.inEdge.length} edges for a graph of ${this.nodeCount} and ${this.edgeCount}`);
+    }
+    this.reverse = reverse;
   }
 
   get nodeCount(): number {

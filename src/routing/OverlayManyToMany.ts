@@ -71,6 +71,9 @@ export class OverlayManyToMany {
   settledCount = 0;
   /** Per road, the run's travel times in whole milliseconds (run's `millis`, else the graph's). */
   private millis: Uint32Array;
+  /** What backward searches read: the graph's reverse adjacency and edge tails, derived when the engine is made. */
+  private readonly reverse: { firstIn: Uint32Array; inEdge: Uint32Array };
+  private readonly edgeTail: Uint32Array;
 
   constructor(private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay }) {
     const n = graph.nodeCount;
@@ -96,6 +99,8 @@ export class OverlayManyToMany {
     this.records = new NodeRecords(n);
     this.buckets = new BucketIndex(n);
     this.millis = graph.roadMillis;
+    this.reverse = graph.reverseAdjacency();
+    this.edgeTail = graph.edgeTail;
   }
 
   /**
@@ -283,7 +288,7 @@ export class OverlayManyToMany {
   ): void {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
-    const firstIn = forward ? firstOut : g.firstIn, inEdge = forward ? undefined : g.inEdge, edgeTail = forward ? undefined : g.edgeTail;
+    const firstIn = forward ? firstOut : this.reverse.firstIn, inEdge = forward ? undefined : this.reverse.inEdge, edgeTail = forward ? undefined : this.edgeTail;
     const millis = this.millis;
     const steps = metric === 'duration' ? millis : g.roadLengthCm, otherSteps = metric === 'duration' ? g.roadLengthCm : millis;
     const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];

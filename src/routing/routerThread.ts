@@ -27,6 +27,8 @@ export interface SharedRouterData {
   roadMillis: Uint32Array;
   /** The road times of the vehicles the threads prepare, made once (8 B per road each) rather than per thread. */
   roadTimes: RoadTimes[];
+  /** The graph's reverse adjacency (RoadGraph.reverseAdjacency), made once rather than at a thread's first penalised or backward search. */
+  reverse: { firstIn: Uint32Array; inEdge: Uint32Array };
   maxSnapDistance?: number;
 }
 
@@ -41,7 +43,7 @@ export function sharedRouterData(graph: HierarchyGraph, maxSnapDistance?: number
   }
   return {
     arrays: sharedGraphArrays(graph), meta: graph.meta, hierarchy: graph.hierarchy, indexes: graph.indexes, roadMillis: graph.roadMillis,
-    roadTimes: [...times.values()], maxSnapDistance,
+    roadTimes: [...times.values()], reverse: graph.reverseAdjacency(), maxSnapDistance,
   };
 }
 
@@ -77,6 +79,7 @@ export function vehicleHierarchiesInWorker(data: SharedRouterData, vehicle: Vehi
 export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterOptions, 'maxSnapDistance'> = {}): Router {
   const graph = withHierarchy(new RoadGraph(data.arrays, data.meta, data.indexes), data.hierarchy);
   graph.adoptRoadMillis(data.roadMillis);
+  graph.adoptReverseAdjacency(data.reverse);
   const router = new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
   for (const t of data.roadTimes) router.adoptRoadTimes(t);
   return router;
