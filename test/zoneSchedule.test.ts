@@ -7,6 +7,7 @@ import {
 import { activeIntervals, type ZoneSchedule } from '../src/zones/schedule.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import type { RoadGraph } from '../src/graph/RoadGraph.js';
+import { entryNodes, exitNodes } from '../src/routing/zoneCrossings.js';
 import type { Store } from '../src/store/Store.js';
 import { close, dijkstra, randomZone, scheduleWaits, seededRandom, sharedExtract, square, zoneIssuePaths } from './support/helpers.js';
 import {
@@ -279,6 +280,29 @@ describe('routes around scheduled zones', () => {
     // Bad stops are named, never a crash.
     for (const bad of [{ origins: 'x', destinations: stops }, { origins: stops, destinations: null }]) {
       assert.throws(() => router.matrix({ ...(bad as unknown as { origins: LatLon[]; destinations: LatLon[] }), zones, departure }), (e: Error & { code?: string }) => e.code === 'INVALID_INPUT' && /origins and destinations/.test(e.message));
+    }
+  });
+
+  test('the border of zones\' roads: entry and exit nodes as a scan over every edge finds them', () => {
+    const rand = seededRandom(77);
+    for (let k = 0; k < 4; k++) {
+      const zones = [0, 1].map((i) => randomZone(graph, rand, `b${i}`, 500 + rand() * 1500));
+      const marked = new Uint8Array(graph.roadCount);
+      for (const z of zones) for (const r of z.roads) marked[r] = 1;
+      // Per node, whether an unmarked edge ends or starts there; then every marked edge's ends.
+      const unmarkedIn = new Uint8Array(graph.nodeCount), unmarkedOut = new Uint8Array(graph.nodeCount);
+      for (let e = 0; e < graph.edgeCount; e++) {
+        if (!marked[graph.edgeRoad[e]]) { unmarkedIn[graph.edgeHead[e]] = 1; unmarkedOut[graph.edgeTailOf(e)] = 1; }
+      }
+      const entries = new Set<number>(), exits = new Set<number>();
+      for (let e = 0; e < graph.edgeCount; e++) {
+        if (!marked[graph.edgeRoad[e]]) continue;
+        if (unmarkedIn[graph.edgeTailOf(e)]) entries.add(graph.edgeTailOf(e));
+        if (unmarkedOut[graph.edgeHead[e]]) exits.add(graph.edgeHead[e]);
+      }
+      assert.deepEqual(Array.from(entryNodes(graph, marked, zones.map((z) => z.roads))), [...entries].sort((a, b) => a - b));
+      assert.deepEqual(Array.from(exitNodes(graph, marked, zones.map((z) => z.roads))), [...exits].sort((a, b) => a - b));
+      assert.ok(entries.size > 0 && exits.size > 0);
     }
   });
 

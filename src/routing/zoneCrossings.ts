@@ -23,20 +23,22 @@ function forEachEdge(graph: RoadGraph, roadLists: readonly ArrayLike<number>[], 
   }
 }
 
-/** Nodes where a marked road's edge starts and some unmarked road's edge ends, ascending (one scan over every edge). */
+/** Nodes where a marked road's edge starts and some unmarked road's edge ends, ascending. */
 export function entryNodes(graph: RoadGraph, marked: Uint8Array, roadLists: readonly ArrayLike<number>[]): Uint32Array {
-  const { edgeHead, edgeRoad } = graph;
-  const state = new Uint8Array(graph.nodeCount);
-  const tails: number[] = [];
+  const { edgeRoad } = graph;
+  // The reverse adjacency the overlay's many-to-many reads too (made with it).
+  const { firstIn, inEdge } = graph.reverseAdjacency();
+  const seen = new Set<number>();
+  const out: number[] = [];
   forEachEdge(graph, roadLists, (e) => {
     const v = graph.edgeTailOf(e);
-    if (state[v] === 0) { state[v] = 1; tails.push(v); }
+    if (seen.has(v)) return;
+    seen.add(v);
+    for (let k = firstIn[v]; k < firstIn[v + 1]; k++) {
+      if (marked[edgeRoad[inEdge[k]]] !== 1) { out.push(v); return; }
+    }
   });
-  // No reverse adjacency is kept: the edges reaching those tails are found by one pass over all.
-  for (let e = 0, m = edgeHead.length; e < m; e++) {
-    if (state[edgeHead[e]] === 1 && marked[edgeRoad[e]] !== 1) state[edgeHead[e]] = 2;
-  }
-  return Uint32Array.from(tails.filter((v) => state[v] === 2)).sort();
+  return Uint32Array.from(out).sort();
 }
 
 /** Nodes where a marked road's edge ends and some unmarked road's edge starts, ascending. */
