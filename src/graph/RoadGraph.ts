@@ -1,6 +1,7 @@
 import { unitVectors } from '../geo/chord.js';
 import { fromE7 } from '../geo/coordinates.js';
 import { DetourError, ErrorCode } from '../errors.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 import { csrRow, sortedIndexOf } from './csr.js';
 import { labelKeyAt, labelOfKey, type RoadLabel, type RoadLabelArrays } from './roadLabels.js';
 import { limitsAt, type RoadLimits } from './vehicleLimits.js';
@@ -229,12 +230,11 @@ export class RoadGraph implements RoadGraphArrays {
     if (!this.reverse) {
       const { edgeHead } = this;
       const n = this.nodeCount, m = edgeHead.length;
-      const shared = (length: number) => new Uint32Array(typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(4 * length) : new ArrayBuffer(4 * length));
-      const firstIn = shared(n + 1);
+      const firstIn = new Uint32Array(new SharedOrPlainBuffer(4 * (n + 1)));
       for (let e = 0; e < m; e++) firstIn[edgeHead[e] + 1]++;
       for (let v = 0; v < n; v++) firstIn[v + 1] += firstIn[v];
       const fill = firstIn.slice(0, n);
-      const inEdge = shared(m);
+      const inEdge = new Uint32Array(new SharedOrPlainBuffer(4 * m));
       for (let e = 0; e < m; e++) inEdge[fill[edgeHead[e]]++] = e;
       this.reverse = { firstIn, inEdge };
     }
@@ -313,7 +313,7 @@ export class RoadGraph implements RoadGraphArrays {
     if (!this.millis) {
       const { roadLengthCm, roadSpeedKmh } = this;
       const bytes = 4 * roadLengthCm.length;
-      const millis = new Uint32Array(typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+      const millis = new Uint32Array(new SharedOrPlainBuffer(bytes));
       for (let r = 0; r < roadLengthCm.length; r++) {
         const t = roadMillis(roadLengthCm[r] * COST_STEP.distance, roadSpeedKmh[r]);
         if (!(t <= 0xffffffff)) {

@@ -6,7 +6,7 @@ import { roadComponents, roadEntryNodes, roadExitNode } from './junctionNodes.js
 import { reachability, stronglyConnectedComponents } from './components.js';
 import { roadBoxes, type RoadBoxes } from './roadBoxes.js';
 import type { RoadGraph } from './RoadGraph.js';
-import { SharedOrPlainBuffer } from './sharedGraph.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 
 /** A position on a road: where a query point lands on the network. */
 export interface Snap {

@@ -3,7 +3,7 @@ import { crc32 } from './crc32.js';
 import {
   ARRAY_KEYS, RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays,
 } from './RoadGraph.js';
-import { SharedOrPlainBuffer } from './sharedGraph.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 import { LIMIT_STRIDE } from './vehicleLimits.js';
 
 /**

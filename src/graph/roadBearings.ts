@@ -1,5 +1,5 @@
 import type { RoadGraph } from './RoadGraph.js';
-import { SharedOrPlainBuffer } from './sharedGraph.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 
 /**
  * Metres of road a bearing is measured over from a junction: the direction a driver sees, not the

@@ -3,7 +3,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { fromE7 } from '../geo/coordinates.js';
 import { float32Down, float32Up } from '../geo/float32.js';
 import type { RoadGraph } from './RoadGraph.js';
-import { SharedOrPlainBuffer } from './sharedGraph.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 
 /**
  * Consecutive roads per box of the road tree. Roads are numbered in spatial order (by their lower

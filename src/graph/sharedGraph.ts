@@ -2,10 +2,6 @@ import { ARRAY_KEYS, RoadGraph, type RoadGraphArrays } from './RoadGraph.js';
 
 type AnyTyped = RoadGraphArrays[keyof RoadGraphArrays] | Float64Array;
 
-/** SharedArrayBuffer where the platform has one (Node; a cross-origin-isolated page), else ArrayBuffer: memory a worker can share. */
-export const SharedOrPlainBuffer: ArrayBufferConstructor =
-  (typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer) as ArrayBufferConstructor;
-
 /** True when a typed array's memory is a SharedArrayBuffer (so a worker sees it without a copy). */
 export function isSharedArray(array: ArrayBufferView): boolean {
   return typeof SharedArrayBuffer === 'function' && array.buffer instanceof SharedArrayBuffer;

@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
-import { SharedOrPlainBuffer } from '../graph/sharedGraph.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 import { MinHeap } from '../structures/MinHeap.js';
 import { NodeRecords } from '../structures/NodeRecords.js';
 import { bestSweep, componentsOf, iota, projectedCoordinates, undirectedAdjacency } from './partition.js';

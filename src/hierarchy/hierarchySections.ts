@@ -2,7 +2,7 @@ import {
   corrupt, decodeGraphBytes, encodeGraphBytes, type FileSection, type GraphFileSections, type SectionArray,
 } from '../graph/graphCodec.js';
 import type { Metric, RoadGraph, RoadGraphArrays } from '../graph/RoadGraph.js';
-import { SharedOrPlainBuffer } from '../graph/sharedGraph.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 import { bigCellPerNode, OVERLAY_ARRAY_KEYS, smallCellRanges, type CellOverlay } from './CellOverlay.js';
 import {
   HIERARCHY_ARRAY_KEYS, contractionOrder, type ContractionHierarchy, type GraphHierarchy, type HierarchyGraph,

@@ -167,8 +167,8 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
     pass.run(sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second);
     if (masks.all || pass.retimed) request.onProgress?.(Math.round(total / 2), total);
-    const { classed, classCliques } = pass;
-    const retimed = router.times?.retimed, millis = router.times?.millis;
+    const { classed, classCliques, retimed } = pass;
+    const millis = router.times?.millis;
     // Which pairs connect at all does not depend on the times: the car's buckets tell.
     const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, car.graph, car.graph.hierarchy![metric], sources, targets, cost, (o, d) => {
       const from = origins[o], to = destinations[d];

@@ -2,6 +2,7 @@ import { DetourError, ErrorCode } from '../errors.js';
 import { HIGHWAY_CLASSES, RoadFlag } from '../graph/carProfile.js';
 import { COST_STEP, roadMillis, type RoadGraph } from '../graph/RoadGraph.js';
 import { LIMIT_STRIDE, STORED_FIELDS } from '../graph/vehicleLimits.js';
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 
 /** Maplink's road types (`speedPreferences[].roadType`). */
 export const ROAD_TYPES = [
@@ -118,9 +119,8 @@ export function roadTimes(graph: RoadGraph, rules: SpeedRules): RoadTimes | unde
   const typeIndex = new Map<number, number>();
   const { roadSpeedKmh, roadLengthCm, roadClass, roadFlags } = graph;
   const car = graph.roadMillis, R = graph.roadCount;
-  // On shared memory where there is any: a service's threads adopt the times its main thread made (Router.adoptRoadTimes).
-  const shared = (bytes: number) => (typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
-  const speedKmh = new Float32Array(shared(4 * R)), millis = new Uint32Array(shared(4 * R));
+  // On shared memory: a service's threads adopt the times its main thread made (Router.adoptRoadTimes).
+  const speedKmh = new Float32Array(new SharedOrPlainBuffer(4 * R)), millis = new Uint32Array(new SharedOrPlainBuffer(4 * R));
   const retimed: number[] = [];
   // Heavy vehicles' signed limits (maxspeed:hgv), read along the ascending limited roads.
   const { limitRoads, limitValues } = graph, hgvSpeed = STORED_FIELDS.indexOf('hgvSpeedKmh');
