@@ -53,6 +53,8 @@ function zoneAt(graph: RoadGraph, name: string, lat: number, lon: number, across
 const [size] = parseSizes(opts.size!);
 const { graph } = await scaleGraph(size, log);
 const router = new Router(graph);
+// As a service does before its first matrix: the searches' scratch and the other metric's arc costs.
+const prepared = timed(() => router.prepareMatrices());
 const rand = seededRandom(size.seed * 13 + 1);
 const randomPoint = (): LatLon => randomStop(graph, rand);
 const origins = Array.from({ length: 100 }, randomPoint), destinations = Array.from({ length: 100 }, randomPoint);
@@ -77,7 +79,9 @@ for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as CalculationMode[]) {
   for (const withZones of [false, true]) {
     const request = { origins, destinations, calculationMode: mode, zones: withZones ? zones : [] };
     const first = timed(() => router.matrix(request));
-    const again = timed(() => router.matrix(request));
+    // The median of three runs after the first: one run alone is at the mercy of a collection.
+    const runs = [0, 1, 2].map(() => timed(() => router.matrix(request))).sort((a, b) => a.ms - b.ms);
+    const again = runs[1];
     const corner = { ...request, origins: origins.slice(0, 10), destinations: destinations.slice(0, 10) };
     const peer = timed(() => matrixByRoutes(router, corner));
     const perElement = peer.ms / 100;
@@ -120,9 +124,9 @@ const section = [
   `## Distance matrix at scale: synthetic country ${size.key}`,
   '',
   `\`npm run bench:matrix-scale -- --size ${size.key} --checks ${opts.checks} --big ${opts.big}\` on ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${cpus()[0]?.model ?? ''} (${cpus().length} cores), load average ${load} at the end.`,
-  `${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges; random stops near random nodes; 10 round zones of 1-5 km around random nodes, none within 300 m of a stop, blocking ${zones.reduce((s, z) => s + z.roads.length, 0)} roads. Around zones Router.matrix customizes the zones' cells of the cell overlay for the request and runs its many-to-many search (OverlayManyToMany); the process's memory is printed after the matrices. The peer is one \`Router.route\` per element (default engine), timed on the 10 x 10 corner of the same matrix and scaled to 10,000 elements.`,
+  `${graph.nodeCount.toLocaleString('en')} nodes, ${graph.edgeCount.toLocaleString('en')} directed edges; random stops near random nodes; 10 round zones of 1-5 km around random nodes, none within 300 m of a stop, blocking ${zones.reduce((s, z) => s + z.roads.length, 0)} roads. Around zones Router.matrix customizes the zones' cells of the cell overlay for the request and runs its many-to-many search (OverlayManyToMany); the process's memory is printed after the matrices. The router's matrices are prepared first, as a service prepares them (\`Router.prepareMatrices\`: ${fmt(prepared.ms)}); "first" is the first matrix of its kind after that. The peer is one \`Router.route\` per element (default engine), timed on the 10 x 10 corner of the same matrix and scaled to 10,000 elements.`,
   '',
-  '| mode | size | zones | Router.matrix | 10,000 Router.route (from 100) | ratio |',
+  '| mode | size | zones | Router.matrix (median of 3 after the first) | 10,000 Router.route (from 100) | ratio |',
   '|---|---|---|---|---|---|',
   ...rows,
   ...(bigLine ? [bigLine] : []),
