@@ -13,12 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_GRAPH_PATH, DetourError, decodeGraph, encodeGraph, importOsmWithSummary, loadGraph, parseLengthLimit, parseWeightLimit, readRoadLimits,
-  buildHierarchy, calculateZone, RoadGraph, Router, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type LatLon, type Metric, type Route, type Vehicle,
+  buildHierarchy, calculateZone, RoadGraph, Router, type HierarchyGraph, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type LatLon, type Metric, type Route, type Vehicle,
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { CHQuery } from '../src/routing/CHQuery.js';
 import { OverlayManyToMany } from '../src/routing/OverlayManyToMany.js';
+import { levelView, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
+import { COST_STEP } from '../src/graph/RoadGraph.js';
 import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { buildCountry, randomStop } from '../bench/scaleGraphs.js';
@@ -375,46 +377,74 @@ test('a prepared class crosses the cells of its destination-only roads by penali
   assert.ok(throughDestination >= 10 && checked >= 40, `${checked} pairs checked, ${throughDestination} through destination-only roads`);
 });
 
-test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, around zones by the overlay crossing its cells by cliques made once, those that must drive destination-only roads by its routes; each the Dijkstra\'s, as unprepared', async () => {
+test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, around zones by the overlay crossing its cells by cliques made once, those that must drive destination-only roads by the overlay crossing their cells by priced cliques made once; each the Dijkstra\'s or the route\'s, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
   const prepared = new Router(graph), plain = new Router(graph);
   prepared.prepareVehicle(truck);
   prepared.prepareMatrices();
   assert.ok(prepared.ownHierarchies(truck) !== undefined && plain.ownHierarchies(truck) === undefined);
-  // Which path the matrix takes: it asks for the class's hierarchies, and routes the elements left to one route each.
-  let asked = 0, routed = 0;
+  // Which path the matrix takes: it asks for the class's hierarchies, runs the overlay with its priced cliques, routes few elements one by one.
+  let asked = 0, routed = 0, priced = 0;
   const own = prepared.ownHierarchies.bind(prepared), route = prepared.route.bind(prepared);
   prepared.ownHierarchies = (v) => { asked++; return own(v); };
   prepared.route = (r) => { routed++; return route(r); };
+  const overlayRun = OverlayManyToMany.prototype.run;
+  OverlayManyToMany.prototype.run = function (this: OverlayManyToMany, ...args: Parameters<typeof overlayRun>) {
+    if (args[10]?.priced) priced++;
+    return overlayRun.apply(this, args);
+  };
   const closed = closedRoads(graph, truck);
   const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
   const timed = oracleTimes(graph, true);
   const rand = seededRandom(43);
   const points = Array.from({ length: 14 }, () => randomStop(graph, rand));
-  let throughDestination = 0, free = 0;
-  for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
-    const metric: Metric = mode === 'THE_FASTEST' ? 'duration' : 'distance';
-    const m = prepared.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck });
-    const reference = plain.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck });
-    const snaps = prepared.snapStops(points, undefined, truck);
-    points.forEach((_, o) => points.forEach((__, d) => {
-      const i = o * points.length + d;
-      assert.equal(m.failures.get(i)?.code, reference.failures.get(i)?.code, `${mode} ${o}->${d}`);
-      if (m.failures.has(i)) return;
-      assert.ok(close(m.duration[i], reference.duration[i], 1e-9) && close(m.distance[i], reference.distance[i], 1e-9), `${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs unprepared ${reference.distance[i]} m ${reference.duration[i]} s`);
-      const a = snaps[o], b = snaps[d];
-      if (o === d || closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) return;
-      // The Dijkstra charging destination-only metres: a charge below one metre's means the matrix's path drives none of them.
-      const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] });
-      const value = metric === 'duration' ? m.duration[i] : m.distance[i];
-      if (expected < value + ZONE_COST_PER_METRE) { assert.ok(close(value, expected, 1e-9), `${mode} ${o}->${d}: ${value} vs Dijkstra ${expected}`); free++; }
-      else throughDestination++;
-    }));
+  // And a stop no legal route joins to the first, though a car's does: its elements are refused, limits named.
+  for (let k = 0; k < 2000; k++) {
+    const stop = randomStop(graph, rand);
+    try { route({ points: [points[0], stop], vehicle: truck }); } catch (e) {
+      if ((e as DetourError).code === 'VEHICLE_NOT_ALLOWED' && /car's route crosses/.test((e as DetourError).message)) { points.push(stop); break; }
+    }
+  }
+  assert.equal(points.length, 15, 'a stop enclosed by limits');
+  routed = 0;
+  let throughDestination = 0, free = 0, refused = 0;
+  try {
+    for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      const metric: Metric = mode === 'THE_FASTEST' ? 'duration' : 'distance';
+      const m = prepared.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck });
+      const reference = plain.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: truck });
+      const snaps = prepared.snapStops(points, undefined, truck);
+      points.forEach((_, o) => points.forEach((__, d) => {
+        const i = o * points.length + d;
+        assert.equal(m.failures.get(i)?.code, reference.failures.get(i)?.code, `${mode} ${o}->${d}`);
+        if (m.failures.has(i)) {
+          // The route's own error, limits named, though the matrix did not search for the route again.
+          assert.throws(() => plain.route({ points: [points[o], points[d]], calculationMode: mode, vehicle: truck, pointLabels: [`origins[${o}]`, `destinations[${d}]`] }),
+            (e: DetourError) => e.code === m.failures.get(i)!.code && e.message === m.failures.get(i)!.message, `${mode} ${o}->${d}: ${m.failures.get(i)!.message}`);
+          refused++;
+          return;
+        }
+        assert.ok(close(m.duration[i], reference.duration[i], 1e-9) && close(m.distance[i], reference.distance[i], 1e-9), `${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs unprepared ${reference.distance[i]} m ${reference.duration[i]} s`);
+        const a = snaps[o], b = snaps[d];
+        if (o === d || closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) return;
+        // The Dijkstra charging destination-only metres: a charge below one metre's means the matrix's path drives none of them.
+        const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] });
+        const value = metric === 'duration' ? m.duration[i] : m.distance[i];
+        if (expected < value + ZONE_COST_PER_METRE) { assert.ok(close(value, expected, 1e-9), `${mode} ${o}->${d}: ${value} vs Dijkstra ${expected}`); free++; return; }
+        // Through destination-only roads: what the route (its own search over the class's penalised cliques) drives.
+        const r = route({ points: [points[o], points[d]], calculationMode: mode, vehicle: truck });
+        assert.ok(close(m.duration[i], r.duration, 1e-9) && close(m.distance[i], r.distance, 1e-9), `${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs route ${r.distance} m ${r.duration} s`);
+        throughDestination++;
+      }));
+    }
+  } finally {
+    OverlayManyToMany.prototype.run = overlayRun;
   }
   assert.ok(asked >= 2, 'the matrix asked for the class\'s own hierarchies');
-  assert.ok(routed > 0 && routed <= 2 * 256, `${routed} elements routed one by one`);
-  assert.ok(free >= 100 && throughDestination >= 4, `${free} elements checked against the Dijkstra, ${throughDestination} through destination-only roads`);
+  assert.ok(priced >= 2, 'the overlay crossed the destination-only roads\' cells by the class\'s priced cliques');
+  assert.ok(routed <= 2 * points.length, `${routed} elements routed one by one`);
+  assert.ok(free >= 100 && throughDestination >= 4 && refused >= 1, `${free} elements checked against the Dijkstra, ${throughDestination} through destination-only roads against routes, ${refused} refused as routes are`);
 
   // Around zones: the overlay crosses the class's cells by its cliques made once (prepareMatrices), customizing the zones' only.
   const zones = [randomZone(graph, rand, 'a', 600), randomZone(graph, rand, 'b', 900), randomZone(graph, rand, 'c', 400)].filter((z) => z.roads.length > 0);
@@ -453,6 +483,45 @@ test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets
   }
   assert.ok(withClassCliques >= 2, 'the overlay crossed the class\'s cells by its cliques');
   assert.ok(aroundChecked >= 80, `${aroundChecked} elements around zones checked against the Dijkstra`);
+});
+
+test('a class\'s priced cliques: each entry to each exit of a cell costs what a Dijkstra inside the cell finds, its destination-only metres charged and its closed roads closed; the plain cost where none is driven', async () => {
+  const graph = await truckCountry();
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const closed = closedRoads(graph, truck);
+  const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
+  const list = (mask: Uint8Array) => Uint32Array.from([...mask.keys()].filter((r) => mask[r] === 1));
+  const overlay = (graph as HierarchyGraph).hierarchy!.overlay as CellOverlay & { fine: CellOverlay };
+  const fine = overlay.fine;
+  const penalty = { roads: destination, costPerMetre: Float64Array.of(0, ZONE_COST_PER_METRE), roadLists: [list(destination)] };
+  const priced = new OverlayManyToMany(graph, overlay).fixedCliques('duration', forbidden, list(forbidden), undefined, penalty);
+  assert.ok(priced.priced && priced.small.cells.length > 10 && priced.big.cells.length > 0);
+  const level = levelView(fine);
+  let checked = 0, charged = 0;
+  for (let j = 0; j < priced.small.cells.length; j += Math.ceil(priced.small.cells.length / 12)) {
+    const c = priced.small.cells[j];
+    // Inside the cell: every road with an edge leaving it closed too.
+    const outside = forbidden.slice();
+    for (let e = 0; e < graph.edgeCount; e++) if (fine.cellOf[graph.edgeTailOf(e)] !== c || fine.cellOf[graph.edgeHead[e]] !== c) outside[graph.edgeRoad[e]] = 1;
+    const closedToo = outside.map((v, r) => v | destination[r]);
+    const e0 = level.entryFirst[c], E = level.entryFirst[c + 1] - e0, x0 = level.exitFirst[c], X = level.exitFirst[c + 1] - x0;
+    for (let i = 0; i < E; i++) {
+      for (let k = 0; k < X; k++) {
+        const at = priced.small.first[j] + i * X + k;
+        const from = [{ node: level.entryNode[e0 + i], cost: 0 }], to = [{ node: level.exitNode[x0 + k], cost: 0 }];
+        const want = dijkstra(graph, from, to, 'duration', outside, penalty);
+        const cost = priced.small.cost[at], plain = priced.small.plain![at] * COST_STEP.duration;
+        assert.ok(want === Infinity ? cost === Infinity : cost < Infinity && close(cost, want, 1e-9), `cell ${c} entry ${i} exit ${k}: ${cost} vs Dijkstra ${want}`);
+        if (cost === Infinity) continue;
+        checked++;
+        // Without its destination-only roads: the same cost where the clique drives none, and then its plain cost is that.
+        const without = dijkstra(graph, from, to, 'duration', closedToo);
+        if (without < Infinity && close(without, want, 1e-9)) assert.ok(close(plain, cost, 1e-9), `cell ${c} entry ${i} exit ${k}: plain ${plain} vs ${cost}`);
+        else { assert.ok(cost - plain >= ZONE_COST_PER_METRE * 0.01 && plain < cost, `cell ${c} entry ${i} exit ${k}: charged ${cost - plain}`); charged++; }
+      }
+    }
+  }
+  assert.ok(checked >= 200 && charged >= 10, `${checked} clique entries checked, ${charged} charged`);
 });
 
 test('the CLI routes a vehicle and reports it; a bad figure is refused', () => {

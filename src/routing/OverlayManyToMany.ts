@@ -143,16 +143,38 @@ export class OverlayManyToMany {
    * A vehicle class's cliques for `metric`, made once: every small cell holding an end of one of
    * `closedRoads` (its closed roads and those its times slow) customized without the roads
    * `blocked` marks in `millis`' times, and their big cells over them, in whole steps of the metric
-   * with the other metric's steps along the same path (as the overlay's own). run() crosses these
-   * cells by them when given them.
+   * with the other metric's steps along the same path (as the overlay's own). With `penalty` (its
+   * roadLists: the class's destination-only roads), the cells of the roads it prices join them,
+   * customized with their charge (`priced`: costs in real units, the plain cost of each path in
+   * whole steps), for the searches that must drive those roads. run() crosses these cells by them
+   * when given them.
    */
-  fixedCliques(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, millis?: Uint32Array): FixedCliques {
+  fixedCliques(metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, millis?: Uint32Array, penalty?: Penalty & { roadLists: ArrayLike<number>[] }): FixedCliques {
     this.millis = millis ?? this.graph.roadMillis;
     this.fixed = undefined;
-    this.close(metric, blocked, closedRoads, undefined, false, Infinity);
+    this.close(metric, blocked, closedRoads, penalty, true, Infinity);
     const smallCells: number[] = [], bigCells: number[] = [];
     for (let f = 0; f < this.smallClosed.length; f++) if (this.smallClosed[f] === this.runStamp) smallCells.push(f);
     for (let b = 0; b < this.bigOpen.length; b++) if (this.bigOpen[b] === this.runStamp) bigCells.push(b);
+    if (penalty) {
+      // Charged costs pass 32 bits: kept in real units as customized (every marked cell, in
+      // ascending order: close()); the plain cost and the other metric in whole steps.
+      const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
+      const keep = (cells: number[], made: Cliques, slotOf: Int32Array): FixedCliques['small'] => {
+        cells.forEach((c, j) => { if (slotOf[c] !== j) throw new Error(`cell ${c} customized out of order`); });
+        const second = new Uint32Array(made.cost.length), plain = new Uint32Array(made.cost.length);
+        for (let k = 0; k < made.cost.length; k++) {
+          if (made.cost[k] === Infinity) continue;
+          second[k] = Math.round(made.second[k] / otherStep);
+          plain[k] = Math.round(made.plain[k] / step);
+        }
+        return { cells: Uint32Array.from(cells), first: made.first, cost: made.cost, second, plain };
+      };
+      const priced = { metric, priced: true, small: keep(smallCells, this.custom, this.customSlot), big: keep(bigCells, this.bigCustom, this.bigSlot) };
+      this.custom = emptyCliques();
+      this.bigCustom = emptyCliques();
+      return priced;
+    }
     const inSteps = (cells: number[], made: Cliques, slotOf: Int32Array): FixedCliques['small'] => {
       const first = new Float64Array(cells.length + 1);
       for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (made.first[slotOf[cells[j]] + 1] - made.first[slotOf[cells[j]]]);
@@ -168,7 +190,7 @@ export class OverlayManyToMany {
       }
       return { cells: Uint32Array.from(cells), first, cost, second };
     };
-    const made = { metric, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
+    const made = { metric, priced: false, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
     // The real-unit cliques they came from are three times their size: not kept until the next run.
     this.custom = emptyCliques();
     this.bigCustom = emptyCliques();
@@ -340,14 +362,15 @@ export class OverlayManyToMany {
       const f = nodeCell[u], b = bigOf[f];
       let level: OverlayLevel | undefined, c = 0, lo = 0, span = 0;
       // A clique: the overlay's in whole steps, or one customized for the run in real units.
-      let cost: Uint32Array | Float64Array | undefined, second: Uint32Array | Float64Array | undefined, plain: Float64Array | undefined;
-      let base = 0, scale = step, secondScale = otherStep;
+      let cost: Uint32Array | Float64Array | undefined, second: Uint32Array | Float64Array | undefined, plain: Uint32Array | Float64Array | undefined;
+      let base = 0, scale = step, secondScale = otherStep, plainScale = 1;
       if (ownBig[b] !== stamp && (within < 0 || withinSmall) && (bigOpen[b] !== run || bigSlot[b] >= 0)) {
         level = big; c = b; lo = smallFirst[b]; span = smallFirst[b + 1] - lo;
         if (bigOpen[b] === run) {
           ({ cost, second, plain } = this.bigCustom); base = this.bigCustom.first[bigSlot[b]]; scale = secondScale = 1;
         } else if (fixedBigRun[b] === run) {
-          ({ cost, second } = fixed!.big); base = fixed!.big.first[fixedBigSlot[b]];
+          ({ cost, second, plain } = fixed!.big); base = fixed!.big.first[fixedBigSlot[b]];
+          if (fixed!.priced) { scale = 1; plainScale = step; }
         } else {
           cost = big.cliques[metric]; second = big.seconds[metric]; base = big.cliqueFirst[b];
         }
@@ -356,7 +379,8 @@ export class OverlayManyToMany {
         if (smallClosed[f] === run) {
           ({ cost, second, plain } = this.custom); base = this.custom.first[customSlot[f]]; scale = secondScale = 1;
         } else if (fixedSmallRun[f] === run) {
-          ({ cost, second } = fixed!.small); base = fixed!.small.first[fixedSmallSlot[f]];
+          ({ cost, second, plain } = fixed!.small); base = fixed!.small.first[fixedSmallSlot[f]];
+          if (fixed!.priced) { scale = 1; plainScale = step; }
         } else {
           cost = small.cliques[metric]; second = small.seconds[metric]; base = small.cliqueFirst[f];
         }
@@ -385,7 +409,7 @@ export class OverlayManyToMany {
         for (let j = 0; j < X; j++) {
           const w = cost![row + j];
           if (w === UNREACHABLE || w === Infinity) continue;
-          relax(lv.exitNode[x0 + j], key + w * scale, su + second![row + j] * secondScale, pu + (plain ? plain[row + j] : w * scale), 1);
+          relax(lv.exitNode[x0 + j], key + w * scale, su + second![row + j] * secondScale, pu + (plain ? plain[row + j] * plainScale : w * scale), 1);
         }
       } else {
         const e0 = lv.entryFirst[c], E = lv.entryFirst[c + 1] - e0;
@@ -393,7 +417,7 @@ export class OverlayManyToMany {
           const at = base + i * X + slot;
           const w = cost![at];
           if (w === UNREACHABLE || w === Infinity) continue;
-          relax(lv.entryNode[e0 + i], key + w * scale, su + second![at] * secondScale, pu + (plain ? plain[at] : w * scale), 1);
+          relax(lv.entryNode[e0 + i], key + w * scale, su + second![at] * secondScale, pu + (plain ? plain[at] * plainScale : w * scale), 1);
         }
       }
     }
@@ -405,12 +429,22 @@ export class OverlayManyToMany {
 /**
  * A vehicle class's cliques for one metric (OverlayManyToMany.fixedCliques): per level, its cells
  * (ascending), where each one's clique starts, its costs in whole steps of the metric and the other
- * metric's steps along the same paths (UNREACHABLE where none).
+ * metric's steps along the same paths (UNREACHABLE where none); `priced` ones' costs charged, in
+ * real units (Infinity where none), with the plain cost of the same paths in whole steps.
  */
 export interface FixedCliques {
   metric: Metric;
-  small: { cells: Uint32Array; first: Float64Array; cost: Uint32Array; second: Uint32Array };
-  big: { cells: Uint32Array; first: Float64Array; cost: Uint32Array; second: Uint32Array };
+  priced: boolean;
+  small: FixedLevelCliques;
+  big: FixedLevelCliques;
+}
+
+interface FixedLevelCliques {
+  cells: Uint32Array;
+  first: Float64Array;
+  cost: Uint32Array | Float64Array;
+  second: Uint32Array | Float64Array;
+  plain?: Uint32Array;
 }
 
 /** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */

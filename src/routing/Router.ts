@@ -223,6 +223,25 @@ export class Router {
   }
 
   /**
+   * The error route() throws for a two-point request whose leg has no legal route (a matrix's
+   * search found none, with the rule route() follows), without searching for that route again:
+   * which of the vehicle's limits a car's route would break (VEHICLE_NOT_ALLOWED), else
+   * ROUTE_NOT_FOUND; a stop's own errors as route() throws them.
+   */
+  unroutableLeg(request: RouteRequest): DetourError {
+    const vehicleRouter = this.vehicleRouter(request.vehicle);
+    if (vehicleRouter) return vehicleRouter.unroutableLeg(request);
+    const points = request.points;
+    if (points.length !== 2) throw new DetourError(ErrorCode.INVALID_INPUT, `unroutableLeg takes one leg (2 points), got ${points.length}`);
+    const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
+    const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
+    const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
+    if (!vehicle) return noRoute(0, labels);
+    snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
+    return this.vehicleBlocks(snaps[0], snaps[1], metricOf(request.calculationMode ?? 'THE_FASTEST'), vehicle, 0, labels) ?? noRoute(0, labels);
+  }
+
+  /**
    * The mask a request with scheduled zones searches with first: the hard roads and the other
    * zones' (and a vehicle's destination-only roads); for THE_SHORTEST also the scheduled roads
    * that never open long enough to drive them within the horizon (others it drives, waiting as
@@ -708,8 +727,8 @@ export class Router {
   private vehicleBlocks(from: Snap, to: Snap, metric: Metric, vehicle: VehicleRoads, index: number, labels: string[]): DetourError | undefined {
     const reasonOf = (road: number) => this.closedBecause(road, vehicle);
     const name = vehicle.vehicle.type;
-    // A class's own hierarchies lack its closed roads: the router it was made from searches them all.
-    const car = (this.classOf ?? this).searchLeg(from, to, metric);
+    // A car's route in a car's times: the graph's own hierarchy has every road and answers at once.
+    const car = (this.car ?? this).searchLeg(from, to, metric);
     if (!car) return undefined;
     const reasons = [...new Set(car.edges.map((e) => reasonOf(this.graph.edgeRoad[e])).filter((r): r is string => r !== undefined))];
     return new DetourError(

@@ -55,6 +55,8 @@ export interface MatrixRouter {
   vehicleRoads(vehicle: Vehicle): VehicleRoads;
   legalFor(vehicle?: Vehicle): ((road: number) => boolean) | undefined;
   route(request: RouteRequest): Route;
+  /** The error route() throws for a two-point request known to have no legal route (Router.unroutableLeg). */
+  unroutableLeg(request: RouteRequest): DetourError;
   /** A vehicle's road times when the graph is a view with them (Router.timedRouter): its slower roads' cells are customized or walked. */
   readonly times?: RoadTimes;
   /** With times: the router with the car's times (whose free buckets tell which pairs connect at all). */
@@ -124,9 +126,10 @@ export function matrixByRoutes(router: MatrixRouter, request: MatrixRequest): Ma
  * would have to drive into zones for (a stop on a zone's road, or no way around) follow
  * Router.route's rule (fewest metres on zone roads, then the metric) by the same search with the
  * zone penalty per metre instead of the closure, over their rows and columns; elements with no path
- * even through the zones fail without it (freeCostsWhereClosedFail). Pairs sharing a tiny
- * component, or two stops on one road that must enter a zone, go to Router.route one by one. So every element equals what Router.route
- * answers for its pair. A graph without a hierarchy and a two-level overlay gets the reference.
+ * even through the zones fail without it (freeCostsWhereClosedFail); a vehicle's get the error
+ * Router.route would give (Router.unroutableLeg: which limits close the way). Pairs sharing a tiny
+ * component, or two stops on one road that must enter a zone, go to Router.route one by one. So
+ * every element equals what Router.route answers for its pair. A graph without a hierarchy and a two-level overlay gets the reference.
  */
 export function computeMatrix(router: MatrixRouter, given: MatrixRequest): MatrixResult {
   // The zones whose vehicles rule takes in the request's vehicle (each element is Router.route's, which keeps the same).
@@ -152,6 +155,8 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
   const zones = request.zones ?? [];
   const masks = router.masks(zones, request.blockedRoads, request.vehicle && router.vehicleRoads(request.vehicle));
   const separately: number[] = [];
+  /** Elements with no legal route (as Router.route's rule finds): Router.route would say which of the vehicle's limits close the way. */
+  const unroutable: number[] = [];
   try {
     const prefer = router.legalFor(request.vehicle);
     const origins = request.origins.map((p, i) => snapFor(router, p, `origins[${i}]`, 'first', prefer));
@@ -167,7 +172,7 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
     const free = (c: PointSnap, list: CostedEndpoint[]) => (onZoneRoad(c) ? [] : list);
     pass.run(sources.map((l, o) => free(origins[o], l)), targets.map((l, d) => free(destinations[d], l)), cost, second);
     if (masks.all || pass.retimed) request.onProgress?.(Math.round(total / 2), total);
-    const { classed, classCliques, retimed } = pass;
+    const { classed, classCliques, pricedCliques, retimed } = pass;
     const millis = router.times?.millis;
     // Which pairs connect at all does not depend on the times: the car's buckets tell.
     const freeCost = masks.zone ? freeCostsWhereClosedFail(engines, car.graph, car.graph.hierarchy![metric], sources, targets, cost, (o, d) => {
@@ -197,35 +202,38 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
         // Router.route then drives the fewest metres inside zones, where the free graph joins them at all.
         else if (masks.zone && freeCost![i] < Infinity) entering.push(i);
         // Router.route says which of the vehicle's limits close the way.
-        else if (request.vehicle) separately.push(i);
+        else if (request.vehicle) unroutable.push(i);
         else result.failures.set(i, noRoute(o, d));
       }
     }
-    if (classed && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
+    if (classed && !pricedCliques && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
       // A few elements that must enter zones or drive destination-only roads: one route each, on the
       // class's own router (its cells' penalised cliques), instead of customizing the priced cells here.
       separately.push(...entering);
     } else if (entering.length > 0) {
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
       // the metric. The overlay's many-to-many with the zone penalty per metre instead of the
-      // closure (hard-blocked roads still closed), over the rows and columns concerned.
-      const penalty = { ...uniformPenalty(masks.zone!, ZONE_COST_PER_METRE), roadLists: masks.softLists };
+      // closure (hard-blocked roads still closed), over the rows and columns concerned. A class's
+      // cells are crossed by its cliques: with its priced ones (prepareMatrices), which charge its
+      // destination-only roads, only the zones' cells are priced for the run; else those roads' too.
+      const destinationOnly = pricedCliques ? masks.vehicle?.destinationOnly : undefined;
+      const penalty = { ...uniformPenalty(masks.zone!, ZONE_COST_PER_METRE), roadLists: masks.softLists.filter((l) => l !== destinationOnly) };
       const rows = new Uint8Array(O), columns = new Uint8Array(D);
       for (const i of entering) { rows[Math.floor(i / D)] = 1; columns[i % D] = 1; }
       const penalised = new Float64Array(total), penalisedSecond = new Float64Array(total), plain = new Float64Array(total);
-      // The class's cells by its cliques: those of its destination-only roads are priced here, so made for the run.
+      const fixed = pricedCliques ?? classCliques;
       engines.overlay().run(
         metric,
         origins.map((c, o) => (rows[o] && c.snap ? costed(graph, c.snap, metric, true, penalty) : [])),
         destinations.map((c, d) => (columns[d] && c.snap ? costed(graph, c.snap, metric, false, penalty) : [])),
-        masks.hard ?? engines.noRoads(), classCliques ? [] : closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis, classCliques,
+        masks.hard ?? engines.noRoads(), fixed ? [] : closedRoadList(graph, masks, false, retimed), penalised, penalisedSecond, penalty, plain, millis, fixed,
       );
       for (const i of entering) {
         const o = Math.floor(i / D), d = i % D;
         // Two stops on one road compare the straight drive with penalties: leave that to route().
         if (origins[o].snap!.road === destinations[d].snap!.road) separately.push(i);
         else if (penalised[i] < Infinity) setElement(result, i, metric, plain[i], penalisedSecond[i]);
-        else if (request.vehicle) separately.push(i);
+        else if (request.vehicle) unroutable.push(i);
         else result.failures.set(i, noRoute(o, d));
       }
     }
@@ -234,6 +242,7 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
   }
   // After releasing: Router.route uses the same scratch masks.
   for (const i of separately) routeElement(router, request, result, i);
+  for (const i of unroutable) elementFailure(router, request, result, i);
   request.onProgress?.(total, total);
   return result;
 }
@@ -244,8 +253,9 @@ interface MatrixPass {
   run(from: CostedEndpoint[][], to: CostedEndpoint[][], cost: Float64Array, second: Float64Array): void;
   /** The request's vehicle class's own hierarchies, when prepared. */
   classed?: Record<Metric, ContractionHierarchy>;
-  /** That class's cells' cliques for the metric (prepareMatrices). */
+  /** That class's cells' cliques for the metric (prepareMatrices), and the same with its destination-only roads charged. */
   classCliques?: FixedCliques;
+  pricedCliques?: FixedCliques;
   /** Roads whose cells' cliques are not the vehicle's (its slower roads). */
   retimed?: ArrayLike<number>;
 }
@@ -266,7 +276,8 @@ function matrixPass(router: MatrixRouter, request: MatrixRequest, masks: RoadMas
   const retimed = router.times?.retimed, millis = router.times?.millis;
   const classed = request.vehicle && !request.blockedRoads ? router.ownHierarchies?.(request.vehicle) : undefined;
   const own = classed && zones.length === 0 ? classed[metric] : undefined;
-  const classCliques = classed ? engines.classCliques.get(vehicleKey(request.vehicle!))?.[metric] : undefined;
+  const prepared = classed ? engines.classCliques.get(vehicleKey(request.vehicle!)) : undefined;
+  const classCliques = prepared?.[metric], pricedCliques = prepared?.priced?.[metric];
   const fixed = zones.length > 0 ? classCliques : undefined;
   const run = (from: CostedEndpoint[][], to: CostedEndpoint[][], cost: Float64Array, second: Float64Array): void => {
     if (!masks.all && !retimed) {
@@ -278,7 +289,7 @@ function matrixPass(router: MatrixRouter, request: MatrixRequest, masks: RoadMas
       engines.overlay().run(metric, from, to, masks.all ?? engines.noRoads(), closed, cost, second, undefined, undefined, millis, fixed);
     }
   };
-  return { run, classed, classCliques, retimed };
+  return { run, classed, classCliques, pricedCliques, retimed };
 }
 
 /**
@@ -307,9 +318,10 @@ function freeCostsWhereClosedFail(
 }
 
 /**
- * Most elements of a prepared class's matrix that must enter zones or drive its destination-only
- * roads routed one by one (a route each, tens of milliseconds on a country); beyond, the overlay's
- * zone-entering pass customizes the cells it prices for the request (seconds, whatever the count).
+ * Most elements that must enter zones or drive its destination-only roads routed one by one for a
+ * class prepared for routes without its priced cliques (a route each, tens of milliseconds on a
+ * country); beyond, the overlay's zone-entering pass customizes the cells it prices for the
+ * request (seconds, whatever the count). With them, that pass crosses those cells at once.
  */
 const MAX_ROUTED_ENTERING_ELEMENTS = 256;
 
@@ -691,10 +703,24 @@ export function prepareMatrices(router: MatrixRouter, own?: { vehicle: Vehicle; 
     for (const list of [roads.forbidden, roads.destinationOnly]) for (let i = 0; i < list.length; i++) blocked[list[i]] = 1;
     const closed = [...roads.forbidden, ...roads.destinationOnly, ...(router.times?.retimed ?? [])];
     const overlay = engines.overlay();
-    engines.classCliques.set(key, {
+    const made: ClassCliques = {
       duration: overlay.fixedCliques('duration', blocked, closed, router.times?.millis),
       distance: overlay.fixedCliques('distance', blocked, closed, router.times?.millis),
-    });
+    };
+    if (roads.destinationOnly.length > 0) {
+      // The same cells for the searches that must drive its destination-only roads (a stop behind
+      // them): those roads open at the zone penalty per metre, as Router.route charges them.
+      const forbidden = new Uint8Array(router.graph.roadCount), charged = new Uint8Array(router.graph.roadCount);
+      for (let i = 0; i < roads.forbidden.length; i++) forbidden[roads.forbidden[i]] = 1;
+      for (let i = 0; i < roads.destinationOnly.length; i++) charged[roads.destinationOnly[i]] = 1;
+      const penalty = { ...uniformPenalty(charged, ZONE_COST_PER_METRE), roadLists: [roads.destinationOnly] };
+      const hardClosed = [...roads.forbidden, ...(router.times?.retimed ?? [])];
+      made.priced = {
+        duration: overlay.fixedCliques('duration', forbidden, hardClosed, router.times?.millis, penalty),
+        distance: overlay.fixedCliques('distance', forbidden, hardClosed, router.times?.millis, penalty),
+      };
+    }
+    engines.classCliques.set(key, made);
     return;
   }
   const engines = matrixEngines(router);
@@ -714,8 +740,14 @@ interface MatrixEngines {
   /** A mask closing no road (made once). */
   noRoads(): Uint8Array;
   /** Vehicle classes' cells' cliques for the overlay's many-to-many (OverlayManyToMany.fixedCliques), by vehicleKey: made by prepareMatrices. */
-  classCliques: Map<string, Record<Metric, FixedCliques>>;
+  classCliques: Map<string, ClassCliques>;
 }
+
+/**
+ * A class's cells' cliques per metric around its closed and destination-only roads; `priced`,
+ * where it has destination-only roads, the same cells with those roads charged the zone penalty.
+ */
+type ClassCliques = Record<Metric, FixedCliques> & { priced?: Record<Metric, FixedCliques> };
 
 const enginesByRouter = new WeakMap<MatrixRouter, MatrixEngines>();
 
@@ -805,24 +837,45 @@ function emptyResult(request: MatrixRequest): MatrixResult {
 
 /** Element i by one Router.route; unroutable points and unconnected pairs become failures. */
 function routeElement(router: MatrixRouter, request: MatrixRequest, result: MatrixResult, i: number): void {
-  const o = Math.floor(i / result.destinationCount), d = i % result.destinationCount;
   try {
     // The router the matrix was made from picks the vehicle's own (its class's, with what was prepared for it).
-    const route = (router.car ?? router).route({
-      points: [request.origins[o], request.destinations[d]],
-      calculationMode: request.calculationMode,
-      zones: request.zones,
-      blockedRoads: request.blockedRoads,
-      pointLabels: [`origins[${o}]`, `destinations[${d}]`],
-      avoidanceTypes: request.avoidanceTypes,
-      avoidanceBehavior: request.avoidanceBehavior,
-      vehicle: request.vehicle,
-      departure: request.departure,
-    });
+    const route = (router.car ?? router).route(elementRequest(request, result, i));
     result.distance[i] = route.distance;
     result.duration[i] = route.duration;
   } catch (err) {
-    if (!(err instanceof DetourError) || !ELEMENT_FAILURES.has(err.code)) throw err;
-    result.failures.set(i, { code: err.code, message: err.message });
+    setFailure(result, i, err);
   }
+}
+
+/** An element with no legal route: the error Router.route would throw for it, without searching again. */
+function elementFailure(router: MatrixRouter, request: MatrixRequest, result: MatrixResult, i: number): void {
+  let err: unknown;
+  try {
+    err = (router.car ?? router).unroutableLeg(elementRequest(request, result, i));
+  } catch (thrown) {
+    err = thrown;
+  }
+  setFailure(result, i, err);
+}
+
+/** Element i as a route request. */
+function elementRequest(request: MatrixRequest, result: MatrixResult, i: number): RouteRequest {
+  const o = Math.floor(i / result.destinationCount), d = i % result.destinationCount;
+  return {
+    points: [request.origins[o], request.destinations[d]],
+    calculationMode: request.calculationMode,
+    zones: request.zones,
+    blockedRoads: request.blockedRoads,
+    pointLabels: [`origins[${o}]`, `destinations[${d}]`],
+    avoidanceTypes: request.avoidanceTypes,
+    avoidanceBehavior: request.avoidanceBehavior,
+    vehicle: request.vehicle,
+    departure: request.departure,
+  };
+}
+
+/** Records an element's failure; an error no element may have (a bug, bad input) is thrown. */
+function setFailure(result: MatrixResult, i: number, err: unknown): void {
+  if (!(err instanceof DetourError) || !ELEMENT_FAILURES.has(err.code)) throw err;
+  result.failures.set(i, { code: err.code, message: err.message });
 }
