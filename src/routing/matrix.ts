@@ -731,6 +731,13 @@ export function prepareMatrices(router: MatrixRouter, own?: { vehicle: Vehicle; 
   if (h.overlay?.fine) engines.overlay();
 }
 
+/** Bytes of a prepared class's cliques for matrices (prepareMatrices): around its closed roads, and priced; 0 where not made. */
+export function classMatrixCliqueBytes(router: MatrixRouter, vehicle: Vehicle): { cliques: number; priced: number } {
+  const made = matrixEngines(router.car ?? router).classCliques.get(vehicleKey(vehicle));
+  const bytes = (f?: FixedCliques) => (f ? [f.small, f.big].reduce((n, l) => n + l.cells.byteLength + l.first.byteLength + l.cost.byteLength + l.second.byteLength + (l.plain?.byteLength ?? 0), 0) : 0);
+  return { cliques: bytes(made?.duration) + bytes(made?.distance), priced: bytes(made?.priced?.duration) + bytes(made?.priced?.distance) };
+}
+
 /** Scratch searches per router, made by prepareMatrices or at its first matrix, and reused by later ones. */
 interface MatrixEngines {
   /** The CH buckets for free matrices (made at the first one). */
