@@ -156,42 +156,30 @@ export class OverlayManyToMany {
     const smallCells: number[] = [], bigCells: number[] = [];
     for (let f = 0; f < this.smallClosed.length; f++) if (this.smallClosed[f] === this.runStamp) smallCells.push(f);
     for (let b = 0; b < this.bigOpen.length; b++) if (this.bigOpen[b] === this.runStamp) bigCells.push(b);
-    if (penalty) {
-      // Charged costs pass 32 bits: kept in real units as customized (every marked cell, in
-      // ascending order: close()); the plain cost and the other metric in whole steps.
-      const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
-      const keep = (cells: number[], made: Cliques, slotOf: Int32Array): FixedCliques['small'] => {
-        cells.forEach((c, j) => { if (slotOf[c] !== j) throw new Error(`cell ${c} customized out of order`); });
-        const second = new Uint32Array(made.cost.length), plain = new Uint32Array(made.cost.length);
-        for (let k = 0; k < made.cost.length; k++) {
-          if (made.cost[k] === Infinity) continue;
-          second[k] = Math.round(made.second[k] / otherStep);
-          plain[k] = Math.round(made.plain[k] / step);
-        }
-        return { cells: Uint32Array.from(cells), first: made.first, cost: made.cost, second, plain };
-      };
-      const priced = { metric, priced: true, small: keep(smallCells, this.custom, this.customSlot), big: keep(bigCells, this.bigCustom, this.bigSlot) };
-      this.custom = emptyCliques();
-      this.bigCustom = emptyCliques();
-      return priced;
-    }
+    // Every marked cell was customized, in ascending order (close()): the run's slots are their places.
+    // The other metric (and the plain cost) in whole steps; a charged cost passes 32 bits, so priced
+    // cliques keep it in real units as customized.
+    const priced = penalty !== undefined;
+    const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
     const inSteps = (cells: number[], made: Cliques, slotOf: Int32Array): FixedCliques['small'] => {
-      const first = new Float64Array(cells.length + 1);
-      for (let j = 0; j < cells.length; j++) first[j + 1] = first[j] + (made.first[slotOf[cells[j]] + 1] - made.first[slotOf[cells[j]]]);
-      const cost = new Uint32Array(first[cells.length]), second = new Uint32Array(first[cells.length]);
-      const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
-      for (let j = 0; j < cells.length; j++) {
-        const from = made.first[slotOf[cells[j]]], n = first[j + 1] - first[j];
-        for (let k = 0; k < n; k++) {
-          const c = made.cost[from + k];
-          cost[first[j] + k] = c === Infinity ? UNREACHABLE : Math.round(c / step);
-          second[first[j] + k] = c === Infinity ? UNREACHABLE : Math.round(made.second[from + k] / otherStep);
+      cells.forEach((c, j) => { if (slotOf[c] !== j) throw new Error(`cell ${c} customized out of order`); });
+      const n = made.cost.length;
+      const cost = priced ? made.cost : new Uint32Array(n), second = new Uint32Array(n), plain = priced ? new Uint32Array(n) : undefined;
+      for (let k = 0; k < n; k++) {
+        const c = made.cost[k];
+        if (c === Infinity) {
+          if (!priced) cost[k] = UNREACHABLE;
+          second[k] = UNREACHABLE;
+          continue;
         }
+        if (!priced) cost[k] = Math.round(c / step);
+        second[k] = Math.round(made.second[k] / otherStep);
+        if (plain) plain[k] = Math.round(made.plain[k] / step);
       }
-      return { cells: Uint32Array.from(cells), first, cost, second };
+      return { cells: Uint32Array.from(cells), first: made.first, cost, second, ...(plain && { plain }) };
     };
-    const made = { metric, priced: false, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
-    // The real-unit cliques they came from are three times their size: not kept until the next run.
+    const made = { metric, priced, small: inSteps(smallCells, this.custom, this.customSlot), big: inSteps(bigCells, this.bigCustom, this.bigSlot) };
+    // The real-unit cliques they came from: not kept until the next run.
     this.custom = emptyCliques();
     this.bigCustom = emptyCliques();
     return made;

@@ -161,7 +161,7 @@ export class Router {
       throw new DetourError(ErrorCode.TOO_FEW_POINTS, `a route needs at least 2 points, got ${Array.isArray(points) ? points.length : 0}`);
     }
     const language = stepLanguage(request.steps);
-    const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
+    const labels = stopLabels(request);
     const { hard: zones, soft: softZones } = splitZones(zonesFor(request.zones ?? [], request.vehicle));
     const avoidance = parseAvoidance(request.avoidanceTypes, request.avoidanceBehavior);
     if (softZones.length > 0 && avoidance.types.length > 0) {
@@ -186,8 +186,7 @@ export class Router {
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
     const timedBlocked = timed && this.timedMasks(masks, timed, zones, metricOf(mode));
     try {
-      const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
-      if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
+      const snaps = this.legalSnaps(points, labels, vehicle);
       for (let i = 0; i + 1 < snaps.length; i++) {
         // Each leg leaves when the one before arrives.
         if (timed) timed.offset = legs.reduce((sum, l) => sum + l.duration, 0);
@@ -233,11 +232,10 @@ export class Router {
     if (vehicleRouter) return vehicleRouter.unroutableLeg(request);
     const points = request.points;
     if (points.length !== 2) throw new DetourError(ErrorCode.INVALID_INPUT, `unroutableLeg takes one leg (2 points), got ${points.length}`);
-    const labels = points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
+    const labels = stopLabels(request);
     const vehicle = request.vehicle ? this.vehicleRoads(request.vehicle) : undefined;
-    const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
+    const snaps = this.legalSnaps(points, labels, vehicle);
     if (!vehicle) return noRoute(0, labels);
-    snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
     return this.vehicleBlocks(snaps[0], snaps[1], metricOf(request.calculationMode ?? 'THE_FASTEST'), vehicle, 0, labels) ?? noRoute(0, labels);
   }
 
@@ -711,6 +709,13 @@ export class Router {
     return limits && limitReason(limits, vehicle.vehicle);
   }
 
+  /** The stops snapped as route() snaps them: to the vehicle's legal roads first, VEHICLE_NOT_ALLOWED for one left on a closed road. */
+  private legalSnaps(points: LatLon[], labels: string[], vehicle: VehicleRoads | undefined): Snap[] {
+    const snaps = this.snapIndex.snapStops(points, labels, this.maxSnapDistance, legalRoads(vehicle));
+    if (vehicle) snaps.forEach((s, i) => this.checkStopLegal(s, vehicle, i, labels[i]));
+    return snaps;
+  }
+
   /** VEHICLE_NOT_ALLOWED when a stop lies on a road closed to the vehicle (no route may start or end there). */
   private checkStopLegal(snap: Snap, vehicle: VehicleRoads, index: number, label: string): void {
     const reason = this.closedBecause(snap.road, vehicle);
@@ -1101,6 +1106,11 @@ function stepLanguage(steps: RouteRequest['steps']): StepLanguage | undefined {
     throw new DetourError(ErrorCode.INVALID_INPUT, `steps: language must be one of ${STEP_LANGUAGES.join(', ')}, got ${JSON.stringify(steps)}`, { field: 'steps' });
   }
   return steps;
+}
+
+/** A request's stops' names in errors: its pointLabels, else points[i]. */
+function stopLabels(request: RouteRequest): string[] {
+  return request.points.map((_, i) => request.pointLabels?.[i] ?? `points[${i}]`);
 }
 
 function noRoute(index: number, labels: string[]): DetourError {
