@@ -33,5 +33,6 @@ const header = [
   'Ratios compare runs in the same process on the same graph and inputs; absolute times vary by machine.',
   '',
 ];
-updateResults(header.join('\n'), sections);
+// One section alone names its own run; the header speaks for a run of them all.
+updateResults(only ? undefined : header.join('\n'), sections);
 console.log(sections.join('\n\n'));
