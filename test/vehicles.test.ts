@@ -485,6 +485,61 @@ test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets
   assert.ok(aroundChecked >= 80, `${aroundChecked} elements around zones checked against the Dijkstra`);
 });
 
+test('a prepared class without destination-only roads (a bus): matrix elements that must enter zones cross its cells by its cliques made once, none routed one by one; each the route\'s', async () => {
+  const graph = await truckCountry();
+  const bus = vehicleOf('BUS_WITH_THREE_DOUBLE_AXLES')!;
+  const prepared = new Router(graph), plain = new Router(graph);
+  prepared.prepareVehicle(bus);
+  prepared.prepareMatrices();
+  const roads = prepared.vehicleRoads(bus);
+  assert.ok(roads.forbidden.length > 0 && roads.destinationOnly.length === 0, 'a class with closed roads and no destination-only ones');
+  const rand = seededRandom(47);
+  const zones = [randomZone(graph, rand, 'a', 700), randomZone(graph, rand, 'b', 900)].filter((z) => z.roads.length > 0);
+  assert.ok(zones.length === 2);
+  // Stops inside the zones (their elements must enter them) and around.
+  const points: LatLon[] = [];
+  for (const z of zones) for (let k = 0; k < 3; k++) {
+    const road = z.roads[Math.floor(rand() * z.roads.length)];
+    points.push({ latitude: graph.roadPointLat(road, 0), longitude: graph.roadPointLon(road, 0) });
+  }
+  while (points.length < 14) points.push(randomStop(graph, rand));
+  // The test's routes run unwrapped; the matrix's own would be counted.
+  let routed = 0, withCliques = 0;
+  const route = prepared.route.bind(prepared);
+  prepared.route = (r) => { routed++; return route(r); };
+  const run = OverlayManyToMany.prototype.run;
+  OverlayManyToMany.prototype.run = function (this: OverlayManyToMany, ...args: Parameters<typeof run>) {
+    if (args[7] !== undefined && args[10] !== undefined) withCliques++; // the zone-entering pass (a penalty) over the class's cliques
+    return run.apply(this, args);
+  };
+  let entering = 0, checked = 0;
+  try {
+    for (const mode of ['THE_FASTEST', 'THE_SHORTEST'] as const) {
+      const m = prepared.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: bus, zones });
+      const reference = plain.matrix({ origins: points, destinations: points, calculationMode: mode, vehicle: bus, zones });
+      points.forEach((_, o) => points.forEach((__, d) => {
+        const i = o * points.length + d;
+        assert.equal(m.failures.get(i)?.code, reference.failures.get(i)?.code, `${mode} ${o}->${d}`);
+        if (m.failures.has(i) || o === d) return;
+        assert.ok(close(m.duration[i], reference.duration[i], 1e-9) && close(m.distance[i], reference.distance[i], 1e-9), `${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs unprepared ${reference.distance[i]} m ${reference.duration[i]} s`);
+        const r = route({ points: [points[o], points[d]], calculationMode: mode, vehicle: bus, zones });
+        assert.ok(close(m.duration[i], r.duration, 1e-9) && close(m.distance[i], r.distance, 1e-9), `${mode} ${o}->${d}: ${m.distance[i]} m ${m.duration[i]} s vs route ${r.distance} m ${r.duration} s`);
+        checked++;
+        if ((r.legs[0].zonesEntered?.length ?? 0) > 0) entering++;
+      }));
+    }
+  } finally {
+    OverlayManyToMany.prototype.run = run;
+  }
+  // But those of two stops on one zone's road (the diagonal's among them), whose straight drive route() weighs.
+  const zoneRoads = new Set(zones.flatMap((z) => [...z.roads]));
+  const snaps = prepared.snapStops(points, undefined, bus);
+  const sameZoneRoad = snaps.reduce((n, a) => n + snaps.filter((b) => b.road === a.road && zoneRoads.has(a.road)).length, 0);
+  assert.equal(routed, 2 * sameZoneRoad, 'the matrix routed no other element one by one');
+  assert.ok(withCliques >= 2, 'the zone-entering pass crossed the class\'s cells by its cliques');
+  assert.ok(entering >= 40 && checked >= 300, `${entering} elements entering zones, ${checked} checked against routes`);
+});
+
 test('a class\'s priced cliques: each entry to each exit of a cell costs what a Dijkstra inside the cell finds, its destination-only metres charged and its closed roads closed; the plain cost where none is driven', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;

@@ -206,9 +206,10 @@ export function computeMatrix(router: MatrixRouter, given: MatrixRequest): Matri
         else result.failures.set(i, noRoute(o, d));
       }
     }
-    if (classed && !pricedCliques && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
-      // A few elements that must enter zones or drive destination-only roads: one route each, on the
-      // class's own router (its cells' penalised cliques), instead of customizing the priced cells here.
+    if (classed && !classCliques && entering.length <= MAX_ROUTED_ENTERING_ELEMENTS) {
+      // A class not prepared for matrices, few elements that must enter zones or drive its
+      // destination-only roads: one route each, on the class's own router (its cells' penalised
+      // cliques), instead of customizing its cells here.
       separately.push(...entering);
     } else if (entering.length > 0) {
       // Router.route's rule for a leg that must enter zones: the fewest metres on zone roads, then
@@ -319,9 +320,10 @@ function freeCostsWhereClosedFail(
 
 /**
  * Most elements that must enter zones or drive its destination-only roads routed one by one for a
- * class prepared for routes without its priced cliques (a route each, tens of milliseconds on a
- * country); beyond, the overlay's zone-entering pass customizes the cells it prices for the
- * request (seconds, whatever the count). With them, that pass crosses those cells at once.
+ * class prepared for routes but not for matrices (a route each, tens of milliseconds on a
+ * country); beyond, the overlay's zone-entering pass customizes the class's cells for the request
+ * (seconds, whatever the count). Prepared for matrices, that pass crosses them by the class's
+ * cliques made once (priced where it has destination-only roads).
  */
 const MAX_ROUTED_ENTERING_ELEMENTS = 256;
 
