@@ -19,6 +19,7 @@ import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { CHQuery } from '../src/routing/CHQuery.js';
 import { OverlayManyToMany } from '../src/routing/OverlayManyToMany.js';
+import { EnclosureSearch } from '../src/routing/EnclosureSearch.js';
 import { levelView, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { COST_STEP } from '../src/graph/RoadGraph.js';
 import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
@@ -375,6 +376,82 @@ test('a prepared class crosses the cells of its destination-only roads by penali
     if (charged > 0) throughDestination++;
   }
   assert.ok(throughDestination >= 10 && checked >= 40, `${checked} pairs checked, ${throughDestination} through destination-only roads`);
+});
+
+test('legs with a stop behind destination-only roads: exits and entries of the stops\' enclosures joined by the class\'s own hierarchies cost what a Dijkstra charging those roads finds; the enclosures are the nodes outside the largest component without the class\'s closed roads', async () => {
+  const graph = await truckCountry();
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const prepared = new Router(graph), plain = new Router(graph);
+  prepared.prepareVehicle(truck);
+  const closed = closedRoads(graph, truck);
+  const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
+  // The largest strongly connected component over the open roads, by the test's own searches: the
+  // nodes a breadth-first search reaches both ways from each node not yet placed.
+  const n = graph.nodeCount, { firstOut, edgeHead, edgeRoad } = graph;
+  const tails = new Int32Array(edgeHead.length);
+  for (let v = 0; v < n; v++) for (let e = firstOut[v]; e < firstOut[v + 1]; e++) tails[e] = v;
+  const outOf: number[][] = Array.from({ length: n }, () => []), into: number[][] = Array.from({ length: n }, () => []);
+  for (let e = 0; e < edgeHead.length; e++) if (closed[edgeRoad[e]] === 0) { outOf[tails[e]].push(edgeHead[e]); into[edgeHead[e]].push(tails[e]); }
+  const reach = (from: number, next: number[][]) => { const seen = new Uint8Array(n); const queue = [from]; seen[from] = 1; for (let i = 0; i < queue.length; i++) for (const w of next[queue[i]]) if (!seen[w]) { seen[w] = 1; queue.push(w); } return seen; };
+  const placed = new Uint8Array(n);
+  let largest = new Uint8Array(n), largestSize = 0;
+  for (let v = 0; v < n; v++) {
+    if (placed[v]) continue;
+    const f = reach(v, outOf), b = reach(v, into);
+    const component = new Uint8Array(n);
+    let size = 0;
+    for (let w = 0; w < n; w++) if (f[w] && b[w]) { component[w] = 1; placed[w] = 1; size++; }
+    if (size > largestSize) { largest = component; largestSize = size; }
+    if (largestSize > n / 2) break;
+  }
+  const enclosed = prepared.vehicleRoads(truck).prepared!.enclosed!;
+  let enclosedCount = 0;
+  for (let v = 0; v < n; v++) { assert.equal(enclosed[v], largest[v] ? 0 : 1, `node ${v}`); enclosedCount += enclosed[v]; }
+  assert.ok(enclosedCount > 100, `${enclosedCount} enclosed nodes`);
+
+  // Which legs the enclosures answered, and which the penalised search.
+  const decompose = (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose;
+  let decided = 0, left = 0;
+  (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose = function (this: EnclosureSearch, q: unknown) {
+    const out = decompose.call(this, q);
+    if (out === undefined) left++; else decided++;
+    return out;
+  };
+  const timed = oracleTimes(graph, true);
+  const penalty = { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] };
+  const rand = seededRandom(53);
+  let checked = 0, charged = 0;
+  try {
+    for (let k = 0; k < 3000 && checked < 60; k++) {
+      const points = [randomStop(graph, rand), randomStop(graph, rand)];
+      const [a, b] = prepared.snapStops(points, undefined, truck);
+      // Stops off the class's closed roads (the charge is then whole roads' metres), at least one enclosed.
+      if (closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) continue;
+      const inside = (s: typeof a) => enclosed[graph.roadFrom[s.road]] === 1 || enclosed[graph.roadTo[s.road]] === 1;
+      if (!inside(a) && !inside(b)) continue;
+      const metric: Metric = k % 2 === 0 ? 'duration' : 'distance';
+      const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';
+      const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck }); } catch (e) { return (e as DetourError).code; } };
+      const got = outcome(prepared), unprepared = outcome(plain);
+      const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, penalty);
+      if (typeof got === 'string') {
+        assert.equal(expected, Infinity, `pair ${k}: refused (${got}) where Dijkstra finds ${expected}`);
+        assert.equal(unprepared, got);
+        continue;
+      }
+      assert.ok(typeof unprepared !== 'string', `pair ${k}: unprepared refused (${unprepared})`);
+      const metres = got.legs[0].edges.reduce((m, e) => m + (destination[graph.edgeRoad[e]] ? graph.roadMetres(graph.edgeRoad[e]) : 0), 0);
+      const value = (r: Route) => (metric === 'duration' ? r.duration : r.distance);
+      assert.ok(close(value(got) + ZONE_COST_PER_METRE * metres, expected, 1e-9), `pair ${k} ${mode}: ${value(got)} (${metres} m destination-only) vs Dijkstra ${expected}`);
+      assert.ok(close(value(unprepared), value(got), 1e-9), `pair ${k} ${mode}: ${value(got)} vs unprepared ${value(unprepared)}`);
+      checked++;
+      if (metres > 0) charged++;
+    }
+  } finally {
+    (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose = decompose;
+  }
+  assert.ok(checked >= 60 && charged >= 20, `${checked} legs checked, ${charged} through destination-only roads`);
+  assert.ok(decided >= 20, `${decided} legs answered by the enclosures' exits and entries, ${left} left to the penalised search`);
 });
 
 test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, around zones by the overlay crossing its cells by cliques made once, those that must drive destination-only roads by the overlay crossing their cells by priced cliques made once; each the Dijkstra\'s or the route\'s, as unprepared', async () => {

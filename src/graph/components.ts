@@ -1,14 +1,28 @@
+import { SharedOrPlainBuffer } from '../structures/sharedBuffer.js';
 import type { RoadGraph } from './RoadGraph.js';
 
 /**
  * Strongly connected components of the directed road graph (Kosaraju, iterative over the CSR
  * arrays): component[node] is its component's id, size[id] its node count. Within a component
  * every node reaches every other; a tiny one (a fenced estate, a one-way trap, a piece cut off by
- * the extract's edge) is where a snapped point gets no route.
+ * the extract's edge) is where a snapped point gets no route. `closedRoads`: roads left out (1).
  */
-export function stronglyConnectedComponents(graph: RoadGraph): { component: Int32Array; size: Int32Array } {
+export function stronglyConnectedComponents(graph: RoadGraph, closedRoads?: Uint8Array): { component: Int32Array; size: Int32Array } {
+  const steps = componentsInSteps(graph, closedRoads, () => false);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Nodes or edges visited between two checks of `pause`. */
+const STEP_WORK = 1 << 14;
+
+/** stronglyConnectedComponents in steps: yields whenever `pause` says so (a thread's trips go first). */
+export function* componentsInSteps(graph: RoadGraph, closedRoads: Uint8Array | undefined, pause: () => boolean): Generator<void, { component: Int32Array; size: Int32Array }> {
   const n = graph.nodeCount;
-  const { firstOut, edgeHead, firstIn, inEdge, edgeTail } = graph;
+  let work = 0;
+  const { firstOut, edgeHead, firstIn, inEdge, edgeRoad } = graph;
   // Pass 1: finishing order of a depth-first search on the forward graph.
   const order = new Int32Array(n);
   let finished = 0;
@@ -22,9 +36,12 @@ export function stronglyConnectedComponents(graph: RoadGraph): { component: Int3
     visited[root] = 1;
     nextEdge[root] = firstOut[root];
     while (top >= 0) {
+      if ((++work & (STEP_WORK - 1)) === 0 && pause()) yield;
       const u = stack[top];
       if (nextEdge[u] < firstOut[u + 1]) {
-        const v = edgeHead[nextEdge[u]++];
+        const e = nextEdge[u]++;
+        if (closedRoads !== undefined && closedRoads[edgeRoad[e]] !== 0) continue;
+        const v = edgeHead[e];
         if (!visited[v]) {
           visited[v] = 1;
           nextEdge[v] = firstOut[v];
@@ -48,10 +65,13 @@ export function stronglyConnectedComponents(graph: RoadGraph): { component: Int3
     stack[0] = root;
     component[root] = id;
     while (top >= 0) {
+      if ((++work & (STEP_WORK - 1)) === 0 && pause()) yield;
       const u = stack[top--];
       size++;
       for (let k = firstIn[u]; k < firstIn[u + 1]; k++) {
-        const v = edgeTail[inEdge[k]];
+        if (closedRoads !== undefined && closedRoads[edgeRoad[inEdge[k]]] !== 0) continue;
+        // Tails one at a time: a service holds no per-edge tail array (edgeTailOf).
+        const v = graph.edgeTailOf(inEdge[k]);
         if (component[v] === -1) {
           component[v] = id;
           stack[++top] = v;
@@ -61,6 +81,19 @@ export function stronglyConnectedComponents(graph: RoadGraph): { component: Int3
     sizes.push(size);
   }
   return { component, size: Int32Array.from(sizes) };
+}
+
+/**
+ * Per node, 1 unless it lies in the largest strongly connected component of the graph without
+ * `closedRoads` (what those roads enclose), on memory threads can share; in steps (componentsInSteps).
+ */
+export function* outsideLargestComponent(graph: RoadGraph, closedRoads: Uint8Array, pause: () => boolean): Generator<void, Uint8Array> {
+  const { component, size } = yield* componentsInSteps(graph, closedRoads, pause);
+  let largest = 0;
+  for (let c = 1; c < size.length; c++) if (size[c] > size[largest]) largest = c;
+  const out = new Uint8Array(new SharedOrPlainBuffer(graph.nodeCount));
+  for (let v = 0; v < out.length; v++) out[v] = component[v] === largest ? 0 : 1;
+  return out;
 }
 
 /**

@@ -1,12 +1,14 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
-import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { hierarchyNodeCount, type ContractionHierarchy, type HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { overlayWithCliques, replacedCliques, type PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import { withSharedArrays } from '../graph/sharedGraph.js';
 import { contractInOrder } from '../hierarchy/contractInOrder.js';
 import { SnapIndex, type Snap, type StopRole } from '../graph/SnapIndex.js';
 import { AStarSearch } from './AStarSearch.js';
+import { EnclosureSearch } from './EnclosureSearch.js';
+import { outsideLargestComponent } from '../graph/components.js';
 import { HierarchySearch } from './HierarchySearch.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
 import { LegLine } from './LegLine.js';
@@ -545,7 +547,17 @@ export class Router {
       // crossed by penalised cliques.
       const carView: HierarchyGraph = Object.create(this.graph);
       carView.hierarchy = { ...h, overlay };
-      router.penalisedFallback = { search: new HierarchySearch(carView, overlay, undefined, this.search as HierarchySearch), cliques: penalised };
+      const fallback = new HierarchySearch(carView, overlay, undefined, this.search as HierarchySearch);
+      router.penalisedFallback = { search: fallback, cliques: penalised };
+      const enclosed = roads.prepared.enclosed;
+      if (enclosed) {
+        // Legs without zones whose stops lie behind those roads: two small searches and one query of
+        // its hierarchies, the fallback where that is not proven cheapest.
+        let shortest = Infinity;
+        const lengthCm = base.graph.roadLengthCm;
+        for (const r of roads.destinationOnly) shortest = Math.min(shortest, ZONE_COST_PER_METRE * (lengthCm[r] * COST_STEP.distance));
+        router.enclosure = new EnclosureSearch(view, enclosed, search.free, fallback, shortest);
+      }
     }
     this.classRouters.set(key, router);
     this.classHierarchies.delete(key);
@@ -608,9 +620,12 @@ export class Router {
         if (pause()) yield;
       }
       const overlay = this.graph.hierarchy?.overlay;
+      // What its destination-only roads enclose, for legs with a stop behind them (EnclosureSearch).
+      let enclosed: Uint8Array | undefined;
+      if (roads.destinationOnly.length > 0) enclosed = yield* outsideLargestComponent(this.graph, mask, pause);
       roads.prepared = {
         closed: touched, cliques, bigCliques, penalised: penalised.length === destinationCells.size ? joinCellCliques(penalised) : undefined,
-        overlay: overlay && replacedCliques(overlay, cliques, bigCliques),
+        overlay: overlay && replacedCliques(overlay, cliques, bigCliques), ...(enclosed && { enclosed }),
       };
     }
     // On shared memory, so a service's other trip threads adopt these (adoptVehicleRoads) instead of making their own.
@@ -677,6 +692,8 @@ export class Router {
   private classRoads?: VehicleRoads;
   /** With classOf, when its destination-only roads' cells have penalised cliques: the search that crosses them (makeClassRouter). */
   private penalisedFallback?: { search: PathSearch; cliques: PenalisedCellCliques };
+  /** With penalisedFallback, where the class has destination-only roads: its legs without zones that must drive them (EnclosureSearch). */
+  private enclosure?: EnclosureSearch;
   /** With classOf: masks() of the class's routes without zones or a caller's mask, made once (a mask per road costs more than a free route to fill). */
   private classMasks?: Pick<RoadMasks, 'hard' | 'zone' | 'all'>;
   /** The roads masks() set in classMasks for a request's zones, by its masks (releaseMasks clears them). */
@@ -791,7 +808,9 @@ export class Router {
       // charge or close other roads.
       const penalised = this.penalisedFallback;
       if (penalised && !soft && !timed && hardLists?.every((l) => l === this.classRoads!.forbidden)) {
-        leg = this.searchLeg(from, to, metric, hard, { ...penalty, roadLists: softLists.slice(0, zones.length) }, undefined, [], undefined, undefined, undefined, index, { search: penalised.search, cliques: [penalised.cliques] });
+        // Without zones the penalty charges the destination-only roads alone, as EnclosureSearch assumes.
+        const search = zones.length === 0 ? this.enclosure ?? penalised.search : penalised.search;
+        leg = this.searchLeg(from, to, metric, hard, { ...penalty, roadLists: softLists.slice(0, zones.length) }, undefined, [], undefined, undefined, undefined, index, { search, cliques: [penalised.cliques] });
       } else {
         leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
       }

@@ -175,6 +175,12 @@ export interface VehicleRoads {
     penalised?: PenalisedCellCliques;
     /** The overlay's cliques with those of the class's cells (replacedCliques), for its own router (makeClassRouter). */
     overlay?: OverlayCliques;
+    /**
+     * Per node, 1 when it lies outside the largest strongly connected component of the graph without
+     * the class's closed and destination-only roads (what those roads enclose), on shared memory:
+     * for legs with a stop behind them (EnclosureSearch). Set when it has destination-only roads.
+     */
+    enclosed?: Uint8Array;
   };
 }
 
