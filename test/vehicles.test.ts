@@ -406,8 +406,21 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
   }
   const enclosed = prepared.vehicleRoads(truck).prepared!.enclosed!;
   let enclosedCount = 0;
-  for (let v = 0; v < n; v++) { assert.equal(enclosed[v], largest[v] ? 0 : 1, `node ${v}`); enclosedCount += enclosed[v]; }
+  const insideNodes: number[] = [];
+  for (let v = 0; v < n; v++) {
+    assert.equal(enclosed[v] === 0, largest[v] === 1, `node ${v}`);
+    if (enclosed[v] !== 0) { enclosedCount++; insideNodes.push(v); }
+  }
   assert.ok(enclosedCount > 100, `${enclosedCount} enclosed nodes`);
+  // An enclosed node's mark is 1 + log2 of its own component's size, rounded down (sampled).
+  const sample = seededRandom(59);
+  for (let k = 0; k < 100; k++) {
+    const v = insideNodes[Math.floor(sample() * insideNodes.length)];
+    const f = reach(v, outOf), b = reach(v, into);
+    let size = 0;
+    for (let w = 0; w < n; w++) if (f[w] && b[w]) size++;
+    assert.equal(enclosed[v], 1 + Math.floor(Math.log2(size)), `node ${v}: component of ${size}`);
+  }
 
   // Which legs the enclosures answered, and which the penalised search.
   const decompose = (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose;
@@ -427,7 +440,7 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
       const [a, b] = prepared.snapStops(points, undefined, truck);
       // Stops off the class's closed roads (the charge is then whole roads' metres), at least one enclosed.
       if (closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) continue;
-      const inside = (s: typeof a) => enclosed[graph.roadFrom[s.road]] === 1 || enclosed[graph.roadTo[s.road]] === 1;
+      const inside = (s: typeof a) => enclosed[graph.roadFrom[s.road]] !== 0 || enclosed[graph.roadTo[s.road]] !== 0;
       if (!inside(a) && !inside(b)) continue;
       const metric: Metric = k % 2 === 0 ? 'duration' : 'distance';
       const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';

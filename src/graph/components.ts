@@ -84,15 +84,16 @@ export function* componentsInSteps(graph: RoadGraph, closedRoads: Uint8Array | u
 }
 
 /**
- * Per node, 1 unless it lies in the largest strongly connected component of the graph without
- * `closedRoads` (what those roads enclose), on memory threads can share; in steps (componentsInSteps).
+ * Per node, 0 when it lies in the largest strongly connected component of the graph without
+ * `closedRoads`, else (what those roads enclose) 1 + log2 of its own component's node count,
+ * rounded down; on memory threads can share; in steps (componentsInSteps).
  */
 export function* outsideLargestComponent(graph: RoadGraph, closedRoads: Uint8Array, pause: () => boolean): Generator<void, Uint8Array> {
   const { component, size } = yield* componentsInSteps(graph, closedRoads, pause);
   let largest = 0;
   for (let c = 1; c < size.length; c++) if (size[c] > size[largest]) largest = c;
   const out = new Uint8Array(new SharedOrPlainBuffer(graph.nodeCount));
-  for (let v = 0; v < out.length; v++) out[v] = component[v] === largest ? 0 : 1;
+  for (let v = 0; v < out.length; v++) out[v] = component[v] === largest ? 0 : 1 + Math.floor(Math.log2(size[component[v]]));
   return out;
 }
 

@@ -1,14 +1,16 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../structures/MinHeap.js';
-import { NodeCosts } from '../structures/NodeCosts.js';
+import type { NodeRecords } from '../structures/NodeRecords.js';
 import type { CHQuery } from './CHQuery.js';
 import type { Endpoint, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
- * Most nodes one side settles inside its stop's enclosure before the leg is left to the fallback:
- * the overlay's cliques cross a bigger enclosure faster than a Dijkstra walks it.
+ * Most nodes one side settles inside its stop's enclosure (a bound on a leg's work here) before the
+ * leg is left to the fallback, which crosses the cells of a bigger one by cliques.
  */
-export const ENCLOSURE_BUDGET = 4096;
+export const ENCLOSURE_BUDGET = 1 << 18;
+/** Most exits (or entries) one side hands the hierarchies' query. */
+const MAX_BORDER = 1024;
 
 /**
  * A vehicle class's legs whose stops lie behind its destination-only roads (or on them), without
@@ -24,32 +26,39 @@ export const ENCLOSURE_BUDGET = 4096;
  * belong to it), where the class's hierarchies know its cheapest cost: one query from the exits x
  * to the entries y, their costs as the endpoints', gives the cheapest path of that form; a path
  * that never reaches the component is found by the first search meeting a target. A path that
- * drives a destination-only road between x and y costs at least the cheapest exit, the cheapest
- * entry and the charge of the shortest such road: when the path found costs no more, it is the
- * cheapest of all; else (and beyond ENCLOSURE_BUDGET) the leg goes to `fallback`.
+ * drives a destination-only road between x and y costs at least the charge of the shortest such road
+ * plus the cheapest exit and entry, joined by a lower bound of the class's costs (a car's
+ * hierarchies): when the path found costs no more, it is the cheapest of all; else (and beyond
+ * ENCLOSURE_BUDGET) the leg goes to `fallback`.
  */
 export class EnclosureSearch implements PathSearch {
   readonly name = 'enclosure';
   settledCount = 0;
-  private readonly forward = new EnclosureSide();
-  private readonly backward = new EnclosureSide();
+  private readonly forward: EnclosureSide;
+  private readonly backward: EnclosureSide;
 
   /**
-   * `graph`: the class's graph (its topology; times come with each query's roadMillis).
-   * `minCharge`: the penalty of the shortest road a query's penalty charges.
+   * `graph`: the class's graph (its topology; times come with each query's roadMillis). `free`:
+   * the query of the class's hierarchies, and `records` the node records it uses (the two sides'
+   * searches use them first). `lower`: a query of hierarchies whose costs are at most the class's
+   * over every road (a car's, closed roads open). `minCharge`: the penalty of the shortest road a
+   * query's penalty charges.
    */
   constructor(
-    private readonly graph: RoadGraph, private readonly enclosed: Uint8Array, private readonly free: CHQuery,
-    private readonly fallback: PathSearch, private readonly minCharge: number,
-  ) {}
+    private readonly graph: RoadGraph, private readonly enclosed: Uint8Array, private readonly free: CHQuery, private readonly lower: CHQuery,
+    records: readonly [NodeRecords, NodeRecords], private readonly fallback: PathSearch, private readonly minCharge: number,
+  ) {
+    this.forward = new EnclosureSide(records[0], true);
+    this.backward = new EnclosureSide(records[1], false);
+  }
 
   find(query: PathQuery): PathResult | null {
     const found = this.decompose(query);
     if (found !== undefined) return found;
     // The penalty is unavoidable near the targets only when they are enclosed; else the fallback's
-    // bound of it (PenaltyBound) is zero where the targets lie, and not worth walking their surroundings.
+    // bound of it (PenaltyBound) is zero where they lie, and not worth walking their surroundings.
     const enclosed = this.enclosed;
-    const penalty = query.penalty && { ...query.penalty, unavoidable: query.targets.every((t) => enclosed[t.node] === 1) };
+    const penalty = query.penalty && { ...query.penalty, unavoidable: query.targets.every((t) => enclosed[t.node] !== 0) };
     const fallen = this.fallback.find({ ...query, penalty });
     this.settledCount += this.fallback.settledCount ?? 0;
     return fallen;
@@ -60,32 +69,36 @@ export class EnclosureSearch implements PathSearch {
     const { sources, targets, metric } = query;
     const f = this.forward, b = this.backward;
     let direct = Infinity, directTarget = -1, directNode = -1;
-    const reached = f.explore(this.graph, query, sources, true, this.enclosed, (node, cost) => {
+    const reached = f.explore(this.graph, query, sources, this.enclosed, (node, cost) => {
       for (let t = 0; t < targets.length; t++) {
         if (targets[t].node === node && cost + targets[t].cost < direct) { direct = cost + targets[t].cost; directTarget = t; directNode = node; }
       }
     });
     this.settledCount = f.settled;
-    if (!reached) return undefined;
-    if (!b.explore(this.graph, query, targets, false, this.enclosed)) return undefined;
+    if (!reached || !b.explore(this.graph, query, targets, this.enclosed)) return undefined;
     this.settledCount += b.settled;
     const exits = f.border, entries = b.border;
+    if (exits.length > MAX_BORDER || entries.length > MAX_BORDER) return undefined;
+    // The paths to the border, read before the hierarchies' query takes the records.
+    const directPath = direct < Infinity ? f.pathTo(this.graph, directNode) : undefined;
+    const directSource = f.root;
+    const exitPaths = exits.map((x) => ({ edges: f.pathTo(this.graph, x.node), root: f.root }));
+    const entryPaths = entries.map((y) => ({ edges: b.pathTo(this.graph, y.node), root: b.root }));
     const middle = exits.length > 0 && entries.length > 0 ? this.free.find(exits, entries, metric) : null;
     this.settledCount += this.free.settledCount;
     const cost = Math.min(direct, middle?.cost ?? Infinity);
-    // Proven cheapest: no other path reaches the component; or one driving a destination-only road in it costs at least this.
-    if (exits.length > 0 && entries.length > 0 && cost > minCost(exits) + minCost(entries) + this.minCharge) return undefined;
-    if (cost === Infinity) return null;
-    if (middle === null || direct <= middle.cost) {
-      const edges = f.pathTo(this.graph, directNode, true);
-      return { cost, source: endpointAt(sources, f.rootNode), target: directTarget, edges };
+    // Proven cheapest: no other path reaches the component; or one driving a destination-only road
+    // in it costs at least this: at least the cheapest exit and entry and that road's charge, and
+    // at least the cheapest exit and entry joined by the lower bound's hierarchies plus the charge.
+    if (exits.length > 0 && entries.length > 0 && cost > minCost(exits) + minCost(entries) + this.minCharge) {
+      const bound = this.lower.find(exits, entries, metric);
+      this.settledCount += this.lower.settledCount;
+      if (cost > (bound?.cost ?? Infinity) + this.minCharge) return undefined;
     }
-    const x = exits[middle.source].node, y = entries[middle.target].node;
-    const edges = f.pathTo(this.graph, x, true);
-    const first = endpointAt(sources, f.rootNode);
-    for (const e of middle.edges) edges.push(e);
-    for (const e of b.pathTo(this.graph, y, false)) edges.push(e);
-    return { cost, source: first, target: endpointAt(targets, b.rootNode), edges };
+    if (cost === Infinity) return null;
+    if (middle === null || direct <= middle.cost) return { cost, source: endpointAt(sources, directSource), target: directTarget, edges: directPath! };
+    const start = exitPaths[middle.source], end = entryPaths[middle.target];
+    return { cost, source: endpointAt(sources, start.root), target: endpointAt(targets, end.root), edges: [...start.edges, ...middle.edges, ...end.edges] };
   }
 }
 
@@ -104,24 +117,24 @@ function endpointAt(endpoints: readonly Endpoint[], node: number): number {
 }
 
 /**
- * One side's Dijkstra from a stop's endpoints that expands enclosed nodes only: the nodes of the
- * largest component it reaches are its border (costs as endpoints of the class's hierarchies' query).
+ * One side's Dijkstra from a stop's endpoints (forward from sources, backward from targets) that
+ * expands enclosed nodes only: the nodes of the largest component it reaches are its border (their
+ * costs the endpoints of the class's hierarchies' query). Its state is NodeRecords entries, the
+ * link of each the edge that reached it (-1 at an endpoint).
  */
 class EnclosureSide {
-  private readonly costs = new NodeCosts();
-  /** Per node reached: the edge it was reached by (-1 at an endpoint), in `costs` of a table of its own. */
-  private readonly parents = new NodeCosts();
   private readonly heap = new MinHeap(256);
   readonly border: Endpoint[] = [];
   settled = 0;
   /** The endpoint node the last pathTo() led back to. */
-  rootNode = -1;
+  root = -1;
+
+  constructor(private readonly records: NodeRecords, private readonly forward: boolean) {}
 
   /** Settles the enclosure of `from`; false when it passed ENCLOSURE_BUDGET nodes. */
-  explore(graph: RoadGraph, query: PathQuery, from: readonly Endpoint[], forward: boolean, enclosed: Uint8Array, onSettled?: (node: number, cost: number) => void): boolean {
-    const { costs, parents, heap, border } = this;
-    costs.clear();
-    parents.clear();
+  explore(graph: RoadGraph, query: PathQuery, from: readonly Endpoint[], enclosed: Uint8Array, onSettled?: (node: number, cost: number) => void): boolean {
+    const { records, heap, border, forward } = this;
+    records.clear();
     heap.clear();
     border.length = 0;
     this.settled = 0;
@@ -130,23 +143,19 @@ class EnclosureSide {
     const byTime = query.metric === 'duration';
     const millis = query.roadMillis ?? graph.roadMillis;
     const blocked = query.blockedRoads, penalised = query.penalty?.roads, perMetre = query.penalty?.costPerMetre;
-    const reach = (v: number, c: number, edge: number) => {
-      let s = costs.find(v);
-      if (s >= 0 && (costs.done[s] === 1 || costs.costs[s] <= c)) return;
-      if (s < 0) s = costs.add(v);
-      costs.costs[s] = c;
-      let p = parents.find(v);
-      if (p < 0) p = parents.add(v);
-      parents.costs[p] = edge;
-      heap.push(c, v);
-    };
-    for (const e of from) reach(e.node, e.cost, -1);
+    // A stop in a component bigger than the budget: its enclosure is too.
+    for (const e of from) if (enclosed[e.node] > 0 && 2 ** (enclosed[e.node] - 1) > ENCLOSURE_BUDGET) return false;
+    for (const e of from) {
+      const i = records.improve(e.node, e.cost);
+      if (i < 0) continue;
+      records.words[4 * i + 3] = -1;
+      heap.push(e.cost, e.node);
+    }
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
-      const su = costs.find(u);
-      if (costs.done[su] === 1) continue;
-      costs.done[su] = 1;
+      // Each node is pushed once per improvement: an entry above its cost is stale.
+      if (key > records.values[2 * records.find(u)]) continue;
       if (++this.settled > ENCLOSURE_BUDGET) return false;
       onSettled?.(u, key);
       if (enclosed[u] === 0) {
@@ -160,23 +169,28 @@ class EnclosureSide {
         if (blocked !== undefined && blocked[road] !== 0) continue;
         let c = key + (byTime ? millis[road] * COST_STEP.duration : roadLengthCm[road] * COST_STEP.distance);
         if (penalised !== undefined) c += perMetre![penalised[road]] * (roadLengthCm[road] * COST_STEP.distance);
-        reach(forward ? edgeHead[e] : graph.edgeTailOf(e), c, e);
+        const v = forward ? edgeHead[e] : graph.edgeTailOf(e);
+        const i = records.improve(v, c);
+        if (i < 0) continue;
+        records.words[4 * i + 3] = e;
+        heap.push(c, v);
       }
     }
     return true;
   }
 
-  /** The edges from this side's endpoint to `node` (forward), or from `node` to it (backward), in driving order. */
-  pathTo(graph: RoadGraph, node: number, forward: boolean): number[] {
+  /** The edges from this side's endpoint to `node` (forward), or from `node` to it (backward), in driving order; `root` then names that endpoint's node. */
+  pathTo(graph: RoadGraph, node: number): number[] {
+    const { records, forward } = this;
     const edges: number[] = [];
     let v = node;
     for (;;) {
-      const e = this.parents.costs[this.parents.find(v)];
+      const e = records.words[4 * records.find(v) + 3];
       if (e < 0) break;
       edges.push(e);
       v = forward ? graph.edgeTailOf(e) : graph.edgeHead[e];
     }
-    this.rootNode = v;
+    this.root = v;
     if (forward) edges.reverse();
     return edges;
   }

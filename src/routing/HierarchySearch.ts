@@ -25,8 +25,8 @@ export class HierarchySearch implements PathSearch {
    * unless given). `keptShortcutBytes`: per metric, the most bytes of unpacked shortcuts kept for
    * later routes (ShortcutPaths; 0 keeps none).
    */
-  /** The free query's and the A*'s node records (two sides), which a lender's borrower shares. */
-  private readonly sides: readonly [NodeRecords, NodeRecords];
+  /** The free query's and the A*'s node records (two sides), which a lender's borrower shares (and EnclosureSearch's sides before its query). */
+  readonly sides: readonly [NodeRecords, NodeRecords];
 
   /**
    * `lender`: a search over the same nodes that never runs at the same time as this one (another

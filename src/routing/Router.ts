@@ -556,7 +556,7 @@ export class Router {
         let shortest = Infinity;
         const lengthCm = base.graph.roadLengthCm;
         for (const r of roads.destinationOnly) shortest = Math.min(shortest, ZONE_COST_PER_METRE * (lengthCm[r] * COST_STEP.distance));
-        router.enclosure = new EnclosureSearch(view, enclosed, search.free, fallback, shortest);
+        router.enclosure = new EnclosureSearch(view, enclosed, search.free, fallback.free, search.sides, fallback, shortest);
       }
     }
     this.classRouters.set(key, router);

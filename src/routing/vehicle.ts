@@ -176,9 +176,10 @@ export interface VehicleRoads {
     /** The overlay's cliques with those of the class's cells (replacedCliques), for its own router (makeClassRouter). */
     overlay?: OverlayCliques;
     /**
-     * Per node, 1 when it lies outside the largest strongly connected component of the graph without
-     * the class's closed and destination-only roads (what those roads enclose), on shared memory:
-     * for legs with a stop behind them (EnclosureSearch). Set when it has destination-only roads.
+     * Per node, 0 in the largest strongly connected component of the graph without the class's
+     * closed and destination-only roads, else (what those roads enclose) 1 + log2 of its own
+     * component's size (outsideLargestComponent), on shared memory: for legs with a stop behind
+     * them (EnclosureSearch). Set when it has destination-only roads.
      */
     enclosed?: Uint8Array;
   };
