@@ -339,6 +339,39 @@ function truckCountry(): Promise<RoadGraph> {
   }));
 }
 
+/** The Dijkstra's graph and the roads closed to a truck, by the test's own reading of the limits. */
+function truckOracle(graph: RoadGraph, truck: Vehicle) {
+  const closed = closedRoads(graph, truck);
+  return { forbidden: closed.map((c) => (c === 1 ? 1 : 0)), destination: closed.map((c) => (c === 2 ? 1 : 0)), timed: oracleTimes(graph, true) };
+}
+const truckOracles = new Map<Vehicle, ReturnType<typeof truckOracle>>();
+
+/**
+ * One truck leg between two stops off its closed roads, on a prepared router and an unprepared one,
+ * against the Dijkstra over the test's closed roads that charges destination-only metres: both
+ * refuse where it finds nothing, else cost what it finds (the charge counted from the route's
+ * roads) and the same as each other. The destination-only metres driven, or undefined when refused.
+ */
+function checkTruckLeg(graph: RoadGraph, prepared: Router, plain: Router, truck: Vehicle, points: LatLon[], metric: Metric, label: string): number | undefined {
+  const { forbidden, destination, timed } = (truckOracles.get(truck) ?? truckOracles.set(truck, truckOracle(graph, truck)).get(truck))!;
+  const [a, b] = prepared.snapStops(points, undefined, truck);
+  const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';
+  const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck }); } catch (e) { return (e as DetourError).code; } };
+  const got = outcome(prepared), unprepared = outcome(plain);
+  const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] });
+  if (typeof got === 'string') {
+    assert.equal(expected, Infinity, `${label}: refused (${got}) where Dijkstra finds ${expected}`);
+    assert.equal(unprepared, got);
+    return undefined;
+  }
+  assert.ok(typeof unprepared !== 'string', `${label}: unprepared refused (${unprepared})`);
+  const metres = got.legs[0].edges.reduce((m, e) => m + (destination[graph.edgeRoad[e]] ? graph.roadMetres(graph.edgeRoad[e]) : 0), 0);
+  const value = (r: Route) => (metric === 'duration' ? r.duration : r.distance);
+  assert.ok(close(value(got) + ZONE_COST_PER_METRE * metres, expected, 1e-9), `${label} ${mode}: ${value(got)} (${metres} m destination-only) vs Dijkstra ${expected}`);
+  assert.ok(close(value(unprepared), value(got), 1e-9), `${label} ${mode}: ${value(got)} vs unprepared ${value(unprepared)}`);
+  return metres;
+}
+
 test('a prepared class crosses the cells of its destination-only roads by penalised cliques: legs that must drive them cost what a Dijkstra charging them finds, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
@@ -347,9 +380,6 @@ test('a prepared class crosses the cells of its destination-only roads by penali
   assert.equal(prepared.vehicleClasses, 1);
   assert.ok((prepared.vehicleRoads(truck).prepared?.penalised?.cells.length ?? 0) > 10, 'the destination-only roads\' cells have penalised cliques');
   const closed = closedRoads(graph, truck);
-  const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
-  const timed = oracleTimes(graph, true);
-  const penalty = { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] };
   const rand = seededRandom(41);
   let checked = 0, throughDestination = 0;
   for (let k = 0; k < 400 && throughDestination < 25; k++) {
@@ -357,23 +387,10 @@ test('a prepared class crosses the cells of its destination-only roads by penali
     const [a, b] = prepared.snapStops(points, undefined, truck);
     // Stops off destination-only roads: the charge is then the metres of whole roads the path drives.
     if (closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) continue;
-    const metric: Metric = k % 2 === 0 ? 'duration' : 'distance';
-    const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';
-    const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck }); } catch (e) { return (e as DetourError).code; } };
-    const got = outcome(prepared), unprepared = outcome(plain);
-    const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, penalty);
-    if (typeof got === 'string') {
-      assert.equal(expected, Infinity, `pair ${k}: refused (${got}) where Dijkstra finds ${expected}`);
-      assert.equal(unprepared, got);
-      continue;
-    }
-    assert.ok(typeof unprepared !== 'string', `pair ${k}: unprepared refused (${unprepared})`);
-    const charged = got.legs[0].edges.reduce((m, e) => m + (destination[graph.edgeRoad[e]] ? graph.roadMetres(graph.edgeRoad[e]) : 0), 0);
-    const cost = (metric === 'duration' ? got.duration : got.distance) + ZONE_COST_PER_METRE * charged;
-    assert.ok(close(cost, expected, 1e-9), `pair ${k} ${mode}: ${cost} (${charged} m destination-only) vs Dijkstra ${expected}`);
-    assert.ok(close(metric === 'duration' ? unprepared.duration : unprepared.distance, metric === 'duration' ? got.duration : got.distance, 1e-9), `pair ${k}: unprepared differs`);
+    const metres = checkTruckLeg(graph, prepared, plain, truck, points, k % 2 === 0 ? 'duration' : 'distance', `pair ${k}`);
+    if (metres === undefined) continue;
     checked++;
-    if (charged > 0) throughDestination++;
+    if (metres > 0) throughDestination++;
   }
   assert.ok(throughDestination >= 10 && checked >= 40, `${checked} pairs checked, ${throughDestination} through destination-only roads`);
 });
@@ -384,7 +401,6 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
   const prepared = new Router(graph), plain = new Router(graph);
   prepared.prepareVehicle(truck);
   const closed = closedRoads(graph, truck);
-  const forbidden = closed.map((c) => (c === 1 ? 1 : 0)), destination = closed.map((c) => (c === 2 ? 1 : 0));
   // The largest strongly connected component over the open roads, by the test's own searches: the
   // nodes a breadth-first search reaches both ways from each node not yet placed.
   const n = graph.nodeCount, { firstOut, edgeHead, edgeRoad } = graph;
@@ -430,8 +446,6 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
     if (out === undefined) left++; else decided++;
     return out;
   };
-  const timed = oracleTimes(graph, true);
-  const penalty = { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] };
   const rand = seededRandom(53);
   let checked = 0, charged = 0;
   try {
@@ -442,21 +456,8 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
       if (closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road) continue;
       const inside = (s: typeof a) => enclosed[graph.roadFrom[s.road]] !== 0 || enclosed[graph.roadTo[s.road]] !== 0;
       if (!inside(a) && !inside(b)) continue;
-      const metric: Metric = k % 2 === 0 ? 'duration' : 'distance';
-      const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';
-      const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck }); } catch (e) { return (e as DetourError).code; } };
-      const got = outcome(prepared), unprepared = outcome(plain);
-      const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, penalty);
-      if (typeof got === 'string') {
-        assert.equal(expected, Infinity, `pair ${k}: refused (${got}) where Dijkstra finds ${expected}`);
-        assert.equal(unprepared, got);
-        continue;
-      }
-      assert.ok(typeof unprepared !== 'string', `pair ${k}: unprepared refused (${unprepared})`);
-      const metres = got.legs[0].edges.reduce((m, e) => m + (destination[graph.edgeRoad[e]] ? graph.roadMetres(graph.edgeRoad[e]) : 0), 0);
-      const value = (r: Route) => (metric === 'duration' ? r.duration : r.distance);
-      assert.ok(close(value(got) + ZONE_COST_PER_METRE * metres, expected, 1e-9), `pair ${k} ${mode}: ${value(got)} (${metres} m destination-only) vs Dijkstra ${expected}`);
-      assert.ok(close(value(unprepared), value(got), 1e-9), `pair ${k} ${mode}: ${value(got)} vs unprepared ${value(unprepared)}`);
+      const metres = checkTruckLeg(graph, prepared, plain, truck, points, k % 2 === 0 ? 'duration' : 'distance', `pair ${k}`);
+      if (metres === undefined) continue;
       checked++;
       if (metres > 0) charged++;
     }
