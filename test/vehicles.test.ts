@@ -20,9 +20,12 @@ import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/end
 import { CHQuery } from '../src/routing/CHQuery.js';
 import { OverlayManyToMany } from '../src/routing/OverlayManyToMany.js';
 import { EnclosureSearch } from '../src/routing/EnclosureSearch.js';
+import { NodeRecords } from '../src/structures/NodeRecords.js';
+import { roadTimes } from '../src/routing/roadTimes.js';
+import { speedRules } from '../src/routing/vehicle.js';
+import { uniformPenalty, ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import { levelView, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { COST_STEP } from '../src/graph/RoadGraph.js';
-import { ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { buildCountry, randomStop } from '../bench/scaleGraphs.js';
 import { CLI, close, dijkstra, oracleHeavy, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
@@ -466,6 +469,49 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
   }
   assert.ok(checked >= 60 && charged >= 20, `${checked} legs checked, ${charged} through destination-only roads`);
   assert.ok(decided >= 20, `${decided} legs answered by the enclosures' exits and entries, ${left} left to the penalised search`);
+});
+
+test('the enclosures\' proof: with destination-only roads charged little, a path found is returned only when no path driving one of them between the component\'s first and last node costs less, each road bounded on its own; it then costs what the Dijkstra finds', async () => {
+  const graph = await truckCountry();
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const prepared = new Router(graph);
+  prepared.prepareVehicle(truck);
+  const roads = prepared.vehicleRoads(truck);
+  const { forbidden, destination, timed } = truckOracle(graph, truck);
+  const times = roadTimes(graph, speedRules(truck))!;
+  const view = graph.withRoadTimes(times.speedKmh, times.millis);
+  const records = [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
+  const lower = new CHQuery(graph, (graph as HierarchyGraph).hierarchy!, records);
+  let lowered = 0, fellBack = 0;
+  const lowerFind = lower.find.bind(lower);
+  lower.find = (...args) => { lowered++; return lowerFind(...args); };
+  // Cheap enough that driving one in the middle often pays: the proof must turn those legs away.
+  const perMetre = 0.05;
+  const search = new EnclosureSearch(
+    view, roads.prepared!.enclosed!, new CHQuery(graph, prepared.ownHierarchies(truck)!, records), lower, records,
+    { name: 'refused', find: () => { fellBack++; return null; } }, roads.destinationOnly, perMetre, roads.destinationOnly.length,
+  );
+  const penalty = uniformPenalty(Uint8Array.from(destination), perMetre);
+  const rand = seededRandom(61);
+  let decided = 0;
+  for (let k = 0; k < 4000 && decided < 25; k++) {
+    const points = [randomStop(graph, rand), randomStop(graph, rand)];
+    const [a, b] = prepared.snapStops(points, undefined, truck);
+    if (forbidden[a.road] || forbidden[b.road] || destination[a.road] || destination[b.road] || a.road === b.road) continue;
+    const metric: Metric = k % 2 === 0 ? 'duration' : 'distance';
+    const before = fellBack;
+    const found = search.find({
+      sources: sourceEndpoints(view, a, metric, penalty), targets: targetEndpoints(view, b, metric, penalty), metric,
+      targetLatitude: b.latitude, targetLongitude: b.longitude, blockedRoads: Uint8Array.from(forbidden), penalty, roadMillis: times.millis,
+    });
+    if (fellBack > before) continue;
+    const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, { roads: destination, costPerMetre: [0, perMetre] });
+    const direct = directCost(timed, a, b, metric);
+    if (direct.cost < expected) continue; // the router's own straight drive, not this search's
+    assert.ok(close(found?.cost ?? Infinity, expected, 1e-9), `pair ${k} ${metric}: ${found?.cost} vs Dijkstra ${expected}`);
+    decided++;
+  }
+  assert.ok(decided >= 25 && fellBack >= 5 && lowered >= 20, `${decided} legs answered, ${fellBack} turned away by the proof, ${lowered} queries of the lower bound`);
 });
 
 test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, around zones by the overlay crossing its cells by cliques made once, those that must drive destination-only roads by the overlay crossing their cells by priced cliques made once; each the Dijkstra\'s or the route\'s, as unprepared', async () => {

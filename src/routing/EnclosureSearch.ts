@@ -1,7 +1,8 @@
-import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
+import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../structures/MinHeap.js';
 import type { NodeRecords } from '../structures/NodeRecords.js';
 import type { CHQuery } from './CHQuery.js';
+import { junctionEnd } from './OverlaySearch.js';
 import type { Endpoint, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
@@ -11,6 +12,8 @@ import type { Endpoint, PathQuery, PathResult, PathSearch } from './PathSearch.j
 export const ENCLOSURE_BUDGET = 1 << 18;
 /** Most exits (or entries) one side hands the hierarchies' query. */
 const MAX_BORDER = 1024;
+/** How many of the shortest destination-only roads the proof bounds one by one (EnclosureSearch.proven). */
+export const SHORT_ROADS = 8;
 
 /**
  * A vehicle class's legs whose stops lie behind its destination-only roads (or on them), without
@@ -26,10 +29,10 @@ const MAX_BORDER = 1024;
  * belong to it), where the class's hierarchies know its cheapest cost: one query from the exits x
  * to the entries y, their costs as the endpoints', gives the cheapest path of that form; a path
  * that never reaches the component is found by the first search meeting a target. A path that
- * drives a destination-only road between x and y costs at least the charge of the shortest such road
- * plus the cheapest exit and entry, joined by a lower bound of the class's costs (a car's
- * hierarchies): when the path found costs no more, it is the cheapest of all; else (and beyond
- * ENCLOSURE_BUDGET) the leg goes to `fallback`.
+ * drives a destination-only road between x and y costs at least the exits and entries joined by a
+ * lower bound of the class's costs (a car's hierarchies) plus that road's charge (proven): when
+ * the path found costs no more, it is the cheapest of all; else (and beyond ENCLOSURE_BUDGET) the
+ * leg goes to `fallback`.
  */
 export class EnclosureSearch implements PathSearch {
   readonly name = 'enclosure';
@@ -37,19 +40,39 @@ export class EnclosureSearch implements PathSearch {
   private readonly forward: EnclosureSide;
   private readonly backward: EnclosureSide;
 
+  /** The edges of the SHORT_ROADS shortest destination-only roads, and each one's charge. */
+  private readonly shortEdges: number[] = [];
+  private readonly shortCharges: number[] = [];
+  /** The charge of the shortest destination-only road, and of the shortest one not among those. */
+  private readonly minCharge: number;
+  private readonly longCharge: number;
+
   /**
    * `graph`: the class's graph (its topology; times come with each query's roadMillis). `free`:
    * the query of the class's hierarchies, and `records` the node records it uses (the two sides'
    * searches use them first). `lower`: a query of hierarchies whose costs are at most the class's
-   * over every road (a car's, closed roads open). `minCharge`: the penalty of the shortest road a
-   * query's penalty charges.
+   * over every road (a car's, closed roads open). `destinationOnly`: the roads a query's penalty
+   * charges, `costPerMetre` each. `shortRoads`: how many of the shortest are bounded one by one.
    */
   constructor(
     private readonly graph: RoadGraph, private readonly enclosed: Uint8Array, private readonly free: CHQuery, private readonly lower: CHQuery,
-    records: readonly [NodeRecords, NodeRecords], private readonly fallback: PathSearch, private readonly minCharge: number,
+    records: readonly [NodeRecords, NodeRecords], private readonly fallback: PathSearch, destinationOnly: ArrayLike<number>, costPerMetre: number,
+    shortRoads = SHORT_ROADS,
   ) {
     this.forward = new EnclosureSide(records[0], true);
     this.backward = new EnclosureSide(records[1], false);
+    const { roadLengthCm, roadFrom, roadTo, firstOut, edgeRoad } = graph;
+    const charged = Array.from(destinationOnly, (road) => ({ road, charge: costPerMetre * (roadLengthCm[road] * COST_STEP.distance) })).sort((a, b) => a.charge - b.charge);
+    this.minCharge = charged[0]?.charge ?? Infinity;
+    this.longCharge = charged[shortRoads]?.charge ?? Infinity;
+    for (const { road, charge } of charged.slice(0, shortRoads)) {
+      // Its edges leave its end junctions or their turn restrictions' copies.
+      const edges = new Set<number>();
+      for (const end of [roadFrom[road], roadTo[road]]) {
+        for (let v = end, last = junctionEnd(graph, end); v < last; v++) for (let e = firstOut[v]; e < firstOut[v + 1]; e++) if (edgeRoad[e] === road) edges.add(e);
+      }
+      for (const e of edges) { this.shortEdges.push(e); this.shortCharges.push(charge); }
+    }
   }
 
   find(query: PathQuery): PathResult | null {
@@ -87,18 +110,39 @@ export class EnclosureSearch implements PathSearch {
     const middle = exits.length > 0 && entries.length > 0 ? this.free.find(exits, entries, metric) : null;
     this.settledCount += this.free.settledCount;
     const cost = Math.min(direct, middle?.cost ?? Infinity);
-    // Proven cheapest: no other path reaches the component; or one driving a destination-only road
-    // in it costs at least this: at least the cheapest exit and entry and that road's charge, and
-    // at least the cheapest exit and entry joined by the lower bound's hierarchies plus the charge.
-    if (exits.length > 0 && entries.length > 0 && cost > minCost(exits) + minCost(entries) + this.minCharge) {
-      const bound = this.lower.find(exits, entries, metric);
-      this.settledCount += this.lower.settledCount;
-      if (cost > (bound?.cost ?? Infinity) + this.minCharge) return undefined;
-    }
+    if (exits.length > 0 && entries.length > 0 && !this.proven(cost, exits, entries, metric)) return undefined;
     if (cost === Infinity) return null;
     if (middle === null || direct <= middle.cost) return { cost, source: endpointAt(sources, directSource), target: directTarget, edges: directPath! };
     const start = exitPaths[middle.source], end = entryPaths[middle.target];
     return { cost, source: endpointAt(sources, start.root), target: endpointAt(targets, end.root), edges: [...start.edges, ...middle.edges, ...end.edges] };
+  }
+
+  /**
+   * Whether no path driving a destination-only road between its first and last node in the
+   * component costs less than `cost`. Such a path costs at least the cheapest exit and entry plus
+   * that road's charge; through one other than the shortest few, at least the exits and entries
+   * joined by the lower bound's hierarchies plus the least of those charges; through one of the
+   * shortest few (a road of no length charges nothing), at least the exits joined to its edge's
+   * tail and that edge's head to the entries by those hierarchies, plus its charge.
+   */
+  private proven(cost: number, exits: Endpoint[], entries: Endpoint[], metric: Metric): boolean {
+    const lower = this.lower, graph = this.graph;
+    const entry = minCost(entries), least = minCost(exits) + entry;
+    if (cost <= least + this.minCharge) return true;
+    const joined = (from: Endpoint[], to: Endpoint[]) => {
+      const found = lower.find(from, to, metric);
+      this.settledCount += lower.settledCount;
+      return found?.cost ?? Infinity;
+    };
+    if (cost > least + this.longCharge && cost > joined(exits, entries) + this.longCharge) return false;
+    for (let i = 0; i < this.shortEdges.length; i++) {
+      const e = this.shortEdges[i], charge = this.shortCharges[i];
+      if (cost <= least + charge) continue;
+      const into = joined(exits, [{ node: graph.edgeTailOf(e), cost: 0, reversed: false }]);
+      if (cost <= into + charge + entry) continue;
+      if (cost > into + charge + joined([{ node: graph.edgeHead[e], cost: 0, reversed: false }], entries)) return false;
+    }
+    return true;
   }
 }
 

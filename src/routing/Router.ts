@@ -1,6 +1,6 @@
 import { DetourError, ErrorCode } from '../errors.js';
 import type { LatLon } from '../geo/coordinates.js';
-import { COST_STEP, type Metric, type RoadGraph } from '../graph/RoadGraph.js';
+import type { Metric, RoadGraph } from '../graph/RoadGraph.js';
 import { hierarchyNodeCount, type ContractionHierarchy, type HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { overlayWithCliques, replacedCliques, type PenalisedCellCliques } from '../hierarchy/CellOverlay.js';
 import { withSharedArrays } from '../graph/sharedGraph.js';
@@ -553,10 +553,7 @@ export class Router {
       if (enclosed) {
         // Legs without zones whose stops lie behind those roads: two small searches and one query of
         // its hierarchies, the fallback where that is not proven cheapest.
-        let shortest = Infinity;
-        const lengthCm = base.graph.roadLengthCm;
-        for (const r of roads.destinationOnly) shortest = Math.min(shortest, ZONE_COST_PER_METRE * (lengthCm[r] * COST_STEP.distance));
-        router.enclosure = new EnclosureSearch(view, enclosed, search.free, fallback.free, search.sides, fallback, shortest);
+        router.enclosure = new EnclosureSearch(view, enclosed, search.free, fallback.free, search.sides, fallback, roads.destinationOnly, ZONE_COST_PER_METRE);
       }
     }
     this.classRouters.set(key, router);
