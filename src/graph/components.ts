@@ -8,7 +8,7 @@ import type { RoadGraph } from './RoadGraph.js';
  * the extract's edge) is where a snapped point gets no route. `closedRoads`: roads left out (1).
  */
 export function stronglyConnectedComponents(graph: RoadGraph, closedRoads?: Uint8Array): { component: Int32Array; size: Int32Array } {
-  const steps = componentsInSteps(graph, closedRoads, () => false);
+  const steps = componentsInSteps(graph, closedRoads, () => false, graph.edgeTail);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -18,8 +18,13 @@ export function stronglyConnectedComponents(graph: RoadGraph, closedRoads?: Uint
 /** Nodes or edges visited between two checks of `pause`. */
 const STEP_WORK = 1 << 14;
 
-/** stronglyConnectedComponents in steps: yields whenever `pause` says so (a thread's trips go first). */
-export function* componentsInSteps(graph: RoadGraph, closedRoads: Uint8Array | undefined, pause: () => boolean): Generator<void, { component: Int32Array; size: Int32Array }> {
+/**
+ * stronglyConnectedComponents in steps: yields whenever `pause` says so (a thread's trips go
+ * first). `tails`: the graph's per-edge tails where the caller holds them (else read one at a time).
+ */
+export function* componentsInSteps(
+  graph: RoadGraph, closedRoads: Uint8Array | undefined, pause: () => boolean, tails?: Uint32Array,
+): Generator<void, { component: Int32Array; size: Int32Array }> {
   const n = graph.nodeCount;
   let work = 0;
   const { firstOut, edgeHead, firstIn, inEdge, edgeRoad } = graph;
@@ -70,8 +75,7 @@ export function* componentsInSteps(graph: RoadGraph, closedRoads: Uint8Array | u
       size++;
       for (let k = firstIn[u]; k < firstIn[u + 1]; k++) {
         if (closedRoads !== undefined && closedRoads[edgeRoad[inEdge[k]]] !== 0) continue;
-        // Tails one at a time: a service holds no per-edge tail array (edgeTailOf).
-        const v = graph.edgeTailOf(inEdge[k]);
+        const v = tails !== undefined ? tails[inEdge[k]] : graph.edgeTailOf(inEdge[k]);
         if (component[v] === -1) {
           component[v] = id;
           stack[++top] = v;
@@ -89,6 +93,7 @@ export function* componentsInSteps(graph: RoadGraph, closedRoads: Uint8Array | u
  * rounded down; on memory threads can share; in steps (componentsInSteps).
  */
 export function* outsideLargestComponent(graph: RoadGraph, closedRoads: Uint8Array, pause: () => boolean): Generator<void, Uint8Array> {
+  // Tails one at a time: a service holds no per-edge tail array (edgeTailOf).
   const { component, size } = yield* componentsInSteps(graph, closedRoads, pause);
   let largest = 0;
   for (let c = 1; c < size.length; c++) if (size[c] > size[largest]) largest = c;
