@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_GRAPH_PATH, DetourError, decodeGraph, encodeGraph, importOsmWithSummary, loadGraph, parseLengthLimit, parseWeightLimit, readRoadLimits,
-  buildHierarchy, calculateZone, RoadGraph, Router, type HierarchyGraph, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type LatLon, type Metric, type Route, type Vehicle,
+  buildHierarchy, calculateZone, RoadGraph, Router, type HierarchyGraph, VEHICLE_TYPE_FIGURES, vehicleOf, zoneFromGeoJson, type CalculatedZone, type LatLon, type Metric, type Route, type Vehicle,
 } from '../src/index.js';
 import { VEHICLE_TYPES } from '../src/trip/maplinkVocabulary.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -28,6 +28,7 @@ import { levelView, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { COST_STEP } from '../src/graph/RoadGraph.js';
 import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { buildCountry, randomStop } from '../bench/scaleGraphs.js';
+import { zonesOnPath } from '../bench/zonesOnPath.js';
 import { CLI, close, dijkstra, oracleHeavy, oracleTimes, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
 test('limit values in the forms OSM uses: metres, centimetres, feet and inches, tonnes, kilograms, pounds; no-limit words; the rest unreadable', () => {
@@ -350,16 +351,23 @@ function truckOracle(graph: RoadGraph, truck: Vehicle) {
 const truckOracles = new Map<Vehicle, ReturnType<typeof truckOracle>>();
 
 /**
- * One truck leg between two stops off its closed roads, on a prepared router and an unprepared one,
- * against the Dijkstra over the test's closed roads that charges destination-only metres: both
- * refuse where it finds nothing, else cost what it finds (the charge counted from the route's
- * roads) and the same as each other. The destination-only metres driven, or undefined when refused.
+ * One truck leg between two stops off its closed roads (and off the zones' roads), on a prepared
+ * router and an unprepared one, around `zones` if given, against the Dijkstra over the test's
+ * closed roads that charges destination-only metres and the zones' metres: both refuse where it
+ * finds nothing, else cost what it finds (the charge counted from the route's roads) and the same
+ * as each other. The charged metres driven, or undefined when refused.
  */
-function checkTruckLeg(graph: RoadGraph, prepared: Router, plain: Router, truck: Vehicle, points: LatLon[], metric: Metric, label: string): number | undefined {
-  const { forbidden, destination, timed } = (truckOracles.get(truck) ?? truckOracles.set(truck, truckOracle(graph, truck)).get(truck))!;
+function checkTruckLeg(graph: RoadGraph, prepared: Router, plain: Router, truck: Vehicle, points: LatLon[], metric: Metric, label: string, zones?: CalculatedZone[]): number | undefined {
+  const oracle = (truckOracles.get(truck) ?? truckOracles.set(truck, truckOracle(graph, truck)).get(truck))!;
+  const { forbidden, timed } = oracle;
+  let destination = oracle.destination;
+  if (zones) {
+    destination = destination.slice();
+    for (const z of zones) for (const r of z.roads) destination[r] = 1;
+  }
   const [a, b] = prepared.snapStops(points, undefined, truck);
   const mode = metric === 'duration' ? 'THE_FASTEST' : 'THE_SHORTEST';
-  const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck }); } catch (e) { return (e as DetourError).code; } };
+  const outcome = (r: Router) => { try { return r.route({ points, calculationMode: mode, vehicle: truck, zones }); } catch (e) { return (e as DetourError).code; } };
   const got = outcome(prepared), unprepared = outcome(plain);
   const expected = dijkstra(timed, sourceEndpoints(timed, a, metric), targetEndpoints(timed, b, metric), metric, forbidden, { roads: destination, costPerMetre: [0, ZONE_COST_PER_METRE] });
   if (typeof got === 'string') {
@@ -469,6 +477,50 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
   }
   assert.ok(checked >= 60 && charged >= 20, `${checked} legs checked, ${charged} through destination-only roads`);
   assert.ok(decided >= 20, `${decided} legs answered by the enclosures' exits and entries, ${left} left to the penalised search`);
+});
+
+test('legs around zones with a stop behind destination-only roads: the enclosures\' exits and entries joined by the class\'s own search around the zones cost what a Dijkstra charging those roads and the zones\' roads finds, as unprepared', async () => {
+  const graph = await truckCountry();
+  const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+  const prepared = new Router(graph), plain = new Router(graph);
+  prepared.prepareVehicle(truck);
+  const enclosed = prepared.vehicleRoads(truck).prepared!.enclosed!;
+  const closed = closedRoads(graph, truck);
+  // Which legs around zones the enclosures answered, and which they left to the penalised search.
+  const proto = EnclosureSearch.prototype as unknown as { decompose: (q: unknown, zones: unknown) => unknown };
+  const decompose = proto.decompose;
+  let decided = 0, left = 0;
+  proto.decompose = function (this: EnclosureSearch, q: unknown, zones: unknown) {
+    const out = decompose.call(this, q, zones);
+    if (zones !== undefined) { if (out === undefined) left++; else decided++; }
+    return out;
+  };
+  const rand = seededRandom(67);
+  let checked = 0, charged = 0;
+  try {
+    for (let k = 0; k < 3000 && checked < 40; k++) {
+      const points = [randomStop(graph, rand), randomStop(graph, rand)];
+      const [a, b] = prepared.snapStops(points, undefined, truck);
+      const inside = (s: typeof a) => enclosed[graph.roadFrom[s.road]] !== 0 || enclosed[graph.roadTo[s.road]] !== 0;
+      if (closed[a.road] !== 0 || closed[b.road] !== 0 || a.road === b.road || (!inside(a) && !inside(b))) continue;
+      // Zones on and beside the car's path, as the benches place them (three: ten of 1-5 km cut this
+      // small country's stops off), prepared as a service prepares them.
+      let path: LatLon[];
+      try { path = prepared.route({ points }).legs[0].points; } catch { continue; }
+      const zones = zonesOnPath(path, points, rand, `e${k}`).slice(0, 3).map((z) => calculateZone(graph, z)).filter((z) => z.roads.length > 0);
+      if (zones.length === 0 || zones.some((z) => z.roads.includes(a.road) || z.roads.includes(b.road))) continue;
+      prepared.prepareZones(zones);
+      const metres = checkTruckLeg(graph, prepared, plain, truck, points, k % 2 === 0 ? 'duration' : 'distance', `pair ${k}`, zones);
+      for (const z of zones) prepared.forgetZone(z);
+      if (metres === undefined) continue;
+      checked++;
+      if (metres > 0) charged++;
+    }
+  } finally {
+    proto.decompose = decompose;
+  }
+  assert.ok(checked >= 40 && charged >= 20, `${checked} legs checked, ${charged} through destination-only roads or zones`);
+  assert.ok(decided >= 15, `${decided} legs around zones answered by the enclosures' exits and entries, ${left} left to the penalised search`);
 });
 
 test('the enclosures\' proof: with destination-only roads charged little, a path found is returned only when no path driving one of them between the component\'s first and last node costs less, each road bounded on its own; it then costs what the Dijkstra finds', async () => {

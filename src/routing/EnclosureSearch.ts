@@ -6,6 +6,16 @@ import { junctionEnd } from './OverlaySearch.js';
 import type { Endpoint, PathQuery, PathResult, PathSearch } from './PathSearch.js';
 
 /**
+ * A leg around zones: the class's own search (its hierarchies, its overlay) and the members of
+ * the query that keeps its routes off the zones (their roads blocked, their cells' cliques), as
+ * the leg's first search had them.
+ */
+export interface AroundZones {
+  search: PathSearch;
+  members: Pick<PathQuery, 'blockedRoads' | 'blockedRoadLists' | 'blockedCellCliques' | 'sharedCellCliques' | 'bigCellCliques'>;
+}
+
+/**
  * Most nodes one side settles inside its stop's enclosure (a bound on a leg's work here) before the
  * leg is left to the fallback, which crosses the cells of a bigger one by cliques.
  */
@@ -16,9 +26,10 @@ const MAX_BORDER = 1024;
 export const SHORT_ROADS = 8;
 
 /**
- * A vehicle class's legs whose stops lie behind its destination-only roads (or on them), without
- * zones: the fewest metres on those roads, then the cheapest, as the penalised search finds, from
- * two small searches and one query of the class's own hierarchies.
+ * A vehicle class's legs whose stops lie behind its destination-only roads (or on them): the
+ * fewest metres on those roads (and on zones' roads), then the cheapest, as the penalised search
+ * finds, from two small searches and one query of the class's own hierarchies (or, around zones,
+ * of its own search that avoids them).
  *
  * Nodes outside the largest strongly connected component of the class's graph without its closed
  * and destination-only roads (`enclosed`) are what such roads enclose. A path's first node in that
@@ -32,7 +43,11 @@ export const SHORT_ROADS = 8;
  * drives a destination-only road between x and y costs at least the exits and entries joined by a
  * lower bound of the class's costs (a car's hierarchies) plus that road's charge (proven): when
  * the path found costs no more, it is the cheapest of all; else (and beyond ENCLOSURE_BUDGET) the
- * leg goes to `fallback`.
+ * leg goes to `fallback`. Around zones (`around`) the stretch between x and y must keep off the
+ * zones' roads too, which the penalty charges as it charges destination-only ones: the class's
+ * search that avoids them joins the exits to the entries, and the proof bounds a stretch that
+ * drives a zone's road as one that drives a destination-only road, by the least charge of the
+ * zones' roads.
  */
 export class EnclosureSearch implements PathSearch {
   readonly name = 'enclosure';
@@ -76,19 +91,29 @@ export class EnclosureSearch implements PathSearch {
   }
 
   find(query: PathQuery): PathResult | null {
-    const found = this.decompose(query);
+    return this.findAround(query, undefined);
+  }
+
+  /** This search for legs around zones: the class's search and the zones' members of its query (AroundZones). */
+  around(zones: AroundZones): PathSearch {
+    return { name: this.name, find: (query) => this.findAround(query, zones) };
+  }
+
+  private findAround(query: PathQuery, zones: AroundZones | undefined): PathResult | null {
+    const found = this.decompose(query, zones);
     if (found !== undefined) return found;
-    // The penalty is unavoidable near the targets only when they are enclosed; else the fallback's
-    // bound of it (PenaltyBound) is zero where they lie, and not worth walking their surroundings.
+    // Without zones the penalty is unavoidable near the targets only when they are enclosed; else
+    // the fallback's bound of it (PenaltyBound) is zero where they lie, and not worth walking
+    // their surroundings. Zones around the targets may make it so: the caller's word stands.
     const enclosed = this.enclosed;
-    const penalty = query.penalty && { ...query.penalty, unavoidable: query.targets.every((t) => enclosed[t.node] !== 0) };
+    const penalty = query.penalty && !zones ? { ...query.penalty, unavoidable: query.targets.every((t) => enclosed[t.node] !== 0) } : query.penalty;
     const fallen = this.fallback.find({ ...query, penalty });
     this.settledCount += this.fallback.settledCount ?? 0;
     return fallen;
   }
 
   /** The cheapest path by exits, entries and the class's hierarchies; undefined where that is not proven cheapest. */
-  private decompose(query: PathQuery): PathResult | null | undefined {
+  private decompose(query: PathQuery, zones: AroundZones | undefined): PathResult | null | undefined {
     const { sources, targets, metric } = query;
     const f = this.forward, b = this.backward;
     let direct = Infinity, directTarget = -1, directNode = -1;
@@ -107,10 +132,18 @@ export class EnclosureSearch implements PathSearch {
     const directSource = f.root;
     const exitPaths = exits.map((x) => ({ edges: f.pathTo(this.graph, x.node), root: f.root }));
     const entryPaths = entries.map((y) => ({ edges: b.pathTo(this.graph, y.node), root: b.root }));
-    const middle = exits.length > 0 && entries.length > 0 ? this.free.find(exits, entries, metric) : null;
-    this.settledCount += this.free.settledCount;
+    let middle: PathResult | null = null;
+    if (exits.length > 0 && entries.length > 0) {
+      if (zones) {
+        middle = zones.search.find({ sources: exits, targets: entries, metric, targetLatitude: query.targetLatitude, targetLongitude: query.targetLongitude, ...zones.members });
+        this.settledCount += zones.search.settledCount ?? 0;
+      } else {
+        middle = this.free.find(exits, entries, metric);
+        this.settledCount += this.free.settledCount;
+      }
+    }
     const cost = Math.min(direct, middle?.cost ?? Infinity);
-    if (exits.length > 0 && entries.length > 0 && !this.proven(cost, exits, entries, metric)) return undefined;
+    if (exits.length > 0 && entries.length > 0 && !this.proven(cost, exits, entries, metric, zones ? leastZoneCharge(this.graph, query, zones) : Infinity)) return undefined;
     if (cost === Infinity) return null;
     if (middle === null || direct <= middle.cost) return { cost, source: endpointAt(sources, directSource), target: directTarget, edges: directPath! };
     const start = exitPaths[middle.source], end = entryPaths[middle.target];
@@ -123,18 +156,22 @@ export class EnclosureSearch implements PathSearch {
    * that road's charge; through one other than the shortest few, at least the exits and entries
    * joined by the lower bound's hierarchies plus the least of those charges; through one of the
    * shortest few (a road of no length charges nothing), at least the exits joined to its edge's
-   * tail and that edge's head to the entries by those hierarchies, plus its charge.
+   * tail and that edge's head to the entries by those hierarchies, plus its charge. Through a
+   * zone's road, at least the exits and entries joined plus `zoneCharge`, the least of those roads'.
    */
-  private proven(cost: number, exits: Endpoint[], entries: Endpoint[], metric: Metric): boolean {
+  private proven(cost: number, exits: Endpoint[], entries: Endpoint[], metric: Metric, zoneCharge: number): boolean {
     const lower = this.lower, graph = this.graph;
     const entry = minCost(entries), least = minCost(exits) + entry;
-    if (cost <= least + this.minCharge) return true;
+    if (cost <= least + Math.min(this.minCharge, zoneCharge)) return true;
     const joined = (from: Endpoint[], to: Endpoint[]) => {
       const found = lower.find(from, to, metric);
       this.settledCount += lower.settledCount;
       return found?.cost ?? Infinity;
     };
-    if (cost > least + this.longCharge && cost > joined(exits, entries) + this.longCharge) return false;
+    let both: number | undefined;
+    const exitsToEntries = () => (both ??= joined(exits, entries));
+    if (cost > least + zoneCharge && cost > exitsToEntries() + zoneCharge) return false;
+    if (cost > least + this.longCharge && cost > exitsToEntries() + this.longCharge) return false;
     for (let i = 0; i < this.shortEdges.length; i++) {
       const e = this.shortEdges[i], charge = this.shortCharges[i];
       if (cost <= least + charge) continue;
@@ -144,6 +181,21 @@ export class EnclosureSearch implements PathSearch {
     }
     return true;
   }
+}
+
+/** The least charge of a road of the zones (the lists of their blocked roads), by the query's penalty. */
+function leastZoneCharge(graph: RoadGraph, query: PathQuery, zones: AroundZones): number {
+  const penalty = query.penalty, lists = zones.members.blockedRoadLists;
+  if (!penalty || !lists) return 0;
+  const { roads, costPerMetre } = penalty, { roadLengthCm } = graph;
+  let least = Infinity;
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i], charge = costPerMetre[roads[r]] * (roadLengthCm[r] * COST_STEP.distance);
+      if (charge < least) least = charge;
+    }
+  }
+  return least;
 }
 
 function minCost(list: readonly Endpoint[]): number {

@@ -805,8 +805,15 @@ export class Router {
       // charge or close other roads.
       const penalised = this.penalisedFallback;
       if (penalised && !soft && !timed && hardLists?.every((l) => l === this.classRoads!.forbidden)) {
-        // Without zones the penalty charges the destination-only roads alone, as EnclosureSearch assumes.
-        const search = zones.length === 0 ? this.enclosure ?? penalised.search : penalised.search;
+        // A stop behind destination-only roads: its enclosure's exits and entries (EnclosureSearch),
+        // joined around the zones by this router's own search as the first search was made. Not
+        // for a stop on a zone's road: the leg must drive the zone, which that search closes.
+        const enclosure = this.enclosure;
+        const onZone = (s: Snap) => zones.some((z) => sortedIndexOf(z.roads, s.road) >= 0);
+        const search = !enclosure || onZone(from) || onZone(to) ? penalised.search : zones.length === 0 ? enclosure : enclosure.around({
+          search: this.search,
+          members: { blockedRoads: all, blockedRoadLists: lists, blockedCellCliques: cliques, sharedCellCliques: cells.shared, bigCellCliques: cells.big },
+        });
         leg = this.searchLeg(from, to, metric, hard, { ...penalty, roadLists: softLists.slice(0, zones.length) }, undefined, [], undefined, undefined, undefined, index, { search, cliques: [penalised.cliques] });
       } else {
         leg = this.searchLeg(from, to, metric, hard, penalty, undefined, hardLists);
