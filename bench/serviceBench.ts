@@ -46,7 +46,7 @@ export async function serviceBench(): Promise<string> {
   const graph = loadGraph(graphPath);
   const dir = mkdtempSync(join(tmpdir(), 'detour-bench-'));
   const child = fork(fileURLToPath(new URL('./serviceChild.ts', import.meta.url)), [dir], { execArgv: ['--import', 'tsx'], env: { ...process.env, DETOUR_GRAPH: graphPath } });
-  const ask = <T>(message: string) => new Promise<T>((resolve) => {
+  const ask = <T>(message: string | object) => new Promise<T>((resolve) => {
     child.once('message', resolve as never);
     child.send(message);
   });
@@ -108,20 +108,34 @@ export async function serviceBench(): Promise<string> {
         // unroutable pair (a one-way trap or a stop only reachable through a zone): skip
       }
     }
-    const rounds: Array<{ http: number; library: number; loopPerTrip: number }> = [];
-    for (let round = 0; round <= ROUNDS; round++) {
-      const libTrip: number[] = [], httpTrip: number[] = [];
-      const before = await ask<{ elu: EventLoopUtilization }>('elu');
-      for (let i = 0; i < TRIPS_PER_ROUND; i++) {
-        const trip = trips[i % trips.length];
-        const t0 = performance.now();
-        router.route({ points: trip.points, zones });
-        libTrip.push(performance.now() - t0);
-        httpTrip.push((await post('/trip/v2/calculations', trip.body, headers)).millis);
+    // Node's HTTP alone, both ends: a bare server in the service's process answering each trip's
+    // body with as many bytes as the service answered the first (the floor of any service in Node).
+    const answerBytes = Buffer.byteLength((await post('/trip/v2/calculations', trips[0].body, headers)).text);
+    const { bareUrl } = await ask<{ bareUrl: string }>({ bare: answerBytes });
+    const bare = client(bareUrl);
+    const rounds: Array<{ http: number; library: number; bare: number; loopPerTrip: number }> = [];
+    try {
+      for (let round = 0; round <= ROUNDS; round++) {
+        const libTrip: number[] = [], httpTrip: number[] = [], bareTrip: number[] = [];
+        const before = await ask<{ elu: EventLoopUtilization }>('elu');
+        for (let i = 0; i < TRIPS_PER_ROUND; i++) {
+          const trip = trips[i % trips.length];
+          const t0 = performance.now();
+          router.route({ points: trip.points, zones });
+          libTrip.push(performance.now() - t0);
+          httpTrip.push((await post('/trip/v2/calculations', trip.body, headers)).millis);
+        }
+        const after = await ask<{ elu: EventLoopUtilization }>('elu');
+        for (let i = 0; i < TRIPS_PER_ROUND; i++) {
+          const t0 = performance.now();
+          await bare.send('POST', '/trip/v2/calculations', trips[i % trips.length].body, headers);
+          bareTrip.push(performance.now() - t0);
+        }
+        // The first round warms both up.
+        if (round > 0) rounds.push({ http: median(httpTrip), library: median(libTrip), bare: median(bareTrip), loopPerTrip: (after.elu.active - before.elu.active) / TRIPS_PER_ROUND });
       }
-      const after = await ask<{ elu: EventLoopUtilization }>('elu');
-      // The first round warms both up.
-      if (round > 0) rounds.push({ http: median(httpTrip), library: median(libTrip), loopPerTrip: (after.elu.active - before.elu.active) / TRIPS_PER_ROUND });
+    } finally {
+      bare.close();
     }
     const mid = [...rounds].sort((a, b) => (a.http - a.library) - (b.http - b.library))[rounds.length >> 1];
 
@@ -130,11 +144,14 @@ export async function serviceBench(): Promise<string> {
     lines.push(`| token issuance, again (the secret verified recently: an HMAC) | ${fmt(median(tokenTimes.slice(1)))} | | | |`);
     lines.push(`| insert a zone 500 m across (validate, store, calculate) vs calculateZone | ${fmt(median(httpZone))} | ${fmt(median(libZone))} | ${(median(httpZone) / median(libZone)).toFixed(1)}x | ${fmt(median(httpZone) - median(libZone))} |`);
     lines.push(`| trip, 2 points, 2 zones, polyline (p50 of ${TRIPS_PER_ROUND}, median of ${ROUNDS} rounds) vs Router.route | ${fmt(mid.http)} | ${fmt(mid.library)} | ${(mid.http / mid.library).toFixed(1)}x | ${fmt(mid.http - mid.library)} |`);
+    lines.push(`| the same bodies to a bare node:http server in the service's process answering ${answerBytes.toLocaleString('en')} bytes (Node's HTTP alone, both ends) | ${fmt(mid.bare)} | | | |`);
     lines.push(
       '',
-      `Rounds (HTTP / library p50): ${rounds.map((r) => `${fmt(r.http)} / ${fmt(r.library)}`).join(', ')}. The service's event loop was busy ${fmt(mid.loopPerTrip)} a trip`,
+      `Rounds (HTTP / library / bare p50): ${rounds.map((r) => `${fmt(r.http)} / ${fmt(r.library)} / ${fmt(r.bare)}`).join(', ')}. The service's event loop was busy ${fmt(mid.loopPerTrip)} a trip`,
       '(parse, token and clientId checks, the named zones\' revisions read, the solution stored, the answer written; the route and its',
-      'JSON are made on a trip thread). The HTTP figures include this process\'s own HTTP client on the same machine.',
+      `JSON are made on a trip thread). The HTTP figures include this process's own HTTP client on the same machine: the bare server's`,
+      `round trip (${fmt(mid.bare)}) is what Node's HTTP on both ends costs before any service work, so the service's own share of a trip`,
+      `above the library is ${fmt(mid.http - mid.library - mid.bare)}.`,
       '',
     );
     if (graph.nodeCount >= 1_000_000) {

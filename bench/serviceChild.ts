@@ -3,9 +3,13 @@
  * timing clients stay in the parent). Forked with IPC: sends {url, clientId, clientSecret} once
  * listening; on 'loop-reset' starts a new event-loop delay window and on 'loop-max' answers
  * {loopMax} (the longest its event loop was held in that window, ms); on 'elu' answers {elu} (its event
- * loop's utilization so far: performance.eventLoopUtilization()); exits on 'exit'.
+ * loop's utilization so far: performance.eventLoopUtilization()); on {bare: bytes} starts a bare
+ * node:http server beside the service (it reads each request's body and answers `bytes` bytes of
+ * JSON, nothing else: what Node's HTTP costs a trip on both ends) and answers {bareUrl}; exits on 'exit'.
  * Usage: fork('bench/serviceChild.ts', [dataDir], { execArgv: ['--import', 'tsx'] }).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { configFromEnv, registerClient, startService } from '../src/service/index.js';
 
@@ -17,11 +21,22 @@ const { client, clientSecret } = await registerClient(service.store, { applicati
 // 1 ms resolution: a delay is the time a timer waited past its turn, i.e. a task held the loop.
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
+let bare: http.Server | undefined;
 process.on('message', async (m) => {
-  if (m === 'loop-reset') loop.reset();
+  if (typeof m === 'object' && m !== null && 'bare' in m) {
+    const answer = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, (m as { bare: number }).bare - 10)) }));
+    bare = http.createServer((req, res) => {
+      req.on('data', () => {});
+      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer));
+    });
+    bare.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => bare!.listen(0, '127.0.0.1', resolve));
+    process.send!({ bareUrl: `http://127.0.0.1:${(bare.address() as AddressInfo).port}` });
+  } else if (m === 'loop-reset') loop.reset();
   else if (m === 'loop-max') process.send!({ loopMax: loop.max / 1e6 });
   else if (m === 'elu') process.send!({ elu: performance.eventLoopUtilization() });
   else if (m === 'exit') {
+    bare?.close();
     await service.close();
     process.exit(0);
   }
