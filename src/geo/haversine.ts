@@ -13,20 +13,6 @@ export function haversineMetres(lat1: number, lon1: number, lat2: number, lon2: 
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
-/**
- * Haversine with the cosines of both latitudes given, for hot loops that cache cos(lat) per node.
- * Returns metres.
- */
-export function haversineMetresCos(
-  lat1: number, lon1: number, cosLat1: number,
-  lat2: number, lon2: number, cosLat2: number,
-): number {
-  const s1 = Math.sin((lat2 - lat1) * RAD * 0.5);
-  const s2 = Math.sin((lon2 - lon1) * RAD * 0.5);
-  const a = s1 * s1 + cosLat1 * cosLat2 * s2 * s2;
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
-}
-
 /** cos(latitude) for a latitude in degrees. */
 export function cosLatitude(lat: number): number {
   return Math.cos(lat * RAD);
