@@ -256,6 +256,9 @@ for (const { make, skip } of kinds) {
       const kept = await trip({ points: [west, east], expireIn: soon });
       assert.equal(Date.parse(kept.body.expiryIn), soon);
       assert.equal((await get(`/trip/v1/solutions/${kept.body.id}`)).status, 200);
+      // Stored solved, without an event row: its one event is read from the job.
+      const events = await get(`/trip/v1/events?jobId=${kept.body.id}`);
+      assert.deepEqual(events.body.map((e: { status: string; jobId: string }) => [e.status, e.jobId]), [['SOLVED', kept.body.id]]);
       const far = await trip({ points: [west, east], expireIn: Date.now() + 8 * 24 * 3600_000 });
       assert.deepEqual([far.status, far.body.errors?.[0]?.path], [400, 'expireIn'], 'no longer than the service keeps trips (7 days here)');
       assert.match(far.body.message, /at most 7 days ahead/);

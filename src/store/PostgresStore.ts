@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventFromRow, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventsOf, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
   type JobEventRow, type JobRow, type TokenRow,
 } from './rows.js';
 import {
@@ -250,7 +250,7 @@ export class PostgresStore implements Store {
       for (const job of jobs) {
         await db.query('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9)',
           [job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt]);
-        await addJobEvent(db, job.id, job.status, job.createdAt);
+        if (job.status !== 'SOLVED') await addJobEvent(db, job.id, job.status, job.createdAt);
       }
     });
   }
@@ -269,7 +269,7 @@ export class PostgresStore implements Store {
   async jobEvents(clientId: string, kind: JobKind, id: string, now: number): Promise<JobEvent[]> {
     const { rows } = await this.pool.query<JobEventRow>(`SELECT e.* FROM job_events e JOIN jobs j ON j.id = e.job_id
       WHERE j.id = $1 AND j.client_id = $2 AND j.kind = $3 AND j.expires_at > $4 ORDER BY e.seq`, [id, clientId, kind, now]);
-    return rows.map(jobEventFromRow);
+    return jobEventsOf(rows, rows.length > 0 ? undefined : await this.getJob(clientId, kind, id, now));
   }
 
   async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {

@@ -4,7 +4,7 @@ import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqliteDriver.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
-  brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventFromRow, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
+  brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventsOf, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
   type ClientRow, type JobEventRow, type JobRow, type TokenRow, type ZoneRow,
 } from './rows.js';
 import {
@@ -273,17 +273,17 @@ export class SqliteStore implements Store {
       const row = this.statement('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)');
       for (const job of jobs) {
         row.run(job.id, job.clientId, job.kind, job.status, JSON.stringify(job.request), job.solutionJson ?? null, job.createdAt, job.updatedAt, job.expiresAt);
-        this.addJobEvent(job.id, job.status, job.createdAt);
+        if (job.status !== 'SOLVED') this.addJobEvent(job.id, job.status, job.createdAt);
       }
     });
     if (!jobs.every((job) => job.status === 'SOLVED')) return void insert();
     // Solutions stored as answered: WAL writes reach the OS before the commit returns, so they
     // survive a killed process without the sync to disk.
-    this.db.pragma('synchronous = NORMAL');
+    this.statement('PRAGMA synchronous = NORMAL').run();
     try {
       insert();
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.statement('PRAGMA synchronous = FULL').run();
     }
   }
 
@@ -301,7 +301,7 @@ export class SqliteStore implements Store {
   async jobEvents(clientId: string, kind: JobKind, id: string, now: number): Promise<JobEvent[]> {
     const rows = this.statement(`SELECT e.* FROM job_events e JOIN jobs j ON j.id = e.job_id
       WHERE j.id = ? AND j.client_id = ? AND j.kind = ? AND j.expires_at > ? ORDER BY e.seq`).all(id, clientId, kind, now) as JobEventRow[];
-    return rows.map(jobEventFromRow);
+    return jobEventsOf(rows, rows.length > 0 ? undefined : await this.getJob(clientId, kind, id, now));
   }
 
   async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {

@@ -223,7 +223,10 @@ export interface JobEvent {
  * atomic, one taker; a taker that dies leaves a lease that runs out) and any answers for it.
  */
 export interface JobStore {
-  /** Stores a new job (ENQUEUED, or SOLVED with its solution) and its first event. */
+  /**
+   * Stores a new job: ENQUEUED, with its first event; or SOLVED with its solution (a synchronous
+   * trip's answer, kept to be read back), whose one event jobEvents reads from the job itself.
+   */
   insertJob(job: Job): Promise<void>;
   /**
    * Stores new jobs in one transaction. When all are SOLVED (solutions stored as answered, which
@@ -235,7 +238,7 @@ export interface JobStore {
   openJobs(clientId: string, kind: JobKind): Promise<number>;
   /** The client's job of that kind, unless absent or expired at `now`; without its solution text unless `withSolution`. */
   getJob(clientId: string, kind: JobKind, id: string, now: number, withSolution?: boolean): Promise<Job | undefined>;
-  /** The events of the client's job of that kind, oldest first (empty when absent or expired). */
+  /** The events of the client's job of that kind, oldest first (empty when absent or expired); a job stored SOLVED: SOLVED at its creation. */
   jobEvents(clientId: string, kind: JobKind, id: string, now: number): Promise<JobEvent[]>;
   /**
    * Takes up the oldest job that is ENQUEUED, or PROCESSING with its lease run out (its taker

@@ -135,3 +135,9 @@ export const jobEventFromRow = (r: JobEventRow): JobEvent => ({
   at: Number(r.at),
   ...(r.detail !== null ? { detail: r.detail } : {}),
 });
+
+/** A job's events from its event rows; a job stored SOLVED has none and one event, SOLVED when it was stored. */
+export function jobEventsOf(rows: readonly JobEventRow[], job: Job | undefined): JobEvent[] {
+  if (rows.length > 0 || job?.status !== 'SOLVED') return rows.map(jobEventFromRow);
+  return [{ jobId: job.id, status: 'SOLVED', at: job.createdAt }];
+}
