@@ -383,6 +383,27 @@ function checkTruckLeg(graph: RoadGraph, prepared: Router, plain: Router, truck:
   return metres;
 }
 
+/**
+ * While `run` runs, how many legs EnclosureSearch answered by its exits and entries and how many
+ * it left to the penalised search (`aroundZones`: only legs around zones).
+ */
+function countEnclosureLegs(aroundZones: boolean, run: () => void): { decided: number; left: number } {
+  const proto = EnclosureSearch.prototype as unknown as { decompose: (q: unknown, zones: unknown) => unknown };
+  const decompose = proto.decompose;
+  const counts = { decided: 0, left: 0 };
+  proto.decompose = function (this: EnclosureSearch, q: unknown, zones: unknown) {
+    const out = decompose.call(this, q, zones);
+    if (!aroundZones || zones !== undefined) { if (out === undefined) counts.left++; else counts.decided++; }
+    return out;
+  };
+  try {
+    run();
+  } finally {
+    proto.decompose = decompose;
+  }
+  return counts;
+}
+
 test('a prepared class crosses the cells of its destination-only roads by penalised cliques: legs that must drive them cost what a Dijkstra charging them finds, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
@@ -450,16 +471,9 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
   }
 
   // Which legs the enclosures answered, and which the penalised search.
-  const decompose = (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose;
-  let decided = 0, left = 0;
-  (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose = function (this: EnclosureSearch, q: unknown) {
-    const out = decompose.call(this, q);
-    if (out === undefined) left++; else decided++;
-    return out;
-  };
   const rand = seededRandom(53);
   let checked = 0, charged = 0;
-  try {
+  const { decided, left } = countEnclosureLegs(false, () => {
     for (let k = 0; k < 3000 && checked < 60; k++) {
       const points = [randomStop(graph, rand), randomStop(graph, rand)];
       const [a, b] = prepared.snapStops(points, undefined, truck);
@@ -472,9 +486,7 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
       checked++;
       if (metres > 0) charged++;
     }
-  } finally {
-    (EnclosureSearch.prototype as unknown as { decompose: (q: unknown) => unknown }).decompose = decompose;
-  }
+  });
   assert.ok(checked >= 60 && charged >= 20, `${checked} legs checked, ${charged} through destination-only roads`);
   assert.ok(decided >= 20, `${decided} legs answered by the enclosures' exits and entries, ${left} left to the penalised search`);
 });
@@ -487,17 +499,9 @@ test('legs around zones with a stop behind destination-only roads: the enclosure
   const enclosed = prepared.vehicleRoads(truck).prepared!.enclosed!;
   const closed = closedRoads(graph, truck);
   // Which legs around zones the enclosures answered, and which they left to the penalised search.
-  const proto = EnclosureSearch.prototype as unknown as { decompose: (q: unknown, zones: unknown) => unknown };
-  const decompose = proto.decompose;
-  let decided = 0, left = 0;
-  proto.decompose = function (this: EnclosureSearch, q: unknown, zones: unknown) {
-    const out = decompose.call(this, q, zones);
-    if (zones !== undefined) { if (out === undefined) left++; else decided++; }
-    return out;
-  };
   const rand = seededRandom(67);
   let checked = 0, charged = 0;
-  try {
+  const { decided, left } = countEnclosureLegs(true, () => {
     for (let k = 0; k < 3000 && checked < 40; k++) {
       const points = [randomStop(graph, rand), randomStop(graph, rand)];
       const [a, b] = prepared.snapStops(points, undefined, truck);
@@ -516,9 +520,7 @@ test('legs around zones with a stop behind destination-only roads: the enclosure
       checked++;
       if (metres > 0) charged++;
     }
-  } finally {
-    proto.decompose = decompose;
-  }
+  });
   assert.ok(checked >= 40 && charged >= 20, `${checked} legs checked, ${charged} through destination-only roads or zones`);
   assert.ok(decided >= 15, `${decided} legs around zones answered by the enclosures' exits and entries, ${left} left to the penalised search`);
 });
