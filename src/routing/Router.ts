@@ -551,8 +551,8 @@ export class Router {
       router.penalisedFallback = { search: fallback, cliques: penalised };
       const enclosed = roads.prepared.enclosed;
       if (enclosed) {
-        // Legs without zones whose stops lie behind those roads: two small searches and one query of
-        // its hierarchies, the fallback where that is not proven cheapest.
+        // Legs whose stops lie behind those roads: two small searches and one query of its
+        // hierarchies (around zones, of its own search), the fallback where that is not proven cheapest.
         router.enclosure = new EnclosureSearch(view, enclosed, search.free, fallback.free, search.sides, fallback, roads.destinationOnly, ZONE_COST_PER_METRE);
       }
     }
@@ -689,7 +689,7 @@ export class Router {
   private classRoads?: VehicleRoads;
   /** With classOf, when its destination-only roads' cells have penalised cliques: the search that crosses them (makeClassRouter). */
   private penalisedFallback?: { search: PathSearch; cliques: PenalisedCellCliques };
-  /** With penalisedFallback, where the class has destination-only roads: its legs without zones that must drive them (EnclosureSearch). */
+  /** With penalisedFallback, where the class has destination-only roads: its legs that must drive them, without SOFT or scheduled zones (EnclosureSearch). */
   private enclosure?: EnclosureSearch;
   /** With classOf: masks() of the class's routes without zones or a caller's mask, made once (a mask per road costs more than a free route to fill). */
   private classMasks?: Pick<RoadMasks, 'hard' | 'zone' | 'all'>;
