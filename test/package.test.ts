@@ -94,8 +94,11 @@ describe('the npm package', { skip }, () => {
       assert.equal(health.status, 'ok');
       // The map page and the road tiles ship in the package.
       assert.match(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text()), /<main id="map"/);
-      assert.equal((await fetch(`http://127.0.0.1:${port}/map.js`)).status, 200);
-      assert.equal((await fetch(`http://127.0.0.1:${port}/tiles/13/4368/2479.pbf`)).status, 200);
+      for (const path of ['/map.js', '/tiles/13/4368/2479.pbf']) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`);
+        assert.equal(res.status, 200, path);
+        assert.ok((await res.arrayBuffer()).byteLength > 0, path);
+      }
     } finally {
       child.kill('SIGTERM');
     }

@@ -116,7 +116,10 @@ test('the map page is served at /', async () => {
   const res = await fetch(`${svc.url}/`);
   assert.equal(res.status, 200);
   assert.match(await res.text(), /<main id="map"/);
-  assert.equal((await fetch(`${svc.url}/map.js`)).status, 200);
+  // Read to the end: an unread body keeps the connection busy and close() waits out the keep-alive.
+  const script = await fetch(`${svc.url}/map.js`);
+  assert.equal(script.status, 200);
+  assert.ok((await script.text()).length > 0);
 });
 
 test('a basemap from the configuration: in /map/config and allowed by the page\'s content security policy', async () => {

@@ -5,12 +5,21 @@ import { scryptOnPool, type ScryptDerive } from './scryptThreads.js';
 /** scrypt cost: N = 2^15 takes about 50 ms and 32 MiB per hash, slow for a guesser. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions;
 const KEY_BYTES = 32;
+/** The cheapest scrypt N a hash may be made with (tests register clients at it). */
+export const MIN_SCRYPT_N = 1 << 10;
 
-/** A salted scrypt hash: `scrypt$N$r$p$salt$hash` (base64url), self-describing so costs can rise later. */
-export async function hashSecret(secret: string): Promise<string> {
+/**
+ * A salted scrypt hash: `scrypt$N$r$p$salt$hash` (base64url), self-describing so costs can rise
+ * later and verification reads N from the hash. `N`: default 2^15; a power of two from
+ * MIN_SCRYPT_N up.
+ */
+export async function hashSecret(secret: string, N: number = SCRYPT.N): Promise<string> {
+  if (!Number.isInteger(N) || N < MIN_SCRYPT_N || N > SCRYPT.N * 4 || (N & (N - 1)) !== 0) {
+    throw new Error(`scrypt N must be a power of two from ${MIN_SCRYPT_N} to ${SCRYPT.N * 4}, got ${N}`);
+  }
   const salt = randomBytes(16);
-  const key = await scryptOnPool(secret, salt, KEY_BYTES, SCRYPT);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await scryptOnPool(secret, salt, KEY_BYTES, { ...SCRYPT, N });
+  return ['scrypt', N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** Compares in constant time; false for a malformed hash. `derive` runs scrypt (ScryptThreads.derive in the service). */
@@ -52,9 +61,11 @@ export interface NewClient {
 
 /**
  * Registers a client and returns its id and secret: the only time the secret exists in clear.
- * Throws on an unknown product name.
+ * Throws on an unknown product name. `scryptN`: the secret hash's cost (hashSecret; default 2^15).
+ * The secret is 192 random bits, which no guesser searches at any cost: a cheaper hash (tests use
+ * MIN_SCRYPT_N) makes each of its token requests cheaper, not the client easier to impersonate.
  */
-export async function registerClient(store: ClientStore, spec: NewClient, now = Date.now()): Promise<{ client: ClientRecord; clientSecret: string }> {
+export async function registerClient(store: ClientStore, spec: NewClient, now = Date.now(), scryptN?: number): Promise<{ client: ClientRecord; clientSecret: string }> {
   const products = spec.products ?? [...API_PRODUCTS];
   const unknown = products.filter((p) => !(API_PRODUCTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`unknown product ${unknown.map((p) => JSON.stringify(p)).join(', ')}; products are ${API_PRODUCTS.join(', ')}`);
@@ -67,7 +78,7 @@ export async function registerClient(store: ClientStore, spec: NewClient, now = 
     organizationName: spec.organizationName ?? spec.applicationName,
     developerEmail: spec.developerEmail ?? '',
     products: [...new Set(products)],
-    secretHash: await hashSecret(clientSecret),
+    secretHash: await hashSecret(clientSecret, scryptN),
     createdAt: now,
     revokedAt: null,
   };

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { RoadGraph } from '../../src/index.js';
 import { createService, type ServiceOptions } from '../../src/service/createService.js';
-import { registerClient } from '../../src/service/credentials.js';
+import { MIN_SCRYPT_N, registerClient } from '../../src/service/credentials.js';
 import { PostgresStore } from '../../src/store/PostgresStore.js';
 import { SqliteStore } from '../../src/store/SqliteStore.js';
 import type { Store } from '../../src/store/Store.js';
@@ -77,8 +77,13 @@ export async function listen(graph: RoadGraph, store: Store, options: Partial<Se
 }
 
 /** A registered client with its secret. */
-export async function newClient(store: Store, products?: string[]) {
-  const { client, clientSecret } = await registerClient(store, { applicationName: 'test app', organizationName: 'test org', developerEmail: 'dev@example.com', products });
+/**
+ * A registered client and its secret. Its secret hash is made at the cheapest scrypt cost
+ * (MIN_SCRYPT_N) unless `scryptN` says otherwise: the tests count verifications and limits, and
+ * each token request would otherwise cost a scrypt at the service's default cost.
+ */
+export async function newClient(store: Store, products?: string[], scryptN = MIN_SCRYPT_N) {
+  const { client, clientSecret } = await registerClient(store, { applicationName: 'test app', organizationName: 'test org', developerEmail: 'dev@example.com', products }, Date.now(), scryptN);
   return { clientId: client.clientId, clientSecret };
 }
 
