@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../src/store/SqliteStore.js';
@@ -51,4 +51,38 @@ for (const writer of available) {
       raw.close();
     });
   }
+}
+
+for (const driver of available) {
+  test(`${driver}: once the log is large, commits reach the database file by checkpoints on the writer thread, not inside the event loop's commits`, async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'detour-checkpoint-')), 'store.sqlite');
+    const store = new SqliteStore(path, driver, { checkpointMillis: 20 });
+    const inner = store as unknown as { db: { pragma(text: string): unknown }; zoneWriter?: unknown };
+    try {
+      // SQLite's own checkpoints (inside a commit that fills the log) while the log is small.
+      assert.equal(Number(inner.db.pragma('wal_autocheckpoint')), 1000);
+      await store.addClient({ clientId: 'c1', applicationName: 'app', organizationName: 'org', developerEmail: 'e@x', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
+      const solution = JSON.stringify({ legs: 'x'.repeat(2_000_000) });
+      await store.insertJobs([{ id: 'j1', clientId: 'c1', kind: 'trip', status: 'SOLVED', request: {}, solutionJson: solution, attempts: 0, createdAt: 1, updatedAt: 1, expiresAt: Date.now() + 60_000 }]);
+      // The commit wrote the log; the file itself takes the 2 MB when the checkpoint copies them.
+      const before = statSync(path).size;
+      assert.ok(before < 1_000_000, `${before} bytes in the database file right after the commit`);
+      const started = Date.now();
+      while (statSync(path).size < 2_000_000) {
+        assert.ok(Date.now() - started < 20_000, 'no checkpoint within 20 s');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.ok(inner.zoneWriter, 'the writer thread checkpointed');
+      assert.equal(Number(inner.db.pragma('wal_autocheckpoint')), 0, 'a log past WAL_ON_THREAD_BYTES: this connection checkpoints no more');
+      assert.equal((await store.getJob('c1', 'trip', 'j1', Date.now(), true))?.solutionJson, solution);
+    } finally {
+      await store.close();
+    }
+    // A store that writes little never starts the thread.
+    const small = new SqliteStore(join(mkdtempSync(join(tmpdir(), 'detour-checkpoint-')), 'store.sqlite'), driver, { checkpointMillis: 5 });
+    await small.addClient({ clientId: 'c1', applicationName: 'app', organizationName: 'org', developerEmail: 'e@x', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((small as unknown as typeof inner).zoneWriter, undefined);
+    await small.close();
+  });
 }

@@ -1,9 +1,10 @@
 /**
  * Worker thread that writes large zone bodies into a SqliteStore's file through a connection of
- * its own (SqliteStore sends it zones over LARGE_ZONE_WRITE): writing and syncing megabytes of
- * text takes tens of milliseconds, which would otherwise hold the service's event loop. WAL mode
- * lets both connections use the file; the write is the same transaction as on the main thread
- * (quota check and write under BEGIN IMMEDIATE), committed before the reply.
+ * its own (SqliteStore sends it zones over LARGE_ZONE_WRITE), and checkpoints the write-ahead log
+ * for it: writing and syncing megabytes takes tens of milliseconds, which would otherwise hold the
+ * service's event loop. WAL mode lets both connections use the file; the write is the same
+ * transaction as on the main thread (quota check and write under BEGIN IMMEDIATE), committed
+ * before the reply.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore, type ZoneWriteReply, type ZoneWriterData, type ZoneWriteRequest } from './SqliteStore.js';
@@ -13,8 +14,15 @@ if (!isMainThread && parentPort) {
   const port = parentPort;
   const { location, driver } = workerData as ZoneWriterData;
   const store = new SqliteStore(location, driver, { zoneWriter: false });
-  port.on('message', async ({ id, op, zone, quota }: ZoneWriteRequest) => {
+  port.on('message', async (request: ZoneWriteRequest) => {
+    const { id } = request;
     try {
+      if (request.op === 'checkpoint') {
+        store.checkpointWal();
+        port.postMessage({ id, checkpointed: true } satisfies ZoneWriteReply);
+        return;
+      }
+      const { op, zone, quota } = request;
       const { bodyJson, ...fields } = zone;
       port.postMessage({ id, written: await store[op](storedZoneFromJson(fields, bodyJson), quota) } satisfies ZoneWriteReply);
     } catch (err) {
