@@ -54,6 +54,9 @@ export async function resolveZones(store: Store, zones: ZoneCache, clientId: str
   return Promise.all(
     wanted.map(async (name) => {
       const handle = handles.get(name)!;
+      // Calculated already (the usual case): no timer to set and clear per zone and trip.
+      const done = handle.done();
+      if (done) return done;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<CalculatedZone>((resolve) => {
         timer = setTimeout(() => resolve(handle.current()), waitMillis);

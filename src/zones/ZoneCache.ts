@@ -197,10 +197,12 @@ export interface ZoneHandle {
   settled: Promise<CalculatedZone>;
   /** The calculation if done, else IN_CALCULATION. */
   current(): CalculatedZone;
+  /** The calculation if done, else undefined. */
+  done(): CalculatedZone | undefined;
 }
 
 function handleOf(entry: Entry, name: string): ZoneHandle {
-  return { settled: entry.pending, current: () => entry.result ?? unfinished(name, zoneStatus('IN_CALCULATION')) };
+  return { settled: entry.pending, current: () => entry.result ?? unfinished(name, zoneStatus('IN_CALCULATION')), done: () => entry.result };
 }
 
 /** A zone without roads yet: still in calculation, or failed. */
