@@ -114,27 +114,16 @@ async function serviceChild(dataDir: string) {
  * this process: the service's own event-loop delay is measured too).
  */
 async function withHealthPolls(service: Awaited<ReturnType<typeof serviceChild>>, work: () => Promise<Response>): Promise<{ status: number; millis: number; worstHealth: number; polls: number; loopMax: number }> {
-  const { url } = service;
-  service.resetLoop();
-  const healthTimes: number[] = [];
-  let polling = true;
-  const poll = (async () => {
-    while (polling) {
-      const t0 = performance.now();
-      await (await fetch(`${url}/health`)).arrayBuffer();
-      healthTimes.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  })();
-  const t0 = performance.now();
-  const res = await work();
-  await res.arrayBuffer();
-  const millis = performance.now() - t0;
-  // The zone's calculation goes on after the answer: keep polling while it runs.
-  await new Promise((r) => setTimeout(r, 500));
-  polling = false;
-  await poll;
-  return { status: res.status, millis, worstHealth: Math.max(...healthTimes), polls: healthTimes.length, loopMax: await service.loopMax() };
+  const { result, health, loopMax } = await healthDuring(service, async () => {
+    const t0 = performance.now();
+    const res = await work();
+    await res.arrayBuffer();
+    const millis = performance.now() - t0;
+    // The zone's calculation goes on after the answer: keep polling while it runs.
+    await new Promise((r) => setTimeout(r, 500));
+    return { status: res.status, millis };
+  });
+  return { ...result, worstHealth: Math.max(...health), polls: health.length, loopMax };
 }
 
 /** Seconds of back-to-back trips through the big zone (BENCH_STALL_SECONDS, default 10). */
