@@ -3,12 +3,12 @@ import { fromE7 } from '../src/geo/coordinates.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import TinyQueue from 'tinyqueue';
-import { carRoadAttributes, haversineMetres, importGeoJson, openGraph, RoadFlag, Router, type Metric, type RoadGraph } from '../src/index.js';
+import { carRoadAttributes, haversineMetres, openGraph, RoadFlag, Router, type Metric, type RoadGraph } from '../src/index.js';
 import { AStarSearch } from '../src/routing/AStarSearch.js';
 import { Landmarks } from '../src/routing/Landmarks.js';
 import { NgraphSearch } from '../src/routing/NgraphSearch.js';
 import { sourceEndpoints, targetEndpoints, directCost } from '../src/routing/endpoints.js';
-import { close, dijkstra, GOTHENBURG_GEOJSON, roundingSlack, seededRandom, sharedExtract, withinRounding } from './support/helpers.js';
+import { close, dijkstra, GOTHENBURG_GEOJSON, importedGothenburg, roundingSlack, seededRandom, sharedExtract, withinRounding } from './support/helpers.js';
 
 const METRICS: Metric[] = ['distance', 'duration'];
 
@@ -85,12 +85,12 @@ function checkEnginesAgree(graph: RoadGraph, pairs: number, seed: number, blockF
 
 describe('engines agree with plain Dijkstra', () => {
   test('Gothenburg (default city), 300 random pairs, both metrics', async () => {
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const routed = checkEnginesAgree(graph, 300, 1);
     assert.ok(routed > 400, `most pairs should route, only ${routed} of 600 did`);
   });
   test('Gothenburg with random blocked-road masks (5% of roads), 150 pairs', () => {
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const routed = checkEnginesAgree(graph, 150, 99, 0.05);
     assert.ok(routed > 50, `too few pairs routed (${routed})`);
   });
@@ -116,7 +116,7 @@ describe('compact graph keeps routes identical to the raw segment graph', () => 
   let graph: RoadGraph;
   before(() => {
     const fc = JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8'));
-    graph = importGeoJson(fc);
+    graph = importedGothenburg();
     const id = new Map<string, number>();
     const keys: string[] = [];
     const idOf = (k: string) => {
@@ -208,7 +208,7 @@ describe('compact graph keeps routes identical to the raw segment graph', () => 
 
 describe('ALT landmarks', () => {
   test('16-bit landmark bounds never exceed the true cost (plain Dijkstra) and are mostly tight', () => {
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const rand = seededRandom(11);
     for (const metric of ['distance', 'duration'] as const) {
       const lm = Landmarks.for(graph, metric, 16);

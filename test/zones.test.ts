@@ -1,14 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import booleanIntersects from '@turf/boolean-intersects';
 import { lineString, polygon } from '@turf/helpers';
-import { calculateZone, importGeoJson, openGraph, Router, zoneFromGeoJson, type CalculatedZone, type RoadGraph, type Zone } from '../src/index.js';
+import { calculateZone, openGraph, Router, zoneFromGeoJson, type CalculatedZone, type RoadGraph, type Zone } from '../src/index.js';
 import { pointInPolygonReference } from '../src/geo/PreparedPolygon.js';
 import { ZoneIndex } from '../src/zones/ZoneIndex.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { lengthInside as lengthInsideOf } from '../src/geo/lengthInside.js';
-import { close, dijkstra, GOTHENBURG_GEOJSON, seededRandom, sharedExtract } from './support/helpers.js';
+import { close, dijkstra, importedGothenburg, seededRandom, sharedExtract } from './support/helpers.js';
 
 const METRES_PER_DEG = 111_195;
 
@@ -49,7 +48,7 @@ function turfBlocked(graph: RoadGraph, rings: number[][][]): Set<number> {
 
 async function networks(): Promise<Array<{ name: string; load?: () => Promise<RoadGraph>; skip: string | false }>> {
   const list: Array<{ name: string; load?: () => Promise<RoadGraph>; skip: string | false }> = [
-    { name: 'Gothenburg', load: async () => importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8'))), skip: false },
+    { name: 'Gothenburg', load: async () => importedGothenburg(), skip: false },
   ];
   for (const f of ['monaco.osm.pbf', 'andorra.osm.pbf', 'campo-grande.osm.gz']) {
     const data = sharedExtract(f);
@@ -124,7 +123,7 @@ describe('zone calculation and zone-avoiding routes agree with turf and Dijkstra
 });
 
 describe('avoidance rules', () => {
-  const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+  const graph = importedGothenburg();
   const router = new Router(graph);
   const box = (name: string, lat: number, lon: number, dLat: number, dLon: number) =>
     zoneFromGeoJson(name, { type: 'Polygon', coordinates: [[[lon - dLon, lat - dLat], [lon + dLon, lat - dLat], [lon + dLon, lat + dLat], [lon - dLon, lat + dLat], [lon - dLon, lat - dLat]]] });
@@ -251,7 +250,7 @@ describe('ZoneCalculator: large zones on a worker thread', () => {
   test('a jagged zone meeting few roads goes to the worker by its estimated edge tests, and comes back equal to the inline calculation', async () => {
     const { ZoneCalculator } = await import('../src/index.js');
     const { ADVERSARIAL_RINGS } = await import('../bench/adversarialRings.js');
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const calculator = new ZoneCalculator(graph);
     try {
       const sawtooth = zoneFromGeoJson('saw', { type: 'Polygon', coordinates: [[...ADVERSARIAL_RINGS.sawtooth(5_000), ADVERSARIAL_RINGS.sawtooth(5_000)[0]]] });
@@ -275,7 +274,7 @@ describe('ZoneCalculator: large zones on a worker thread', () => {
 
   test('worker results equal the synchronous calculation, with IN_CALCULATION visible meanwhile', async () => {
     const { ZoneCalculator } = await import('../src/index.js');
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const calculator = new ZoneCalculator(graph, { workerThreshold: 1000 });
     try {
       const ring: number[][] = [];
@@ -308,7 +307,7 @@ describe('ZoneCalculator: large zones on a worker thread', () => {
 
 describe('ZoneIndex', () => {
   test('finds the zones at a point and near a box exactly as a brute-force scan does', () => {
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const rand = seededRandom(31);
     const zones = Array.from({ length: 40 }, (_, i) => calculateZone(graph, randomZone(graph, rand, `z${i}`, 300 + rand() * 1500).zone));
     const index = new ZoneIndex(zones);
@@ -333,7 +332,7 @@ describe('ZoneCache', () => {
   test('reuses a revision, recalculates a new one, keeps the most recent zones, and turns an invalid stored zone into CALCULATION_ERROR', async () => {
     const { ZoneCache } = await import('../src/zones/ZoneCache.js');
     const { validateZone } = await import('../src/index.js');
-    const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const graph = importedGothenburg();
     const cache = new ZoneCache(graph, { maxZones: 2 });
     try {
       const square = (name: string, lat: number, lon: number) => ({

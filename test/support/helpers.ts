@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { activeIntervals, calculateZone, SCHEDULE_HORIZON_SECONDS, validateZone, zoneFromGeoJson, ZoneValidationError, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
+import { activeIntervals, calculateZone, importGeoJson, SCHEDULE_HORIZON_SECONDS, validateZone, zoneFromGeoJson, ZoneValidationError, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
 
 /** The shared OSM extracts (../shared/data/osm beside the repository). */
 export const SHARED_OSM = fileURLToPath(new URL('../../../shared/data/osm/', import.meta.url));
@@ -23,6 +23,13 @@ export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.ur
 
 /** The Gothenburg GeoJSON shipped in geojson-path-finder@2.1.0. */
 export const GOTHENBURG_GEOJSON = createRequire(import.meta.url).resolve('geojson-path-finder/test/large-network.json');
+
+let importedCity: RoadGraph | undefined;
+/**
+ * The city imported from GOTHENBURG_GEOJSON once per test file (about a second each time), for
+ * tests that only read it; a test that changes its graph imports its own.
+ */
+export const importedGothenburg = (): RoadGraph => (importedCity ??= importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8'))));
 
 /** mulberry32: a small seeded PRNG so a failing random case can be replayed. */
 export function seededRandom(seed: number): () => number {
