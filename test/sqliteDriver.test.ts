@@ -78,6 +78,22 @@ for (const driver of available) {
     } finally {
       await store.close();
     }
+    // Where no writer thread can be had, this connection checkpoints.
+    const threadless = join(mkdtempSync(join(tmpdir(), 'detour-checkpoint-')), 'store.sqlite');
+    const alone = new SqliteStore(threadless, driver, { checkpointMillis: 20 });
+    (alone as unknown as { writerThread: () => undefined }).writerThread = () => undefined;
+    try {
+      await alone.addClient({ clientId: 'c1', applicationName: 'app', organizationName: 'org', developerEmail: 'e@x', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
+      await alone.insertJobs([{ id: 'j1', clientId: 'c1', kind: 'trip', status: 'SOLVED', request: {}, solutionJson: JSON.stringify({ legs: 'y'.repeat(2_000_000) }), attempts: 0, createdAt: 1, updatedAt: 1, expiresAt: Date.now() + 60_000 }]);
+      const started = Date.now();
+      while (statSync(threadless).size < 2_000_000) {
+        assert.ok(Date.now() - started < 20_000, 'no checkpoint on the connection within 20 s');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal((alone as unknown as typeof inner).zoneWriter, undefined);
+    } finally {
+      await alone.close();
+    }
     // A store that writes little never starts the thread.
     const small = new SqliteStore(join(mkdtempSync(join(tmpdir(), 'detour-checkpoint-')), 'store.sqlite'), driver, { checkpointMillis: 5 });
     await small.addClient({ clientId: 'c1', applicationName: 'app', organizationName: 'org', developerEmail: 'e@x', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });

@@ -88,7 +88,15 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
-    if (this.zoneWriterOn) this.checkpoints = setInterval(() => this.checkpoint(), options.checkpointMillis ?? CHECKPOINT_MILLIS).unref();
+    if (this.zoneWriterOn) {
+      this.checkpoints = setInterval(() => {
+        try {
+          this.checkpoint();
+        } catch {
+          // a store that cannot be read now (disk error, closed under it): the next second tries again
+        }
+      }, options.checkpointMillis ?? CHECKPOINT_MILLIS).unref();
+    }
   }
 
   /**
@@ -116,14 +124,30 @@ export class SqliteStore implements Store {
     this.checkpointedChanges = changes;
     const writer = this.writerThread();
     if (!writer) {
-      this.checkpointWal();
+      this.checkpointHere();
       return;
     }
     this.checkpointing = true;
     writer.request({ op: 'checkpoint' }).then(
-      () => { this.checkpointing = false; },
-      () => { this.checkpointing = false; },
+      (reply) => {
+        this.checkpointing = false;
+        if ('error' in reply) this.checkpointHere();
+      },
+      () => {
+        // The thread went away (closed, or it failed): this connection copies the log instead.
+        this.checkpointing = false;
+        this.checkpointHere();
+      },
     );
+  }
+
+  /** A checkpoint on this connection, unless it is closed; a failed one leaves the log to the next. */
+  private checkpointHere(): void {
+    try {
+      if (this.db.open) this.checkpointWal();
+    } catch {
+      // the log stays as it is (its commits are durable there); the next second tries again
+    }
   }
 
   /** The writer thread, started on first use; undefined when it cannot start. */
