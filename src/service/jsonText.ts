@@ -18,11 +18,20 @@ export function* textSlices(text: string, size: number): Generator<string> {
   }
 }
 
-/** Sends JSON text as it is (no serialiser); a long one (a 100,000-vertex zone is ~6 MB) as a stream of slices. */
-export function sendJsonText(reply: FastifyReply, text: string, sliceSize = ANSWER_SLICE): FastifyReply {
+/**
+ * Sends JSON text as it is (no serialiser), given whole or as parts to be sent one after the other;
+ * a long one (a 100,000-vertex zone is ~6 MB) as a stream of slices. Parts are never joined into
+ * one long string: that would copy megabytes in one task of the event loop.
+ */
+export function sendJsonText(reply: FastifyReply, text: string | readonly string[], sliceSize = ANSWER_SLICE): FastifyReply {
   reply.type('application/json; charset=utf-8');
-  if (text.length <= sliceSize) return reply.send(text);
-  return reply.send(Readable.from(textSlices(text, sliceSize), { objectMode: false }));
+  const parts = typeof text === 'string' ? [text] : text;
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (length <= sliceSize) return reply.send(parts.join(''));
+  return reply.send(Readable.from((function* () {
+    for (const part of parts) yield* textSlices(part, sliceSize);
+  })(), { objectMode: false }));
 }
 
 /**

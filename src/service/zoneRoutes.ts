@@ -7,7 +7,7 @@ import type { ZoneStatus } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, notUtf8 } from './httpErrors.js';
-import { sendJsonText, utf8Body } from './jsonText.js';
+import { ANSWER_SLICE, sendJsonText, utf8Body } from './jsonText.js';
 import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
 export interface ZoneRoutesOptions {
@@ -20,8 +20,12 @@ export interface ZoneRoutesOptions {
   quota: ZoneQuota;
 }
 
-/** Resolves on a later turn of the event loop, so requests waiting behind this one are served. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Resolves on the next turn of the event loop, after its timers and its poll for I/O, so requests
+ * waiting behind this one are served: an immediate set from an I/O callback runs before either,
+ * the one it sets after both.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** The zone cache's key of a client's zone. */
 export const zoneKey = (clientId: string, name: string) => `${clientId}\n${name}`;
@@ -47,6 +51,8 @@ export function zoneSource(stored: StoredZone): ZoneSource {
 async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promise<{ name: string; json: string; vertexCount: number }> {
   // No body at all (no Content-Type either) reaches no parser.
   if (typeof request.body !== 'string') throw apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
+  // Reading a large body took its own time: its checks are posted on a later turn.
+  if (request.body.length > ANSWER_SLICE) await nextTurn();
   const checked = await zones.calculator.checkJson(request.body, request.caller?.clientId);
   if (checked.ok) return checked;
   if ('notJson' in checked) throw apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${checked.notJson}`);
@@ -54,12 +60,13 @@ async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promi
 }
 
 /**
- * A zone as the API answers it, {name, geometries, status}, as JSON text cut from the stored body
- * text ({"name":...,"geometries":[...]}): a large zone is not parsed or serialised again.
+ * A zone as the API answers it, {name, geometries, status}, as the parts of its JSON text: the
+ * stored body text ({"name":...,"geometries":[...]}) without its closing brace, then the status. A
+ * large zone is not parsed, serialised or copied again.
  */
-function zoneAnswerJson(stored: StoredZone, status: ZoneStatus): string {
+function zoneAnswerJson(stored: StoredZone, status: ZoneStatus): [string, string] {
   const body = zoneBodyJson(stored).trimEnd();
-  return `${body.slice(0, -1)},"status":${JSON.stringify(status)}}`;
+  return [body.slice(0, -1), `,"status":${JSON.stringify(status)}}`];
 }
 
 const notFound = (name: string) => apiError(404, 'ZONE_NOT_FOUND', `no restriction zone named ${JSON.stringify(name)}`, { zones: [name] });
@@ -160,7 +167,12 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
   const { quota } = options;
   /** The zone's status, starting its calculation when this revision is new here. */
   const statusOf = (stored: StoredZone) => zones.current(zoneSource(stored)).status;
-  const answer = (reply: FastifyReply, stored: StoredZone) => sendJsonText(reply, zoneAnswerJson(stored, statusOf(stored)));
+  const answer = async (reply: FastifyReply, stored: StoredZone) => {
+    const status = statusOf(stored);
+    // Starting a large zone's calculation posted its text to the zone worker: the answer goes on a later turn.
+    if ((stored.bodyJson?.length ?? 0) > ANSWER_SLICE) await nextTurn();
+    return sendJsonText(reply, zoneAnswerJson(stored, status));
+  };
   const common = { tags: ['Restriction Zone'], headers: authHeadersSchema, security: [{ bearer: [] }] };
   const errors = { 400: { $ref: 'ApiError#' }, 401: { $ref: 'ApigeeFault#' }, 403: {}, 404: { $ref: 'ApiError#' } };
   const zoneBodyRoute = { bodyLimit: options.bodyLimit, attachValidation: true };
@@ -215,7 +227,7 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
       }
       const everything = fields.length === ZONE_FIELDS.length;
       const project = (stored: StoredZone) => {
-        if (everything) return zoneAnswerJson(stored, statusOf(stored));
+        if (everything) return zoneAnswerJson(stored, statusOf(stored)).join('');
         const out: Record<string, unknown> = {};
         for (const f of fields) out[f] = f === 'name' ? stored.name : f === 'geometries' ? stored.body.geometries : statusOf(stored);
         return JSON.stringify(out);
