@@ -169,7 +169,7 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
   const statusOf = (stored: StoredZone) => zones.current(zoneSource(stored)).status;
   const answer = async (reply: FastifyReply, stored: StoredZone) => {
     const status = statusOf(stored);
-    // Starting a large zone's calculation posted its text to the zone worker: the answer goes on a later turn.
+    // A new revision's calculation posts its text to the zone worker: a large zone's answer goes on a later turn.
     if ((stored.bodyJson?.length ?? 0) > ANSWER_SLICE) await nextTurn();
     return sendJsonText(reply, zoneAnswerJson(stored, status));
   };
