@@ -12,8 +12,9 @@ import { DEFAULT_GRAPH_PATH, loadGraph, validateZone } from '../src/index.js';
 import { configFromEnv, registerClient, startService, SqliteStore } from '../src/service/index.js';
 import { ADVERSARIAL_RINGS, randomRing, starRing, type Position } from './adversarialRings.js';
 import { seededRandom } from './seededRandom.js';
+import { quantile } from './stats.js';
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+const median = (v: number[]) => quantile(v, 0.5);
 const ms = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)} ms`;
 const body = (name: string, rings: Position[][]) => ({
   name,
@@ -128,9 +129,6 @@ async function withHealthPolls(service: Awaited<ReturnType<typeof serviceChild>>
 
 /** Seconds of back-to-back trips through the big zone (BENCH_STALL_SECONDS, default 10). */
 const STALL_SECONDS = Number(process.env.BENCH_STALL_SECONDS ?? 10);
-
-/** p-quantile of unsorted values. */
-const quantile = (v: number[], p: number) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(p * v.length))];
 
 /**
  * Runs `work` while /health is polled every 5 ms (sequentially, from this process): every poll's

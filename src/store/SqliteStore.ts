@@ -74,8 +74,9 @@ export class SqliteStore implements Store {
   private readonly checkpoints?: NodeJS.Timeout;
   /** Whether checkpoints are the writer thread's (the log grew past WAL_ON_THREAD_BYTES). */
   private walOnThread = false;
-  /** This connection's total_changes() when it last asked for a checkpoint; true while one runs. */
+  /** This connection's total_changes() when it last asked for a checkpoint. */
   private checkpointedChanges = -1;
+  /** Whether a checkpoint asked of the writer thread has not answered yet. */
   private checkpointing = false;
 
   /** `driver`: the SQLite binding (default: node:sqlite on Node 24+, else better-sqlite3; see sqliteDriver.ts). */
@@ -213,7 +214,7 @@ export class SqliteStore implements Store {
    * Writes a large zone on the writer thread; undefined when the zone is small or no thread can
    * be had (the caller then writes it here).
    */
-  private async writeOnThread(op: ZoneWriteRequest['op'], z: StoredZone, quota?: ZoneQuota): Promise<boolean | undefined> {
+  private async writeOnThread(op: 'insertZone' | 'replaceZone', z: StoredZone, quota?: ZoneQuota): Promise<boolean | undefined> {
     if (!this.zoneWriterOn || z.bodyJson === undefined || z.bodyJson.length <= LARGE_ZONE_WRITE) return undefined;
     const writer = this.writerThread();
     if (!writer) return undefined;
