@@ -7,8 +7,8 @@ import { calculateZone, importGeoJson, Router, validateZone, ZoneValidationError
 import { PreparedPolygon } from '../src/geo/PreparedPolygon.js';
 import { pointInPolygonIndexed } from '../src/geo/PreparedPolygon.js';
 import { textSlices } from '../src/service/jsonText.js';
-import { storedZoneFromJson, ZoneQuotaExceeded, type Store } from '../src/store/Store.js';
-import { LARGE_ZONE_WRITE, SqliteStore } from '../src/store/SqliteStore.js';
+import { storedZoneFromJson, zoneBodyJson, ZoneQuotaExceeded, type Store } from '../src/store/Store.js';
+import { LARGE_ZONE_VERTICES, LARGE_ZONE_WRITE, SqliteStore } from '../src/store/SqliteStore.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +115,45 @@ describe('zone bodies as JSON text', () => {
       await calculator.close();
     }
   });
+
+  test('ZoneCalculator: a body sent as UTF-8 bytes on shared memory is checked and calculated there, and its arrays come back shared', async () => {
+    const calculator = new ZoneCalculator(graph);
+    try {
+      const body = { name: 'Gro\u0308ßes', extra: true, geometries: [{ name: 'a', vertices: wobblyRing(6000) }] };
+      const shared = (text: string) => {
+        const bytes = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text)));
+        Buffer.from(bytes.buffer).write(text);
+        return bytes;
+      };
+      const decode = (json: string | Uint8Array) => (typeof json === 'string' ? json : Buffer.from(json).toString('utf8'));
+      const asStored = checkZoneJson(JSON.stringify(body));
+      assert.ok(asStored.ok);
+      // Pretty-printed, with a member the API does not define and a name not in NFC: stored
+      // otherwise than sent; then the text as stored, which comes back as the very bytes sent.
+      for (const text of [JSON.stringify(body, null, 1), asStored.json]) {
+        const expected = checkZoneJson(text);
+        assert.ok(expected.ok);
+        const sent = shared(text);
+        const checked = await calculator.checkJson(sent);
+        assert.ok(checked.ok && checked.json instanceof Uint8Array && checked.json.buffer instanceof SharedArrayBuffer, 'the stored text comes back as shared bytes');
+        assert.equal(checked.json === sent, text === asStored.json);
+        assert.deepEqual({ ...checked, json: decode(checked.json) }, expected);
+        const onWorker = await calculator.calculateJson('large', checked.json);
+        const inline = calculateZone(graph, validateZone(JSON.parse(expected.json)));
+        assert.equal(onWorker.status.name, 'CALCULATED');
+        assert.deepEqual([...onWorker.roads], [...inline.roads]);
+        assert.deepEqual(onWorker.prepared.map((p) => ({ ...p })), inline.prepared.map((p) => ({ ...p })));
+        // Posted on to the trip threads, these are shared, not copied on the event loop.
+        for (const array of [onWorker.roads, onWorker.roadMetresInside, ...onWorker.prepared.flatMap((p) => [p.xy, p.next, p.rowStart, p.rowEdges])]) {
+          assert.ok(array.buffer instanceof SharedArrayBuffer);
+        }
+      }
+      const notJson = await calculator.checkJson(shared(`${JSON.stringify(body)} x`));
+      assert.ok(!notJson.ok && 'notJson' in notJson);
+    } finally {
+      await calculator.close();
+    }
+  });
 });
 
 test('SqliteStore writes a large zone on its writer thread as it writes it in process: same rows, quota and conflict answers', async () => {
@@ -153,6 +192,20 @@ test('SqliteStore writes a large zone on its writer thread as it writes it in pr
     assert.ok((threaded as unknown as { zoneWriter?: unknown }).zoneWriter, 'the writer thread did the large writes');
     const rows = async (s: SqliteStore) => (await s.getZones('c', ['a', 'b', 'c', 'x'])).map((z) => ({ name: z.name, revision: z.revision, body: z.bodyJson }));
     assert.deepEqual(await rows(threaded), await rows(inline));
+    assert.deepEqual(await threaded.zoneUsage('c'), await inline.zoneUsage('c'));
+
+    // One large zone read and deleted: by the thread (its body as shared UTF-8 bytes), or here.
+    const one = async (s: SqliteStore, name: string) => {
+      const z = await s.getZone('c', name);
+      return z && { name: z.name, revision: z.revision, createdAt: z.createdAt, updatedAt: z.updatedAt, body: zoneBodyJson(z), parsed: z.body };
+    };
+    assert.ok(LARGE_ZONE_VERTICES < 6000);
+    const onThread = await threaded.getZone('c', 'b');
+    assert.ok(onThread?.bodyJson instanceof Uint8Array && onThread.bodyJson.buffer instanceof SharedArrayBuffer, 'read by the thread');
+    assert.ok(typeof (await inline.getZone('c', 'b'))?.bodyJson === 'string');
+    for (const name of ['a', 'b', 'x']) assert.deepEqual(await one(threaded, name), await one(inline, name), name);
+    for (const name of ['b', 'b', 'x']) assert.equal(await threaded.deleteZone('c', name), await inline.deleteZone('c', name), name);
+    assert.equal(await threaded.getZone('c', 'b'), undefined);
     assert.deepEqual(await threaded.zoneUsage('c'), await inline.zoneUsage('c'));
   } finally {
     await threaded.close();
@@ -254,6 +307,44 @@ for (const { make, skip } of kinds) {
       assert.equal(deleted.status, 200);
       assert.deepEqual(deleted.body.geometries, normalised(replacement).geometries);
       assert.equal((await zones(path)).status, 404);
+    });
+
+    test('a large body sent in chunks, with no length, is read as it comes: stored, read and deleted as sent; refused when not UTF-8 or over the limit', async () => {
+      const client = await newClient(store);
+      const { headers } = await authorise(svc.url, client);
+      const pieces = (bytes: Buffer, size: number) => Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      const chunked = (chunks: Buffer[]) => fetch(`${svc.url}${ZONES_PATH}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: new ReadableStream({ pull: (c) => (chunks.length > 0 ? c.enqueue(chunks.shift()!) : c.close()) }),
+        duplex: 'half',
+      } as RequestInit);
+      // As the API stores it (the service keeps the bytes it was sent).
+      const body = { name: 'chunked', geometries: [{ name: 'ring', vertices: wobblyRing(6000) }] };
+      const text = JSON.stringify(normalised(body));
+      assert.ok(text.length > LARGE_ZONE_JSON && 6000 > LARGE_ZONE_VERTICES);
+      const created = await chunked(pieces(Buffer.from(text), 100_000));
+      assert.equal(created.status, 201);
+      const answer = (await created.json()) as { name: string; geometries: unknown };
+      assert.deepEqual({ name: answer.name, geometries: answer.geometries }, normalised(body));
+      const zones = (path: string, method = 'GET') => http(`${svc.url}${ZONES_PATH}${path}`, { method, headers });
+      const read = await zones('/chunked');
+      assert.equal(read.text.replace(/,"status":\{.*\}\}$/, '}'), text, 'read back byte for byte');
+      const deleted = await zones('/chunked', 'DELETE');
+      assert.equal(deleted.status, 200);
+      assert.deepEqual({ name: deleted.body.name, geometries: deleted.body.geometries }, normalised(body));
+      assert.equal((await zones('/chunked')).status, 404);
+
+      // A Latin-1 "é" in the name of a large body: refused, not stored with U+FFFD.
+      const latin1 = await chunked(pieces(Buffer.from(text.replace('"chunked"', '"caf\u00e9"'), 'latin1'), 100_000));
+      const refused = (await latin1.json()) as { code: string; message: string };
+      assert.deepEqual([latin1.status, refused.code], [400, 'INVALID_JSON']);
+      assert.match(refused.message, /UTF-8/);
+      assert.equal((await zones(`/${encodeURIComponent('caf\ufffd')}`)).status, 404);
+
+      // Over the body limit with no Content-Length to refuse it by: refused as it is read.
+      const huge = await chunked(pieces(Buffer.from(`{"name":"${'x'.repeat(9 * 1024 * 1024)}"}`), 1 << 20));
+      assert.deepEqual([huge.status, ((await huge.json()) as { code: string }).code], [413, 'BODY_TOO_LARGE']);
     });
   });
 }

@@ -7,7 +7,8 @@ import type { ZoneStatus } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, notUtf8 } from './httpErrors.js';
-import { ANSWER_SLICE, sendJsonText, utf8Body } from './jsonText.js';
+import type { JsonText } from '../structures/sharedBuffer.js';
+import { ANSWER_SLICE, readBody, sendJsonText, utf8BodyText } from './jsonText.js';
 import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
 export interface ZoneRoutesOptions {
@@ -44,29 +45,39 @@ export function zoneSource(stored: StoredZone): ZoneSource {
 }
 
 /**
- * The zone body of a POST or PUT, sent as JSON text (the zone routes keep bodies as text): parsed,
- * NFC-named, validated with every problem at once (JSON paths) and reduced to what the API
- * defines. A large body is all done on the zone worker thread: the event loop only passes strings.
+ * The zone body of a POST or PUT, sent as JSON text (the zone routes keep bodies as text, a large
+ * one as its UTF-8 bytes): parsed, NFC-named, validated with every problem at once (JSON paths)
+ * and reduced to what the API defines. A large body is all done on the zone worker thread, which
+ * reads its bytes where they are: the event loop never decodes or copies it.
  */
-async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promise<{ name: string; json: string; vertexCount: number }> {
+async function checkedZoneBody(request: FastifyRequest, zones: ZoneCache): Promise<{ name: string; json: JsonText; vertexCount: number }> {
+  const body = request.body;
   // No body at all (no Content-Type either) reaches no parser.
-  if (typeof request.body !== 'string') throw apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
-  // Reading a large body took its own time: its checks are posted on a later turn.
-  if (request.body.length > ANSWER_SLICE) await nextTurn();
-  const checked = await zones.calculator.checkJson(request.body, request.caller?.clientId);
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) throw apiError(400, 'INVALID_JSON', 'the body is empty; send a JSON object');
+  const checked = await zones.calculator.checkJson(body, request.caller?.clientId);
   if (checked.ok) return checked;
   if ('notJson' in checked) throw apiError(400, 'INVALID_JSON', `the body is not valid JSON: ${checked.notJson}`);
   throw apiError(400, new ZoneValidationError(checked.issues).code, 'invalid restriction zone', { errors: checked.issues });
 }
 
+/** The UTF-8 bytes of JSON whitespace. */
+const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
 /**
  * A zone as the API answers it, {name, geometries, status}, as the parts of its JSON text: the
  * stored body text ({"name":...,"geometries":[...]}) without its closing brace, then the status. A
- * large zone is not parsed, serialised or copied again.
+ * large zone is not parsed, serialised, decoded or copied again.
  */
-function zoneAnswerJson(stored: StoredZone, status: ZoneStatus): [string, string] {
+function zoneAnswerJson(stored: StoredZone, status: ZoneStatus): [JsonText, string] {
+  const statusPart = `,"status":${JSON.stringify(status)}}`;
+  const bytes = stored.bodyJson;
+  if (bytes instanceof Uint8Array) {
+    let end = bytes.length;
+    while (end > 0 && isJsonSpace(bytes[end - 1])) end--;
+    return [bytes.subarray(0, end - 1), statusPart];
+  }
   const body = zoneBodyJson(stored).trimEnd();
-  return [body.slice(0, -1), `,"status":${JSON.stringify(status)}}`];
+  return [body.slice(0, -1), statusPart];
 }
 
 const notFound = (name: string) => apiError(404, 'ZONE_NOT_FOUND', `no restriction zone named ${JSON.stringify(name)}`, { zones: [name] });
@@ -145,18 +156,22 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
     await authenticate(request, store, 'Restriction Zone', now());
   });
 
-  // Zone bodies stay JSON text here: checkedZoneBody parses and validates them (on the zone worker
-  // when large) instead of fastify's parser and schema on the event loop. Empty bodies are as elsewhere.
+  // Zone bodies stay JSON text here, a large one the UTF-8 bytes it came in: checkedZoneBody parses
+  // and validates them (on the zone worker when large) instead of fastify's parser and schema on
+  // the event loop. Empty bodies are as elsewhere.
   const emptyBodyParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
-    const body = utf8Body(bytes as Buffer);
-    if (body === undefined) return done(notUtf8(), undefined);
-    if (body === '') {
-      if (request.method === 'DELETE' || request.method === 'GET') return done(null, undefined);
-      return emptyBodyParser(request, body, done);
-    }
-    done(null, body);
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readBody(payload, request.headers['content-length'], request.routeOptions.bodyLimit, (err, bytes) => {
+      if (err) return done(err, undefined);
+      const body = utf8BodyText(bytes!);
+      if (body === undefined) return done(notUtf8(), undefined);
+      if (body === '') {
+        if (request.method === 'DELETE' || request.method === 'GET') return done(null, undefined);
+        return emptyBodyParser(request, body, done);
+      }
+      done(null, body);
+    });
   });
   // The body schema stays for the OpenAPI document; the text body fails it by design (ignored).
   const schemaProblem = (request: FastifyRequest) => {

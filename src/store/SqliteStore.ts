@@ -1,14 +1,16 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { JsonText } from '../structures/sharedBuffer.js';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 import { openSqlite, type SqlDatabase, type SqlStatement, type SqliteDriverName } from './sqliteDriver.js';
 import { MIGRATIONS, migrationSql, type ZoneName } from './schemaSql.js';
 import {
   brokenQuotaLimit, clientFromRow, JOB_STATUS_COLUMNS, jobEventsOf, jobFromRow, storableText, tokenFromRow, TOKEN_QUERY, usageFromRow, ZONE_COLUMNS, zoneFromRow,
   type ClientRow, type JobEventRow, type JobRow, type TokenRow, type ZoneRow,
+  parseJsonColumn,
 } from './rows.js';
 import {
-  ZoneQuotaExceeded, storedVertexCount, zoneBodyJson, type Job, type JobEvent, type JobStatus, type JobKind, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
+  ZoneQuotaExceeded, storedVertexCount, storedZoneFromJson, zoneBodyJson, type Job, type JobEvent, type JobStatus, type JobKind, type ClientRecord, type Page, type Store, type StoredZone, type TokenLookup, type TokenRecord, type ZoneQuota, type ZoneUsage,
 } from './Store.js';
 
 /**
@@ -17,6 +19,13 @@ import {
  * and sync, which the event loop would otherwise wait through.
  */
 export const LARGE_ZONE_WRITE = 256 * 1024;
+
+/**
+ * Zones of more vertices than this (about LARGE_ZONE_WRITE bytes of JSON and up) are read and
+ * deleted by the writer thread too: reading 6 MB of text into a string, or freeing its pages,
+ * takes tens of milliseconds.
+ */
+export const LARGE_ZONE_VERTICES = 4_000;
 
 export interface SqliteStoreOptions {
   /**
@@ -48,15 +57,22 @@ export interface ZoneWriterData {
   driver?: SqliteDriverName;
 }
 
-/** A zone as it crosses the thread boundary: its fields and body text (never a parsed body). */
-export type ZoneWriteFields = Omit<StoredZone, 'body' | 'bodyJson'> & { bodyJson: string };
+/** A zone as it crosses the thread boundary: its fields and body text or bytes (never a parsed body). */
+export type ZoneWriteFields = Omit<StoredZone, 'body' | 'bodyJson'> & { bodyJson: JsonText };
 
 export type ZoneWriteRequest =
   | { id: number; op: 'insertZone' | 'replaceZone'; zone: ZoneWriteFields; quota?: ZoneQuota }
+  | { id: number; op: 'getZone'; clientId: string; name: string }
+  | { id: number; op: 'deleteZone'; clientId: string; name: string }
   | { id: number; op: 'checkpoint' };
+
+/** A request to the writer thread before it is numbered (WorkerRequests does that). */
+type ZoneThreadRequest<R = ZoneWriteRequest> = R extends { id: number } ? Omit<R, 'id'> : never;
 
 export type ZoneWriteReply =
   | { id: number; written: boolean }
+  /** getZone: the body as UTF-8 bytes on a SharedArrayBuffer; null when there is no such zone. */
+  | { id: number; zone: ZoneWriteFields | null }
   | { id: number; checkpointed: true }
   | { id: number; quotaExceeded: { limit: keyof ZoneQuota; quota: ZoneQuota; usage: { zones: number; vertices: number }; zoneVertices: number } }
   | { id: number; error: string; name?: string; code?: string };
@@ -216,19 +232,37 @@ export class SqliteStore implements Store {
    */
   private async writeOnThread(op: 'insertZone' | 'replaceZone', z: StoredZone, quota?: ZoneQuota): Promise<boolean | undefined> {
     if (!this.zoneWriterOn || z.bodyJson === undefined || z.bodyJson.length <= LARGE_ZONE_WRITE) return undefined;
-    const writer = this.writerThread();
-    if (!writer) return undefined;
     // The fields one by one: a StoredZone's body is a getter that would parse the text to clone it.
     const { clientId, name, revision, createdAt, updatedAt, vertexCount, bodyJson } = z;
-    const reply = await writer.request({ op, zone: { clientId, name, revision, createdAt, updatedAt, vertexCount, bodyJson }, quota });
-    if ('written' in reply) return reply.written;
+    const reply = await this.onThread({ op, zone: { clientId, name, revision, createdAt, updatedAt, vertexCount, bodyJson }, quota });
+    if (reply === undefined || 'written' in reply) return reply?.written;
     if ('quotaExceeded' in reply) {
       const { limit, quota: q, usage, zoneVertices } = reply.quotaExceeded;
       throw new ZoneQuotaExceeded(limit, q, usage, zoneVertices);
     }
-    // The SQLite error as the thread saw it (its class does not cross threads; name and code do).
-    if ('error' in reply) throw Object.assign(new Error(reply.error), { name: reply.name ?? 'Error', code: reply.code });
     throw new Error(`the writer thread answered a zone write with ${JSON.stringify(reply)}`);
+  }
+
+  /**
+   * Whether the zone is one the writer thread reads and deletes (LARGE_ZONE_VERTICES); false too
+   * when there is no such zone or no such thread.
+   */
+  private largeOnThread(clientId: string, name: string): boolean {
+    if (!this.zoneWriterOn) return false;
+    const row = this.statement('SELECT vertex_count FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as { vertex_count: number | bigint } | undefined;
+    return row !== undefined && Number(row.vertex_count) > LARGE_ZONE_VERTICES;
+  }
+
+  /**
+   * Sends a request to the writer thread; undefined when no thread can be had. A SQLite error the
+   * thread met is thrown here as it saw it (its class does not cross threads; name and code do).
+   */
+  private async onThread(request: ZoneThreadRequest): Promise<ZoneWriteReply | undefined> {
+    const writer = this.writerThread();
+    if (!writer) return undefined;
+    const reply = await writer.request(request);
+    if ('error' in reply) throw Object.assign(new Error(reply.error), { name: reply.name ?? 'Error', code: reply.code });
+    return reply;
   }
 
   async addClient(c: ClientRecord): Promise<void> {
@@ -283,8 +317,31 @@ export class SqliteStore implements Store {
   }
 
   async getZone(clientId: string, name: string): Promise<StoredZone | undefined> {
-    const row = this.statement('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(storableText(clientId, 'client_id'), storableText(name, 'name')) as ZoneRow | undefined;
+    storableText(clientId, 'client_id');
+    storableText(name, 'name');
+    if (this.largeOnThread(clientId, name)) {
+      const reply = await this.onThread({ op: 'getZone', clientId, name });
+      if (reply !== undefined && 'zone' in reply) {
+        if (reply.zone === null) return undefined;
+        const { bodyJson, ...fields } = reply.zone;
+        return storedZoneFromJson(fields, bodyJson, (text) => parseJsonColumn(text, 'zones.body'));
+      }
+    }
+    const row = this.statement('SELECT * FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as ZoneRow | undefined;
     return row && zoneFromRow(row);
+  }
+
+  /**
+   * A zone with its body as UTF-8 bytes on a SharedArrayBuffer (for the writer thread, whose
+   * reply shares them): the text is never made a string.
+   */
+  zoneBytes(clientId: string, name: string): ZoneWriteFields | undefined {
+    const row = this.statement('SELECT client_id, name, revision, created_at, updated_at, vertex_count, CAST(body AS BLOB) AS body FROM zones WHERE client_id = ? AND name = ?')
+      .get(clientId, name) as (Omit<ZoneRow, 'body'> & { body: Uint8Array; vertex_count: number | bigint }) | undefined;
+    if (!row) return undefined;
+    const bodyJson = new Uint8Array(new SharedArrayBuffer(row.body.length));
+    bodyJson.set(row.body);
+    return { clientId: row.client_id, name: row.name, revision: row.revision, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), vertexCount: Number(row.vertex_count), bodyJson };
   }
 
   async getZones(clientId: string, names: string[]): Promise<StoredZone[]> {
@@ -353,7 +410,13 @@ export class SqliteStore implements Store {
   }
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
-    return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(storableText(clientId, 'client_id'), storableText(name, 'name')).changes === 1;
+    storableText(clientId, 'client_id');
+    storableText(name, 'name');
+    if (this.largeOnThread(clientId, name)) {
+      const reply = await this.onThread({ op: 'deleteZone', clientId, name });
+      if (reply !== undefined && 'written' in reply) return reply.written;
+    }
+    return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
   }
 
   async insertJob(job: Job): Promise<void> {

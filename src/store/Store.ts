@@ -1,3 +1,4 @@
+import { jsonTextString, type JsonText } from '../structures/sharedBuffer.js';
 import type { ZoneInput } from '../zones/Zone.js';
 
 /** An API client registered by an operator. The secret itself is never stored, only its hash. */
@@ -45,9 +46,10 @@ export interface StoredZone {
   readonly body: ZoneInput;
   /**
    * The body as JSON text, when known: stores write it as it is and answers are cut from it, so a
-   * large zone (up to 100,000 vertices, ~6 MB) is never parsed or serialised on the event loop.
+   * large zone (up to 100,000 vertices, ~6 MB) is never parsed or serialised on the event loop. A
+   * large body received is its UTF-8 bytes (JsonText), which threads read without a copy.
    */
-  bodyJson?: string;
+  bodyJson?: JsonText;
   /** Vertices of the body (zoneVertexCount), when known. */
   vertexCount?: number;
   revision: string;
@@ -92,16 +94,16 @@ export const DEFAULT_ZONE_QUOTA: ZoneQuota = { zones: 1_000, vertices: 1_000_000
  * A StoredZone whose body is JSON text, parsed the first time `body` is read (trips read zones on
  * every request and most never need the vertices).
  */
-export function storedZoneFromJson(fields: Omit<StoredZone, 'body' | 'bodyJson'>, bodyJson: string, parse: (text: string) => ZoneInput = JSON.parse): StoredZone {
+export function storedZoneFromJson(fields: Omit<StoredZone, 'body' | 'bodyJson'>, bodyJson: JsonText, parse: (text: string) => ZoneInput = JSON.parse): StoredZone {
   let body: ZoneInput | undefined;
   const zone = { ...fields, bodyJson } as StoredZone;
   // Enumerable, so a copy ({...zone}) still has a body (read then).
-  Object.defineProperty(zone, 'body', { enumerable: true, get: () => (body ??= parse(bodyJson)) });
+  Object.defineProperty(zone, 'body', { enumerable: true, get: () => (body ??= parse(jsonTextString(bodyJson))) });
   return zone;
 }
 
-/** The zone's body as JSON text: as received or read when known, else serialised. */
-export const zoneBodyJson = (z: StoredZone): string => z.bodyJson ?? JSON.stringify(z.body);
+/** The zone's body as JSON text: as received or read when known (bytes decoded), else serialised. */
+export const zoneBodyJson = (z: StoredZone): string => (z.bodyJson !== undefined ? jsonTextString(z.bodyJson) : JSON.stringify(z.body));
 
 /** The zone's vertices: as counted when received, else counted from the body. */
 export const storedVertexCount = (z: StoredZone): number => z.vertexCount ?? zoneVertexCount(z.body);

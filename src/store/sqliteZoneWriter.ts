@@ -1,6 +1,7 @@
 /**
- * Worker thread that writes large zone bodies into a SqliteStore's file through a connection of
- * its own (SqliteStore sends it zones over LARGE_ZONE_WRITE), and checkpoints the write-ahead log
+ * Worker thread that writes, reads and deletes large zone bodies in a SqliteStore's file through a
+ * connection of its own (SqliteStore sends it zones over LARGE_ZONE_WRITE or LARGE_ZONE_VERTICES;
+ * a body read goes back as UTF-8 bytes on a SharedArrayBuffer), and checkpoints the write-ahead log
  * for it: writing and syncing megabytes takes tens of milliseconds, which would otherwise hold the
  * service's event loop. WAL mode lets both connections use the file; the write is the same
  * transaction as on the main thread (quota check and write under BEGIN IMMEDIATE), committed
@@ -20,6 +21,15 @@ if (!isMainThread && parentPort) {
       if (request.op === 'checkpoint') {
         store.checkpointWal();
         port.postMessage({ id, checkpointed: true } satisfies ZoneWriteReply);
+        return;
+      }
+      if (request.op === 'getZone') {
+        const zone = store.zoneBytes(request.clientId, request.name) ?? null;
+        port.postMessage({ id, zone } satisfies ZoneWriteReply);
+        return;
+      }
+      if (request.op === 'deleteZone') {
+        port.postMessage({ id, written: await store.deleteZone(request.clientId, request.name) } satisfies ZoneWriteReply);
         return;
       }
       const { op, zone, quota } = request;

@@ -1,4 +1,5 @@
 import type { RoadGraph } from '../graph/RoadGraph.js';
+import type { JsonText } from '../structures/sharedBuffer.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { zoneStatus, type Zone, type ZoneStatus } from './Zone.js';
 import { LARGE_ZONE_JSON, ZoneCalculator, type ZoneCalculatorOptions } from './ZoneCalculator.js';
@@ -18,7 +19,7 @@ export interface ZoneSource {
    * The zone's stored body as JSON text, when at hand: a large one (LARGE_ZONE_JSON) is then
    * parsed and calculated on the worker thread, and `zone()` is not called.
    */
-  json?: string;
+  json?: JsonText;
 }
 
 interface Entry {

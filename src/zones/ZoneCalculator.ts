@@ -4,9 +4,8 @@ import type { RoadGraph } from '../graph/RoadGraph.js';
 import { sharedGraphArrays } from '../graph/sharedGraph.js';
 import { calculateZone, type CalculatedZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
+import { jsonTextString, type JsonText } from '../structures/sharedBuffer.js';
 import { zoneStatus, type Zone, type ZoneRules, type ZoneStatus } from './Zone.js';
-
-/** A zone's rules (Zone.vehicles, Zone.avoidance). */
 import { checkZoneJson, type CheckedZoneJson } from './zoneJson.js';
 import type { ZoneWorkerData } from './zoneWorker.js';
 
@@ -45,9 +44,13 @@ interface WorkerReply {
   /** The zone's rules, read from its JSON text there. */
   rules?: ZoneRules;
   prepared?: PreparedPolygonFields[];
-  /** The answer to a checkJson request; sameText: its json is the text sent (and left out). */
+  /**
+   * The answer to a checkJson request; sameText: its json is the text sent (and left out); utf8:
+   * its json as bytes (for a body sent as bytes), left out of `checked` too.
+   */
   checked?: CheckedZoneJson;
   sameText?: boolean;
+  utf8?: Uint8Array;
 }
 
 /** Work waiting for the worker thread. */
@@ -119,18 +122,20 @@ export class ZoneCalculator {
 
   /**
    * Checks a zone body sent as JSON text (checkZoneJson): on the worker thread when the text is
-   * long (LARGE_ZONE_JSON), so the caller's event loop only passes strings.
+   * long (LARGE_ZONE_JSON), so the caller's event loop only passes it on. Text sent as bytes (on a
+   * SharedArrayBuffer) comes back as bytes: the caller never decodes it.
    */
-  async checkJson(text: string, owner = ''): Promise<CheckedZoneJson> {
-    if (text.length <= LARGE_ZONE_JSON) return checkZoneJson(text);
+  async checkJson(text: JsonText, owner = ''): Promise<CheckedZoneJson<JsonText>> {
+    if (text.length <= LARGE_ZONE_JSON) return checkZoneJson(jsonTextString(text));
     let reply: WorkerReply;
     try {
       reply = await this.inTurn(owner, { checkJson: text });
     } catch {
-      return checkZoneJson(text); // no worker thread: the right answer, on this thread
+      return checkZoneJson(jsonTextString(text)); // no worker thread: the right answer, on this thread
     }
     const checked = reply.checked!;
-    return reply.sameText && checked.ok ? { ...checked, json: text } : checked;
+    if (!checked.ok) return checked;
+    return reply.sameText ? { ...checked, json: text } : reply.utf8 ? { ...checked, json: reply.utf8 } : checked;
   }
 
   /**
@@ -138,7 +143,7 @@ export class ZoneCalculator {
    * thread: the text is parsed there, and the polygons come back prepared. The result's
    * `zone.polygons` are rebuilt from them only if read.
    */
-  calculateJson(name: string, json: string, owner = ''): Promise<CalculatedZone> {
+  calculateJson(name: string, json: JsonText, owner = ''): Promise<CalculatedZone> {
     const done = this.onWorker(owner, { name, polygons: [] }, json).finally(() => {
       if (this.running.get(name) === done) this.running.delete(name);
     });
@@ -202,7 +207,7 @@ export class ZoneCalculator {
   }
 
   /** Calculates `zone` on the worker, or, with `json`, the zone of that stored body text (`zone` then only names it). */
-  private onWorker(owner: string, zone: Zone, json?: string): Promise<CalculatedZone> {
+  private onWorker(owner: string, zone: Zone, json?: JsonText): Promise<CalculatedZone> {
     const started = performance.now();
     const fail = (status: ZoneStatus): CalculatedZone => ({
       zone,

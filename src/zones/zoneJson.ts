@@ -1,13 +1,15 @@
+import type { JsonText } from '../structures/sharedBuffer.js';
 import { validateZone, ZoneValidationError, type ValidationIssue } from './validateZone.js';
 import { zoneRules, type Zone, type ZoneInput } from './Zone.js';
 
 /**
  * A zone body checked from its JSON text: the name (NFC), the body as it is stored (what the API
  * defines and nothing else, rings as sent, open or closed, the rules as checked) and its
- * vertices; or why it was refused.
+ * vertices; or why it was refused. `J`: the form of the stored text (checkZoneJson gives a string;
+ * ZoneCalculator.checkJson gives a large body's UTF-8 bytes).
  */
-export type CheckedZoneJson =
-  | { ok: true; name: string; json: string; vertexCount: number }
+export type CheckedZoneJson<J extends JsonText = string> =
+  | { ok: true; name: string; json: J; vertexCount: number }
   | { ok: false; notJson: string }
   | { ok: false; issues: ValidationIssue[] };
 

@@ -13,6 +13,7 @@ import { storedZone } from './validateZone.js';
 import { zoneRules, zoneStatus, type Zone, type ZoneInput } from './Zone.js';
 import { checkZoneJsonToZone } from './zoneJson.js';
 import { lowerThreadPriority } from '../workerThread.js';
+import { jsonTextString, type JsonText } from '../structures/sharedBuffer.js';
 
 /** What ZoneCalculator posts to a new zone worker. */
 export interface ZoneWorkerData {
@@ -23,8 +24,32 @@ export interface ZoneWorkerData {
   indexes: GraphIndexes;
 }
 
-/** A request: calculate a zone, calculate a stored body's JSON text, or check a body's JSON text. */
-export type ZoneWorkerRequest = { id: number } & ({ zone: Zone } | { zoneJson: string } | { checkJson: string });
+/**
+ * A request: calculate a zone, calculate a stored body's JSON text, or check a body's JSON text
+ * (text as UTF-8 bytes is on a SharedArrayBuffer: read here, not copied).
+ */
+export type ZoneWorkerRequest = { id: number } & ({ zone: Zone } | { zoneJson: JsonText } | { checkJson: JsonText });
+
+/** Same bytes (a memcmp). */
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+
+/**
+ * A copy of `array` on a SharedArrayBuffer, made here: the service posts a calculated zone's arrays
+ * on to its trip threads, which then share them instead of copying megabytes on its event loop.
+ */
+function onSharedMemory<T extends Float64Array | Float32Array | Int32Array | Uint32Array>(array: T): T {
+  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
+  copy.set(array);
+  return copy;
+}
+
+/** `text` as UTF-8 bytes on a SharedArrayBuffer: the caller reads them without a copy. */
+function sharedUtf8(text: string): Uint8Array {
+  const bytes = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text)));
+  Buffer.from(bytes.buffer).write(text);
+  return bytes;
+}
 
 if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
@@ -34,22 +59,29 @@ if (!isMainThread && parentPort) {
   // Adopted now: a stored index of another graph fails here, not inside the first zone.
   RoadIndex.for(graph);
   const port = parentPort;
-  // The body last checked, as stored: a zone is calculated right after it is stored, so its
-  // text (compared here, not parsed again) usually arrives next.
-  let lastChecked: { json: string; zone: Zone } | undefined;
+  // The body last checked, as stored (and as the bytes it is stored as, when it came as bytes): a
+  // zone is calculated right after it is stored, so its text (compared here, not parsed again)
+  // usually arrives next.
+  let lastChecked: { json: string; utf8?: Uint8Array; zone: Zone } | undefined;
+  const isLastChecked = (json: JsonText) =>
+    lastChecked !== undefined && (typeof json === 'string' ? lastChecked.json === json : lastChecked.utf8 !== undefined && sameBytes(lastChecked.utf8, json));
   port.on('message', (request: ZoneWorkerRequest) => {
     const { id } = request;
     if ('checkJson' in request) {
-      const { checked, zone } = checkZoneJsonToZone(request.checkJson);
-      lastChecked = checked.ok && zone ? { json: checked.json, zone } : undefined;
-      // A body sent as it is stored (the usual JSON.stringify of a client) does not travel back.
-      const sameText = checked.ok && checked.json === request.checkJson;
-      port.postMessage({ id, checked: sameText ? { ...checked, json: '' } : checked, sameText });
+      const sent = request.checkJson;
+      const text = jsonTextString(sent);
+      const { checked, zone } = checkZoneJsonToZone(text);
+      // A body sent as it is stored (the usual JSON.stringify of a client) does not travel back;
+      // another stored text sent as bytes goes back as bytes.
+      const sameText = checked.ok && checked.json === text;
+      const utf8 = !checked.ok || typeof sent === 'string' ? undefined : sameText ? sent : sharedUtf8(checked.json);
+      lastChecked = checked.ok && zone ? { json: checked.json, utf8, zone } : undefined;
+      port.postMessage({ id, checked: sameText || utf8 ? { ...checked, json: '' } : checked, sameText, utf8: sameText ? undefined : utf8 });
       return;
     }
     let zone: Zone;
     try {
-      zone = 'zone' in request ? request.zone : lastChecked?.json === request.zoneJson ? lastChecked.zone : storedZone(JSON.parse(request.zoneJson) as ZoneInput);
+      zone = 'zone' in request ? request.zone : isLastChecked(request.zoneJson) ? lastChecked!.zone : storedZone(JSON.parse(jsonTextString(request.zoneJson)) as ZoneInput);
       lastChecked = undefined;
     } catch (err) {
       port.postMessage({ id, status: zoneStatus('CALCULATION_ERROR', `the stored zone is not valid: ${(err as Error).message}`) });
@@ -59,18 +91,19 @@ if (!isMainThread && parentPort) {
     const reply = {
       id,
       status: result.status,
-      roads: result.roads,
-      roadMetresInside: result.roadMetresInside,
+      roads: onSharedMemory(result.roads),
+      roadMetresInside: onSharedMemory(result.roadMetresInside),
       edgeCount: result.edgeCount,
       metresInside: result.metresInside,
       blockedLength: result.blockedLength,
       millis: result.millis,
       // A zone from JSON text exists only here: its polygons go back prepared (typed arrays).
       ...('zoneJson' in request ? {
-        polygonNames: zone.polygons.map((p) => p.name), prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p })), rules: zoneRules(zone),
+        polygonNames: zone.polygons.map((p) => p.name),
+        prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p, xy: onSharedMemory(p.xy), next: onSharedMemory(p.next), rowStart: onSharedMemory(p.rowStart), rowEdges: onSharedMemory(p.rowEdges) })),
+        rules: zoneRules(zone),
       } : {}),
     };
-    const transfer = [result.roads.buffer, result.roadMetresInside.buffer, ...('zoneJson' in request ? result.prepared.flatMap((p) => [p.xy.buffer, p.next.buffer, p.rowStart.buffer, p.rowEdges.buffer]) : [])];
-    port.postMessage(reply, transfer as ArrayBuffer[]);
+    port.postMessage(reply);
   });
 }
