@@ -9,6 +9,7 @@ import { pointInPolygonIndexed } from '../src/geo/PreparedPolygon.js';
 import { textSlices } from '../src/service/jsonText.js';
 import { storedZoneFromJson, zoneBodyJson, ZoneQuotaExceeded, type Store } from '../src/store/Store.js';
 import { LARGE_ZONE_VERTICES, LARGE_ZONE_WRITE, SqliteStore } from '../src/store/SqliteStore.js';
+import { openSqlite } from '../src/store/sqliteDriver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,6 +208,22 @@ test('SqliteStore writes a large zone on its writer thread as it writes it in pr
     for (const name of ['b', 'b', 'x']) assert.equal(await threaded.deleteZone('c', name), await inline.deleteZone('c', name), name);
     assert.equal(await threaded.getZone('c', 'b'), undefined);
     assert.deepEqual(await threaded.zoneUsage('c'), await inline.zoneUsage('c'));
+
+    // A zone's revision and size come from the index, never from the row, where they lie past the
+    // body's overflow pages. Each query as the store ran it, planned on a connection of our own.
+    await threaded.zoneRevisions('c', ['a', 'b']);
+    await threaded.getZone('c', 'a');
+    const plans = openSqlite(join(dir, 'threaded.sqlite'));
+    try {
+      const sizeQueries = [...(threaded as unknown as { statements: Map<string, unknown> }).statements.keys()].filter((sql) => /vertex_count|revision FROM/.test(sql) && !/^(INSERT|UPDATE)/.test(sql));
+      assert.ok(sizeQueries.length >= 3, sizeQueries.join('; '));
+      for (const sql of sizeQueries) {
+        const plan = plans.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...sql.split('?').slice(1).map(() => 'c')) as Array<{ detail: string }>;
+        assert.ok(plan.some((step) => step.detail.includes('COVERING INDEX zones_without_body')), `${sql}: ${plan.map((p) => p.detail).join('; ')}`);
+      }
+    } finally {
+      plans.close();
+    }
   } finally {
     await threaded.close();
     await inline.close();

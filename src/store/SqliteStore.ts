@@ -249,7 +249,8 @@ export class SqliteStore implements Store {
    */
   private largeOnThread(clientId: string, name: string): boolean {
     if (!this.zoneWriterOn) return false;
-    const row = this.statement('SELECT vertex_count FROM zones WHERE client_id = ? AND name = ?').get(clientId, name) as { vertex_count: number | bigint } | undefined;
+    // From the index alone: the row's vertex_count lies after the body, past its overflow pages.
+    const row = this.statement('SELECT vertex_count FROM zones INDEXED BY zones_without_body WHERE client_id = ? AND name = ?').get(clientId, name) as { vertex_count: number | bigint } | undefined;
     return row !== undefined && Number(row.vertex_count) > LARGE_ZONE_VERTICES;
   }
 
@@ -347,7 +348,8 @@ export class SqliteStore implements Store {
   async getZones(clientId: string, names: string[]): Promise<StoredZone[]> {
     if (names.length === 0) return [];
     for (const n of names) storableText(n, 'name');
-    const rows = this.statement('SELECT z.* FROM zones z JOIN json_each(?) n ON n.value = z.name WHERE z.client_id = ?')
+    // Each name looked up (CROSS JOIN keeps that order), not each of the client's zones scanned.
+    const rows = this.statement('SELECT z.* FROM json_each(?) n CROSS JOIN zones z ON z.client_id = ? AND z.name = n.value')
       .all(JSON.stringify(names), storableText(clientId, 'client_id')) as ZoneRow[];
     return rows.map(zoneFromRow);
   }
@@ -355,7 +357,8 @@ export class SqliteStore implements Store {
   async zoneRevisions(clientId: string, names: string[]): Promise<Array<{ name: string; revision: string }>> {
     if (names.length === 0) return [];
     for (const n of names) storableText(n, 'name');
-    return this.statement('SELECT z.name, z.revision FROM zones z JOIN json_each(?) n ON n.value = z.name WHERE z.client_id = ?')
+    // Each name looked up (CROSS JOIN keeps that order) in the index alone (see largeOnThread).
+    return this.statement('SELECT z.name, z.revision FROM json_each(?) n CROSS JOIN zones z INDEXED BY zones_without_body ON z.client_id = ? AND z.name = n.value')
       .all(JSON.stringify(names), storableText(clientId, 'client_id')) as Array<{ name: string; revision: string }>;
   }
 
