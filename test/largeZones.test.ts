@@ -231,6 +231,28 @@ test('SqliteStore writes a large zone on its writer thread as it writes it in pr
   }
 });
 
+test('SqliteStore: a write on its own connection waits, off the event loop, for the large zone write under way on its thread', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'detour-zone-writer-'));
+  const store = new SqliteStore(join(dir, 'store.sqlite'));
+  try {
+    await store.addClient({ clientId: 'c', applicationName: 'a', organizationName: 'o', developerEmail: '', products: [], secretHash: 'x', createdAt: 0, revokedAt: null });
+    const json = JSON.stringify({ name: 'large', geometries: [{ name: 'a', vertices: wobblyRing(6000) }] });
+    assert.ok(json.length > LARGE_ZONE_WRITE);
+    const settled: string[] = [];
+    // The thread takes the write lock for the zone; the token's write would wait for it in SQLite's
+    // busy handler, holding the event loop, and finish before the thread's reply could be read.
+    const zone = store.insertZone(storedZoneFromJson({ clientId: 'c', name: 'large', revision: 'r', createdAt: 1, updatedAt: 1, vertexCount: 6000 }, json)).then(() => settled.push('zone'));
+    const token = store.saveToken({ tokenHash: 'h', clientId: 'c', products: [], issuedAt: 0, expiresAt: 1e15 }).then(() => settled.push('token'));
+    await Promise.all([zone, token]);
+    assert.deepEqual(settled, ['zone', 'token']);
+    assert.ok(await store.findToken('h'));
+    assert.equal((await store.getZone('c', 'large'))?.name, 'large');
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 const kinds: Array<{ make: () => StoreKind; skip: string | false }> = [
   { make: sqliteKind, skip: false },
   { make: postgresKind, skip: (await postgresSkipReason()) ?? false },

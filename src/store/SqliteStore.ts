@@ -94,6 +94,8 @@ export class SqliteStore implements Store {
   private checkpointedChanges = -1;
   /** Whether a checkpoint asked of the writer thread has not answered yet. */
   private checkpointing = false;
+  /** Zone writes under way on the writer thread (each holds the database's write lock a while). */
+  private readonly threadWrites = new Set<Promise<unknown>>();
 
   /** `driver`: the SQLite binding (default: node:sqlite on Node 24+, else better-sqlite3; see sqliteDriver.ts). */
   constructor(readonly location: string, private readonly driver?: SqliteDriverName, options: SqliteStoreOptions = {}) {
@@ -261,13 +263,29 @@ export class SqliteStore implements Store {
   private async onThread(request: ZoneThreadRequest): Promise<ZoneWriteReply | undefined> {
     const writer = this.writerThread();
     if (!writer) return undefined;
-    const reply = await writer.request(request);
+    const replied = writer.request(request);
+    if (request.op !== 'getZone') {
+      this.threadWrites.add(replied);
+      const settled = () => this.threadWrites.delete(replied);
+      replied.then(settled, settled);
+    }
+    const reply = await replied;
     if ('error' in reply) throw Object.assign(new Error(reply.error), { name: reply.name ?? 'Error', code: reply.code });
     return reply;
   }
 
+  /**
+   * Resolves once no zone write is under way on the writer thread. Every write on this connection
+   * waits for it first: the thread holds the write lock while it writes and syncs megabytes, and a
+   * write here would wait for that lock in SQLite's busy handler, on the event loop.
+   */
+  private async afterThreadWrites(): Promise<void> {
+    while (this.threadWrites.size > 0) await Promise.allSettled([...this.threadWrites]);
+  }
+
   async addClient(c: ClientRecord): Promise<void> {
     storableText(c.clientId, 'client_id');
+    await this.afterThreadWrites();
     this.db
       .prepare('INSERT INTO clients VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(c.clientId, c.applicationName, c.organizationName, c.developerEmail, JSON.stringify(c.products), c.secretHash, c.createdAt, c.revokedAt);
@@ -283,10 +301,12 @@ export class SqliteStore implements Store {
   }
 
   async revokeClient(clientId: string, at: number): Promise<boolean> {
+    await this.afterThreadWrites();
     return this.statement('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, storableText(clientId, 'client_id')).changes === 1;
   }
 
   async saveToken(t: TokenRecord): Promise<void> {
+    await this.afterThreadWrites();
     this.statement('INSERT INTO tokens VALUES (?, ?, ?, ?, ?)').run(t.tokenHash, t.clientId, JSON.stringify(t.products), t.issuedAt, t.expiresAt);
   }
 
@@ -296,6 +316,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteExpiredTokens(now: number): Promise<number> {
+    await this.afterThreadWrites();
     return this.statement('DELETE FROM tokens WHERE expires_at < ?').run(now).changes;
   }
 
@@ -382,6 +403,7 @@ export class SqliteStore implements Store {
     storableText(z.name, 'name');
     const onThread = await this.writeOnThread('insertZone', z, quota);
     if (onThread !== undefined) return onThread;
+    await this.afterThreadWrites();
     const vertices = storedVertexCount(z);
     // IMMEDIATE takes the write lock first, so check and insert are atomic across processes too.
     return this.db.immediate(() => {
@@ -400,6 +422,7 @@ export class SqliteStore implements Store {
     storableText(z.name, 'name');
     const onThread = await this.writeOnThread('replaceZone', z, quota);
     if (onThread !== undefined) return onThread;
+    await this.afterThreadWrites();
     const vertices = storedVertexCount(z);
     return this.db.immediate(() => {
       if (quota) {
@@ -419,6 +442,7 @@ export class SqliteStore implements Store {
       const reply = await this.onThread({ op: 'deleteZone', clientId, name });
       if (reply !== undefined && 'written' in reply) return reply.written;
     }
+    await this.afterThreadWrites();
     return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
   }
 
@@ -427,6 +451,7 @@ export class SqliteStore implements Store {
   }
 
   async insertJobs(jobs: readonly Job[]): Promise<void> {
+    await this.afterThreadWrites();
     const insert = () => this.db.immediate(() => {
       const row = this.statement('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)');
       for (const job of jobs) {
@@ -464,6 +489,7 @@ export class SqliteStore implements Store {
 
   async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {
     // IMMEDIATE: the write lock first, so two processes on one file never take the same job.
+    await this.afterThreadWrites();
     return this.db.immediate(() => {
       for (;;) {
         const row = this.statement(`SELECT * FROM jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < ?))
@@ -483,10 +509,12 @@ export class SqliteStore implements Store {
   }
 
   async renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean> {
+    await this.afterThreadWrites();
     return this.statement("UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'PROCESSING'").run(now + leaseMillis, id).changes === 1;
   }
 
   async finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
+    await this.afterThreadWrites();
     return this.db.immediate(() => {
       const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';
       const changed = this.statement("UPDATE jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
@@ -497,6 +525,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteExpiredJobs(now: number): Promise<number> {
+    await this.afterThreadWrites();
     return this.statement('DELETE FROM jobs WHERE expires_at <= ?').run(now).changes;
   }
 
