@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonText } from '../structures/sharedBuffer.js';
 import { storedZoneFromJson, zoneBodyJson, ZoneQuotaExceeded, type Store, type StoredZone, type ZoneQuota } from '../store/Store.js';
 import { storedZone, unstorableTextProblem, ZoneValidationError } from '../zones/validateZone.js';
 import type { ZoneStatus } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, notUtf8 } from './httpErrors.js';
-import type { JsonText } from '../structures/sharedBuffer.js';
 import { ANSWER_SLICE, readBody, sendJsonText, utf8BodyText } from './jsonText.js';
 import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
