@@ -36,9 +36,16 @@ export function sendJsonText(reply: FastifyReply, text: JsonText | readonly Json
   let length = 0;
   for (const part of parts) length += part.length;
   if (length <= sliceSize && parts.every((part) => typeof part === 'string')) return reply.send(parts.join(''));
-  return reply.send(Readable.from((function* () {
-    for (const part of parts) yield* typeof part === 'string' ? textSlices(part, sliceSize) : byteSlices(part, sliceSize);
-  })(), { objectMode: false }));
+  return reply.send(Readable.from(jsonSlices(parts, sliceSize), { objectMode: false }));
+}
+
+/** JSON text parts, one after the other, in slices of at most `size` (a long part is never written whole in one task). */
+export function* jsonSlices(parts: readonly JsonText[], size = ANSWER_SLICE): Generator<string | Buffer> {
+  for (const part of parts) {
+    if (typeof part !== 'string') yield* byteSlices(part, size);
+    else if (part.length > size) yield* textSlices(part, size);
+    else if (part.length > 0) yield part;
+  }
 }
 
 /** A SharedArrayBuffer that grows in place up to maxByteLength (ES2024; Node 20 has it). */

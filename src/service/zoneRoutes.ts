@@ -8,7 +8,7 @@ import type { ZoneStatus } from '../zones/Zone.js';
 import type { ZoneCache, ZoneSource } from '../zones/ZoneCache.js';
 import { authenticate } from './authenticate.js';
 import { apiError, notUtf8 } from './httpErrors.js';
-import { ANSWER_SLICE, readBody, sendJsonText, utf8BodyText } from './jsonText.js';
+import { ANSWER_SLICE, jsonSlices, readBody, sendJsonText, utf8BodyText } from './jsonText.js';
 import { authHeadersSchema, zoneBodySchema, zoneListQuerySchema, zoneNameParamsSchema, ZONE_PAGE } from './schemas.js';
 
 export interface ZoneRoutesOptions {
@@ -241,22 +241,23 @@ export async function zoneRoutes(app: FastifyInstance, options: ZoneRoutesOption
         reply.header('Link', `<${request.url.split('?')[0]}?${next}>; rel="next"`);
       }
       const everything = fields.length === ZONE_FIELDS.length;
-      const project = (stored: StoredZone) => {
-        if (everything) return zoneAnswerJson(stored, statusOf(stored)).join('');
+      const project = (stored: StoredZone): JsonText[] => {
+        if (everything) return zoneAnswerJson(stored, statusOf(stored));
         const out: Record<string, unknown> = {};
         for (const f of fields) out[f] = f === 'name' ? stored.name : f === 'geometries' ? stored.body.geometries : statusOf(stored);
-        return JSON.stringify(out);
+        return [JSON.stringify(out)];
       };
       // The page is read ZONE_PAGE.batch zones at a time and written as it goes, so memory holds
-      // a few zones, not the page (a zone may have 100,000 vertices).
-      async function* pageJson(): AsyncGenerator<string> {
+      // a few zones, not the page (a zone may have 100,000 vertices); a zone's text in slices.
+      async function* pageJson(): AsyncGenerator<string | Buffer> {
         yield '[';
         let first = true;
         for (let done = 0; done < limit; ) {
           const want = Math.min(ZONE_PAGE.batch, limit - done);
           const rows = await store.listZones(clientId, { offset: offset + done, limit: want });
           for (const stored of rows) {
-            yield (first ? '' : ',') + project(stored);
+            if (!first) yield ',';
+            yield* jsonSlices(project(stored));
             first = false;
           }
           done += rows.length;

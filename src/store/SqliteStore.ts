@@ -320,10 +320,20 @@ export class SqliteStore implements Store {
   }
 
   async listZones(clientId: string, page?: Page): Promise<StoredZone[]> {
+    storableText(clientId, 'client_id');
+    if (this.zoneWriterOn) {
+      // The page's names and sizes from the indexes alone; its large zones read by the writer thread.
+      const sql = `SELECT z.name, w.vertex_count FROM zones z INDEXED BY zones_client_order
+        JOIN zones w INDEXED BY zones_without_body ON w.client_id = z.client_id AND w.name = z.name
+        WHERE z.client_id = ? ORDER BY z.created_at, z.name`;
+      const heads = (page ? this.statement(`${sql} LIMIT ? OFFSET ?`).all(clientId, page.limit, page.offset) : this.statement(sql).all(clientId)) as Array<{ name: string; vertex_count: number | bigint }>;
+      if (heads.some((h) => Number(h.vertex_count) > LARGE_ZONE_VERTICES)) {
+        const zones = await Promise.all(heads.map((h) => this.getZone(clientId, h.name)));
+        return zones.filter((z) => z !== undefined);
+      }
+    }
     const sql = 'SELECT * FROM zones WHERE client_id = ? ORDER BY created_at, name';
-    const rows = page
-      ? this.statement(`${sql} LIMIT ? OFFSET ?`).all(storableText(clientId, 'client_id'), page.limit, page.offset)
-      : this.statement(sql).all(storableText(clientId, 'client_id'));
+    const rows = page ? this.statement(`${sql} LIMIT ? OFFSET ?`).all(clientId, page.limit, page.offset) : this.statement(sql).all(clientId);
     return (rows as ZoneRow[]).map(zoneFromRow);
   }
 
