@@ -102,3 +102,30 @@ for (const driver of available) {
     await small.close();
   });
 }
+
+for (const driver of available) {
+  test(`${driver}: a write that finds another connection holding the write lock waits on a timer, not in SQLite's busy handler on the event loop`, async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'detour-busy-')), 'store.sqlite');
+    const store = new SqliteStore(path, driver, { zoneWriter: false });
+    const other = openSqlite(path, driver);
+    try {
+      await store.addClient({ clientId: 'c1', applicationName: 'app', organizationName: 'org', developerEmail: 'e@x', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
+      other.exec('BEGIN IMMEDIATE'); // another process's write, under way
+      // Released by a timer: it can only run if the token's write leaves the event loop free
+      // (in the busy handler, the write would wait out its 5 s timeout and fail).
+      let released = false;
+      setTimeout(() => {
+        other.exec('COMMIT');
+        released = true;
+      }, 100);
+      await store.saveToken({ tokenHash: 'h1', clientId: 'c1', products: ['Trip'], issuedAt: 1, expiresAt: Date.now() + 60_000 });
+      assert.ok(released, 'written once the other connection let the lock go');
+      assert.equal((await store.findToken('h1'))?.clientId, 'c1');
+      // Reads keep the busy timeout; the writes' retries set it back after each try.
+      assert.equal(Number((store as unknown as { db: { pragma(text: string): unknown } }).db.pragma('busy_timeout')), 5000);
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+}

@@ -26,6 +26,15 @@ export const LARGE_ZONE_WRITE = 256 * 1024;
  */
 export const LARGE_ZONE_VERTICES = 4_000;
 
+/** How long a write waits for another connection's write lock before it fails with SQLITE_BUSY. */
+const BUSY_MILLIS = 5000;
+
+/** Whether a binding's error is SQLite's BUSY (better-sqlite3: code SQLITE_BUSY...; node:sqlite: errcode 5, extended or not). */
+function isBusy(err: unknown): boolean {
+  const e = err as { code?: unknown; errcode?: unknown };
+  return (typeof e?.code === 'string' && e.code.startsWith('SQLITE_BUSY')) || (typeof e?.errcode === 'number' && (e.errcode & 0xff) === 5);
+}
+
 export interface SqliteStoreOptions {
   /**
    * Write large zone bodies (LARGE_ZONE_WRITE) and checkpoint the write-ahead log on a thread
@@ -104,7 +113,7 @@ export class SqliteStore implements Store {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${BUSY_MILLIS}`);
     this.migrate();
     if (this.zoneWriterOn) {
       this.checkpoints = setInterval(() => {
@@ -274,20 +283,34 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Resolves once no zone write is under way on the writer thread. Every write on this connection
-   * waits for it first: the thread holds the write lock while it writes and syncs megabytes, and a
-   * write here would wait for that lock in SQLite's busy handler, on the event loop.
+   * Runs a write on this connection without waiting for the database's write lock on the event
+   * loop: first after the zone writes under way on the writer thread (which hold it while they
+   * write and sync megabytes), then, should another connection hold it (another process, a
+   * checkpoint), tried again on a timer with SQLite's busy handler off (busy_timeout 0 for the
+   * write), up to BUSY_MILLIS, after which it fails with SQLITE_BUSY as the busy timeout would.
+   * Reads keep the busy timeout: WAL readers meet a lock only in rare moments (recovery).
    */
-  private async afterThreadWrites(): Promise<void> {
+  private async writing<T>(write: () => T): Promise<T> {
     while (this.threadWrites.size > 0) await Promise.allSettled([...this.threadWrites]);
+    const deadline = Date.now() + BUSY_MILLIS;
+    for (let wait = 1; ; wait = Math.min(2 * wait, 50)) {
+      this.statement('PRAGMA busy_timeout = 0').get();
+      try {
+        return write();
+      } catch (err) {
+        if (!isBusy(err) || Date.now() >= deadline) throw err;
+      } finally {
+        this.statement(`PRAGMA busy_timeout = ${BUSY_MILLIS}`).get();
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   async addClient(c: ClientRecord): Promise<void> {
     storableText(c.clientId, 'client_id');
-    await this.afterThreadWrites();
-    this.db
+    await this.writing(() => this.db
       .prepare('INSERT INTO clients VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(c.clientId, c.applicationName, c.organizationName, c.developerEmail, JSON.stringify(c.products), c.secretHash, c.createdAt, c.revokedAt);
+      .run(c.clientId, c.applicationName, c.organizationName, c.developerEmail, JSON.stringify(c.products), c.secretHash, c.createdAt, c.revokedAt));
   }
 
   async getClient(clientId: string): Promise<ClientRecord | undefined> {
@@ -300,13 +323,12 @@ export class SqliteStore implements Store {
   }
 
   async revokeClient(clientId: string, at: number): Promise<boolean> {
-    await this.afterThreadWrites();
-    return this.statement('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, storableText(clientId, 'client_id')).changes === 1;
+    storableText(clientId, 'client_id');
+    return this.writing(() => this.statement('UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, clientId).changes === 1);
   }
 
   async saveToken(t: TokenRecord): Promise<void> {
-    await this.afterThreadWrites();
-    this.statement('INSERT INTO tokens VALUES (?, ?, ?, ?, ?)').run(t.tokenHash, t.clientId, JSON.stringify(t.products), t.issuedAt, t.expiresAt);
+    await this.writing(() => this.statement('INSERT INTO tokens VALUES (?, ?, ?, ?, ?)').run(t.tokenHash, t.clientId, JSON.stringify(t.products), t.issuedAt, t.expiresAt));
   }
 
   async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
@@ -315,8 +337,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteExpiredTokens(now: number): Promise<number> {
-    await this.afterThreadWrites();
-    return this.statement('DELETE FROM tokens WHERE expires_at < ?').run(now).changes;
+    return this.writing(() => this.statement('DELETE FROM tokens WHERE expires_at < ?').run(now).changes);
   }
 
   async listZones(clientId: string, page?: Page): Promise<StoredZone[]> {
@@ -412,10 +433,9 @@ export class SqliteStore implements Store {
     storableText(z.name, 'name');
     const onThread = await this.writeOnThread('insertZone', z, quota);
     if (onThread !== undefined) return onThread;
-    await this.afterThreadWrites();
     const vertices = storedVertexCount(z);
     // IMMEDIATE takes the write lock first, so check and insert are atomic across processes too.
-    return this.db.immediate(() => {
+    return this.writing(() => this.db.immediate(() => {
       if (quota) {
         if (this.exists(z.clientId, z.name)) return false;
         this.checkQuota(quota, z.clientId, null, vertices);
@@ -423,7 +443,7 @@ export class SqliteStore implements Store {
       const result = this.statement(`INSERT INTO zones ${ZONE_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, name) DO NOTHING`)
         .run(z.clientId, z.name, zoneBodyJson(z), z.revision, z.createdAt, z.updatedAt, vertices);
       return result.changes === 1;
-    });
+    }));
   }
 
   async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
@@ -431,9 +451,8 @@ export class SqliteStore implements Store {
     storableText(z.name, 'name');
     const onThread = await this.writeOnThread('replaceZone', z, quota);
     if (onThread !== undefined) return onThread;
-    await this.afterThreadWrites();
     const vertices = storedVertexCount(z);
-    return this.db.immediate(() => {
+    return this.writing(() => this.db.immediate(() => {
       if (quota) {
         if (!this.exists(z.clientId, z.name)) return false;
         this.checkQuota(quota, z.clientId, z.name, vertices);
@@ -441,7 +460,7 @@ export class SqliteStore implements Store {
       const result = this.statement('UPDATE zones SET body = ?, revision = ?, updated_at = ?, vertex_count = ? WHERE client_id = ? AND name = ?')
         .run(zoneBodyJson(z), z.revision, z.updatedAt, vertices, z.clientId, z.name);
       return result.changes === 1;
-    });
+    }));
   }
 
   async deleteZone(clientId: string, name: string): Promise<boolean> {
@@ -451,8 +470,7 @@ export class SqliteStore implements Store {
       const reply = await this.onThread({ op: 'deleteZone', clientId, name });
       if (reply !== undefined && 'written' in reply) return reply.written;
     }
-    await this.afterThreadWrites();
-    return this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1;
+    return this.writing(() => this.statement('DELETE FROM zones WHERE client_id = ? AND name = ?').run(clientId, name).changes === 1);
   }
 
   async insertJob(job: Job): Promise<void> {
@@ -460,7 +478,6 @@ export class SqliteStore implements Store {
   }
 
   async insertJobs(jobs: readonly Job[]): Promise<void> {
-    await this.afterThreadWrites();
     const insert = () => this.db.immediate(() => {
       const row = this.statement('INSERT INTO jobs (id, client_id, kind, status, request, solution, attempts, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)');
       for (const job of jobs) {
@@ -468,15 +485,17 @@ export class SqliteStore implements Store {
         if (job.status !== 'SOLVED') this.addJobEvent(job.id, job.status, job.createdAt);
       }
     });
-    if (!jobs.every((job) => job.status === 'SOLVED')) return void insert();
+    if (!jobs.every((job) => job.status === 'SOLVED')) return this.writing(insert);
     // Solutions stored as answered: WAL writes reach the OS before the commit returns, so they
     // survive a killed process without the sync to disk.
-    this.statement('PRAGMA synchronous = NORMAL').run();
-    try {
-      insert();
-    } finally {
-      this.statement('PRAGMA synchronous = FULL').run();
-    }
+    return this.writing(() => {
+      this.statement('PRAGMA synchronous = NORMAL').run();
+      try {
+        insert();
+      } finally {
+        this.statement('PRAGMA synchronous = FULL').run();
+      }
+    });
   }
 
   async openJobs(clientId: string, kind: JobKind): Promise<number> {
@@ -498,8 +517,7 @@ export class SqliteStore implements Store {
 
   async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {
     // IMMEDIATE: the write lock first, so two processes on one file never take the same job.
-    await this.afterThreadWrites();
-    return this.db.immediate(() => {
+    return this.writing(() => this.db.immediate(() => {
       for (;;) {
         const row = this.statement(`SELECT * FROM jobs WHERE (status = 'ENQUEUED' OR (status = 'PROCESSING' AND lease_until < ?))
           AND expires_at > ? ORDER BY created_at LIMIT 1`).get(now, now) as JobRow | undefined;
@@ -514,28 +532,25 @@ export class SqliteStore implements Store {
         this.addJobEvent(row.id, 'PROCESSING', now);
         return jobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
       }
-    });
+    }));
   }
 
   async renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean> {
-    await this.afterThreadWrites();
-    return this.statement("UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'PROCESSING'").run(now + leaseMillis, id).changes === 1;
+    return this.writing(() => this.statement("UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'PROCESSING'").run(now + leaseMillis, id).changes === 1);
   }
 
   async finishJob(id: string, outcome: { solutionJson: string } | { failure: string }, now: number): Promise<boolean> {
-    await this.afterThreadWrites();
-    return this.db.immediate(() => {
+    return this.writing(() => this.db.immediate(() => {
       const status = 'solutionJson' in outcome ? 'SOLVED' : 'FAILED';
       const changed = this.statement("UPDATE jobs SET status = ?, solution = ?, failure = ?, lease_until = NULL, updated_at = ? WHERE id = ? AND status = 'PROCESSING'")
         .run(status, 'solutionJson' in outcome ? outcome.solutionJson : null, 'failure' in outcome ? outcome.failure : null, now, id).changes === 1;
       if (changed) this.addJobEvent(id, status, now, 'failure' in outcome ? outcome.failure : undefined);
       return changed;
-    });
+    }));
   }
 
   async deleteExpiredJobs(now: number): Promise<number> {
-    await this.afterThreadWrites();
-    return this.statement('DELETE FROM jobs WHERE expires_at <= ?').run(now).changes;
+    return this.writing(() => this.statement('DELETE FROM jobs WHERE expires_at <= ?').run(now).changes);
   }
 
   private addJobEvent(jobId: string, status: JobStatus, at: number, detail?: string): void {
