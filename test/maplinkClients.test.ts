@@ -355,7 +355,7 @@ test('the service reference\'s Maplink table names every member of the Trip requ
   }
 });
 
-test('JobWriter: the jobs written in one turn of the event loop go in one transaction; its failure fails each of them', async () => {
+test('JobWriter: the jobs written in one turn of the event loop go in one transaction, at most 256 KB of solutions each, one a turn; its failure fails each of them', async () => {
   const { JobWriter } = await import('../src/service/JobWriter.js');
   const batches: string[][] = [];
   let fail = false;
@@ -374,4 +374,24 @@ test('JobWriter: the jobs written in one turn of the event loop go in one transa
   const results = await Promise.allSettled([writer.write(job('e')), writer.write(job('f'))]);
   assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
   assert.deepEqual(batches.at(-1), ['e', 'f']);
+
+  // Large solutions (a 100-point trip's is about 166 KB): at most 256 KB of them a transaction, one
+  // transaction a turn, a larger one alone; the small ones after them share one again.
+  fail = false;
+  batches.length = 0;
+  const sized = (id: string, chars: number) => ({ ...job(id), solutionJson: 'x'.repeat(chars) });
+  // Turns of the event loop counted by an immediate that sets the next (one runs a turn).
+  const turns: number[] = [];
+  let turn = 0, counting = true;
+  const tick = () => { turn++; if (counting) setImmediate(tick); };
+  tick();
+  const timedStore = store.insertJobs;
+  store.insertJobs = async (jobs) => { turns.push(turn); return timedStore(jobs); };
+  try {
+    await Promise.all([writer.write(sized('g', 166_000)), writer.write(sized('h', 166_000)), writer.write(sized('i', 300_000)), writer.write(sized('j', 50_000)), writer.write(job('k'))]);
+  } finally {
+    counting = false;
+  }
+  assert.deepEqual(batches, [['g'], ['h'], ['i'], ['j', 'k']]);
+  assert.equal(new Set(turns).size, turns.length, 'one batch a turn');
 });
