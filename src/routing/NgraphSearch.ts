@@ -15,7 +15,8 @@ const TARGET = 'target';
  * independent engine behind the PathSearch interface. Each query adds a source node linked to its
  * source endpoints and a target node its target endpoints link to (at the endpoints' costs), runs
  * one A* between them and removes both: one search, not one per endpoint pair. A link's data is its
- * RoadGraph edge id, or -1 - i for the query's i-th endpoint link. ngraph.path quirks handled here:
+ * RoadGraph edge id, or -1 - i for the query's i-th endpoint link (listeners of a given ngraph see
+ * the two nodes come and go). ngraph.path quirks handled here:
  * an unreachable target comes back as the one-node path [target]; paths come target-first;
  * `blocked` gets the nodes in a different order per algorithm, so the edge is read from the link.
  */
