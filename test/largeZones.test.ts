@@ -238,13 +238,18 @@ test('SqliteStore: a write on its own connection waits, off the event loop, for 
     await store.addClient({ clientId: 'c', applicationName: 'a', organizationName: 'o', developerEmail: '', products: [], secretHash: 'x', createdAt: 0, revokedAt: null });
     const json = JSON.stringify({ name: 'large', geometries: [{ name: 'a', vertices: wobblyRing(6000) }] });
     assert.ok(json.length > LARGE_ZONE_WRITE);
-    const settled: string[] = [];
     // The thread takes the write lock for the zone; the token's write would wait for it in SQLite's
-    // busy handler, holding the event loop, and finish before the thread's reply could be read.
-    const zone = store.insertZone(storedZoneFromJson({ clientId: 'c', name: 'large', revision: 'r', createdAt: 1, updatedAt: 1, vertexCount: 6000 }, json)).then(() => settled.push('zone'));
-    const token = store.saveToken({ tokenHash: 'h', clientId: 'c', products: [], issuedAt: 0, expiresAt: 1e15 }).then(() => settled.push('token'));
-    await Promise.all([zone, token]);
-    assert.deepEqual(settled, ['zone', 'token']);
+    // busy handler, holding the event loop (or run at once, before the thread begins): either way
+    // it would be done before any timer could run. It waits for the zone's write instead.
+    const zone = store.insertZone(storedZoneFromJson({ clientId: 'c', name: 'large', revision: 'r', createdAt: 1, updatedAt: 1, vertexCount: 6000 }, json));
+    let zoneWritten = false;
+    void zone.then(() => (zoneWritten = true));
+    let timerRan = false;
+    setTimeout(() => (timerRan = true), 1);
+    await store.saveToken({ tokenHash: 'h', clientId: 'c', products: [], issuedAt: 0, expiresAt: 1e15 });
+    assert.ok(timerRan, 'the event loop ran while the token waited');
+    await zone;
+    assert.ok(zoneWritten);
     assert.ok(await store.findToken('h'));
     assert.equal((await store.getZone('c', 'large'))?.name, 'large');
   } finally {
