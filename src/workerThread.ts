@@ -33,9 +33,9 @@ export function builtModule(source: string): string | undefined {
  * Starts a worker thread on the module `name` (without extension) beside `from` (the caller's
  * import.meta.url): its .js twin when running compiled, its .ts source under tsx (tests, bench).
  * A worker does not inherit tsx's loader and Node 20 ignores --import in a worker's execArgv,
- * so from sources the worker registers tsx before importing the module: about half a second of
- * CPU for each thread. With DETOUR_THREADS_FROM_BUILD=1 (`npm test` sets it after building), a
- * thread started from the sources runs the built module in dist/ instead.
+ * so from sources the worker registers tsx before importing the module, a loader of its own for
+ * each thread. With DETOUR_THREADS_FROM_BUILD=1 (`npm test` sets it after building), a thread
+ * started from the sources runs the built module in dist/ instead.
  */
 export function startModuleWorker(from: string, name: string, workerData: unknown): Worker {
   if (from.endsWith('.ts')) {

@@ -21,8 +21,8 @@ export const LARGE_ZONE_WRITE = 256 * 1024;
 
 /**
  * Zones of more vertices than this (about LARGE_ZONE_WRITE bytes of JSON and up) are read and
- * deleted by the writer thread too: reading 6 MB of text into a string, or freeing its pages,
- * takes tens of milliseconds.
+ * deleted by the writer thread too: reading megabytes of text into a string, or freeing their
+ * pages, would be one long task of the event loop.
  */
 export const LARGE_ZONE_VERTICES = 4_000;
 
