@@ -255,7 +255,7 @@ export class SqliteStore implements Store {
 
   /**
    * Whether the zone is one the writer thread reads and deletes (LARGE_ZONE_VERTICES); false too
-   * when there is no such zone or no such thread.
+   * when there is no such zone or no such thread (readZone then reads it here).
    */
   private largeOnThread(clientId: string, name: string): boolean {
     if (!this.zoneWriterOn) return false;
@@ -349,7 +349,7 @@ export class SqliteStore implements Store {
         WHERE z.client_id = ? ORDER BY z.created_at, z.name`;
       const heads = (page ? this.statement(`${sql} LIMIT ? OFFSET ?`).all(clientId, page.limit, page.offset) : this.statement(sql).all(clientId)) as Array<{ name: string; vertex_count: number | bigint }>;
       if (heads.some((h) => Number(h.vertex_count) > LARGE_ZONE_VERTICES)) {
-        const zones = await Promise.all(heads.map((h) => this.getZone(clientId, h.name)));
+        const zones = await Promise.all(heads.map((h) => this.readZone(clientId, h.name, Number(h.vertex_count) > LARGE_ZONE_VERTICES)));
         return zones.filter((z) => z !== undefined);
       }
     }
@@ -371,7 +371,12 @@ export class SqliteStore implements Store {
   async getZone(clientId: string, name: string): Promise<StoredZone | undefined> {
     storableText(clientId, 'client_id');
     storableText(name, 'name');
-    if (this.largeOnThread(clientId, name)) {
+    return this.readZone(clientId, name, this.largeOnThread(clientId, name));
+  }
+
+  /** A zone read here, or, when `onThread` (a large zone) and the thread can be had, by the writer thread as bytes. */
+  private async readZone(clientId: string, name: string, onThread: boolean): Promise<StoredZone | undefined> {
+    if (onThread) {
       const reply = await this.onThread({ op: 'getZone', clientId, name });
       if (reply !== undefined && 'zone' in reply) {
         if (reply.zone === null) return undefined;

@@ -7,6 +7,7 @@
 import { parentPort, workerData, isMainThread } from 'node:worker_threads';
 import type { PreparedPolygonFields } from '../geo/PreparedPolygon.js';
 import { RoadGraph, type GraphIndexes, type GraphMeta, type RoadGraphArrays } from '../graph/RoadGraph.js';
+import { withSharedArrays } from '../graph/sharedGraph.js';
 import { calculateZone } from './calculateZone.js';
 import { RoadIndex } from './RoadIndex.js';
 import { storedZone } from './validateZone.js';
@@ -33,16 +34,6 @@ export type ZoneWorkerRequest = { id: number } & ({ zone: Zone } | { zoneJson: J
 /** Same bytes (a memcmp). */
 const sameBytes = (a: Uint8Array, b: Uint8Array) =>
   a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
-
-/**
- * A copy of `array` on a SharedArrayBuffer, made here: the service posts a calculated zone's arrays
- * on to its trip threads, which then share them instead of copying megabytes on its event loop.
- */
-function onSharedMemory<T extends Float64Array | Float32Array | Int32Array | Uint32Array>(array: T): T {
-  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
-  copy.set(array);
-  return copy;
-}
 
 /** `text` as UTF-8 bytes on a SharedArrayBuffer: the caller reads them without a copy. */
 function sharedUtf8(text: string): Uint8Array {
@@ -91,8 +82,10 @@ if (!isMainThread && parentPort) {
     const reply = {
       id,
       status: result.status,
-      roads: onSharedMemory(result.roads),
-      roadMetresInside: onSharedMemory(result.roadMetresInside),
+      // On SharedArrayBuffers, made here: the service posts a calculated zone's arrays on to its trip
+      // threads, which then share them instead of copying megabytes on its event loop.
+      roads: withSharedArrays(result.roads),
+      roadMetresInside: withSharedArrays(result.roadMetresInside),
       edgeCount: result.edgeCount,
       metresInside: result.metresInside,
       blockedLength: result.blockedLength,
@@ -100,7 +93,7 @@ if (!isMainThread && parentPort) {
       // A zone from JSON text exists only here: its polygons go back prepared (typed arrays).
       ...('zoneJson' in request ? {
         polygonNames: zone.polygons.map((p) => p.name),
-        prepared: result.prepared.map((p): PreparedPolygonFields => ({ ...p, xy: onSharedMemory(p.xy), next: onSharedMemory(p.next), rowStart: onSharedMemory(p.rowStart), rowEdges: onSharedMemory(p.rowEdges) })),
+        prepared: result.prepared.map((p): PreparedPolygonFields => withSharedArrays({ ...p })),
         rules: zoneRules(zone),
       } : {}),
     };
