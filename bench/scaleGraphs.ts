@@ -15,6 +15,7 @@
  * bench/scaleGraphs.ts 1m grid1m` builds them ahead of a bench run.
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_GRAPH_PATH, GraphBuilder, HIGHWAY_CLASSES, loadGraph, openGraph, RoadFlag, saveGraph,
@@ -28,9 +29,11 @@ import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { buildHierarchyInWorkers } from '../src/hierarchy/buildHierarchy.js';
 import { buildCellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { seededRandom } from './seededRandom.js';
+import { packageRoot } from '../src/defaultCity.js';
 
-export const CACHE_DIR = fileURLToPath(new URL('./.cache/', import.meta.url));
-const SHARED_OSM = fileURLToPath(new URL('../../shared/data/osm/', import.meta.url));
+// From the package root: the tests run this module built, from dist/bench/.
+export const CACHE_DIR = join(packageRoot(), 'bench', '.cache') + '/';
+const SHARED_OSM = join(packageRoot(), '..', 'shared', 'data', 'osm') + '/';
 
 export interface ScaleSize {
   /** Name on the command line and in the cache file. */

@@ -20,28 +20,16 @@ export function lowerThreadPriority(nice = BACKGROUND_NICE): void {
   }
 }
 
-/** The sources' folder, and the built JavaScript's (tsconfig.json's outDir keeps the tree). */
-const SOURCES = new URL('./', import.meta.url).href;
-const BUILT = new URL('../dist/src/', import.meta.url).href;
-
-/** The built module (dist/src/...js) of a module of the sources (src/...ts); undefined for any other. */
-export function builtModule(source: string): string | undefined {
-  return source.startsWith(SOURCES) && source.endsWith('.ts') ? new URL(`${source.slice(SOURCES.length, -3)}.js`, BUILT).href : undefined;
-}
-
 /**
  * Starts a worker thread on the module `name` (without extension) beside `from` (the caller's
- * import.meta.url): its .js twin when running compiled, its .ts source under tsx (tests, bench).
+ * import.meta.url): its .js twin when running compiled, its .ts source under tsx (the benches, a test file run from its source).
  * A worker does not inherit tsx's loader and Node 20 ignores --import in a worker's execArgv,
  * so from sources the worker registers tsx before importing the module, a loader of its own for
- * each thread. With DETOUR_THREADS_FROM_BUILD=1 (`npm test` sets it after building), a thread
- * started from the sources runs the built module in dist/ instead.
+ * each thread.
  */
 export function startModuleWorker(from: string, name: string, workerData: unknown): Worker {
   if (from.endsWith('.ts')) {
     const source = new URL(`./${name}.ts`, from).href;
-    const built = process.env.DETOUR_THREADS_FROM_BUILD === '1' ? builtModule(source) : undefined;
-    if (built) return new Worker(new URL(built), { workerData });
     const tsx = import.meta.resolve('tsx/esm/api');
     const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source)}); })`;
     return new Worker(boot, { eval: true, workerData });

@@ -10,7 +10,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { build } from 'esbuild';
@@ -19,6 +18,7 @@ import { lineString, polygon } from '@turf/helpers';
 import { chromium, type Browser } from 'playwright-core';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, zoneFromGeoJson } from '../src/index.js';
 import { crc32, crc32Portable } from '../src/graph/crc32.js';
+import { ROOT } from './support/helpers.js';
 
 // The page's globals, for the function page.evaluate runs there.
 declare const window: any;
@@ -50,7 +50,7 @@ describe('the browser entry in Chromium', { skip: missing }, () => {
 
   before(async () => {
     const entry = join(dir, 'entry.ts');
-    const browserEntry = fileURLToPath(new URL('../src/browser.ts', import.meta.url));
+    const browserEntry = join(ROOT, 'src', 'browser.ts');
     writeFileSync(entry, `
       import { calculateZone, decodeGraph, GeometryKernels, Router, zoneFromGeoJson } from ${JSON.stringify(browserEntry)};
       const graph = decodeGraph(new Uint8Array(await (await fetch('/graph.detour')).arrayBuffer()), 'graph.detour');
@@ -71,7 +71,7 @@ describe('the browser entry in Chromium', { skip: missing }, () => {
       '/': [join(dir, 'index.html'), 'text/html'],
       '/bundle.js': [join(dir, 'bundle.js'), 'text/javascript'],
       '/graph.detour': [DEFAULT_GRAPH_PATH, 'application/octet-stream'],
-      '/kernels.wasm': [fileURLToPath(new URL('../build/kernels.wasm', import.meta.url)), 'application/wasm'],
+      '/kernels.wasm': [join(ROOT, 'build', 'kernels.wasm'), 'application/wasm'],
     };
     writeFileSync(files['/'][0], '<!doctype html><meta charset="utf-8"><script type="module" src="/bundle.js"></script>');
     server = createServer((req, res) => {

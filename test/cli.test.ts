@@ -4,9 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadGraph, Router } from '../src/index.js';
-import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CLI, GOTHENBURG_GEOJSON, ROOT } from './support/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detour-cli-'));
 const graphPath = join(dir, 'gbg.detour');
@@ -103,7 +102,7 @@ test('errors go to stderr with a code and a non-zero exit', () => {
 
 test('--help lists the commands, and each command has its own help', () => {
   // Through the bin symlink, as npx runs it: the CLI must still see itself as the program.
-  const viaBin = spawnSync(join(fileURLToPath(new URL('../node_modules/.bin/detour', import.meta.url))), ['--help'], { encoding: 'utf8' });
+  const viaBin = spawnSync(join(ROOT, 'node_modules', '.bin', 'detour'), ['--help'], { encoding: 'utf8' });
   assert.match(viaBin.stdout, /Usage: detour/, viaBin.stderr);
   const help = detour('--help');
   assert.equal(help.code, 0);

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeGraph, encodeGraph, importGeoJson, loadGraph, saveGraph, DetourError, DEFAULT_GRAPH_PATH } from '../src/index.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
+import { pathToFileURL } from 'node:url';
 import { ARRAY_KEYS, ROAD_COST_UNIT, RoadGraph } from '../src/graph/RoadGraph.js';
 import { SnapIndex } from '../src/graph/SnapIndex.js';
 import { cosLatitude, haversineMetres } from '../src/geo/haversine.js';
@@ -12,8 +13,8 @@ import { attachSearchIndexes } from '../src/searchIndexes.js';
 import { roadBearings } from '../src/graph/roadBearings.js';
 import { RoadIndex } from '../src/zones/RoadIndex.js';
 import { loadGraphFile } from '../src/graph/graphFile.js';
-import { builtModule, startModuleWorker } from '../src/workerThread.js';
-import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+import { startModuleWorker } from '../src/workerThread.js';
+import { GOTHENBURG_GEOJSON, ROOT, seededRandom } from './support/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detour-file-'));
 const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
@@ -75,35 +76,22 @@ test('the checksum computed on a worker thread beside the reading (big files) lo
   assert.throws(() => loadGraphFile(join(dir, 'short.detour'), undefined, 0), (err: DetourError) => err.code === 'GRAPH_CORRUPT');
 });
 
-test('a worker thread started from the sources runs them under tsx, or with DETOUR_THREADS_FROM_BUILD=1 the built module in dist/: both compute the CRC', async () => {
+test('a worker thread started from the sources runs them under tsx, one started from the build runs dist/: both compute the CRC', async () => {
   const bytes = new Uint8Array(new SharedArrayBuffer(1 << 16)).map((_, i) => (i * 7919) & 255);
-  const saved = process.env.DETOUR_THREADS_FROM_BUILD;
-  try {
-    for (const fromBuild of [undefined, '1']) {
-      if (fromBuild === undefined) delete process.env.DETOUR_THREADS_FROM_BUILD;
-      else process.env.DETOUR_THREADS_FROM_BUILD = fromBuild;
-      const state = new Int32Array(new SharedArrayBuffer(12));
-      const worker = startModuleWorker(new URL('../src/graph/crcThread.ts', import.meta.url).href, 'crcWorker', { state });
-      try {
-        worker.postMessage(bytes);
-        worker.postMessage('end');
-        // The thread runs the module when state[0] turns 1 (it could not have started otherwise).
-        for (let i = 0; i < 600 && Atomics.load(state, 0) === 0; i++) await new Promise((r) => setTimeout(r, 50));
-        assert.equal(Atomics.load(state, 0), 1, `the thread ran the module (DETOUR_THREADS_FROM_BUILD=${fromBuild})`);
-        assert.equal(state[1] >>> 0, zlibCrc32(bytes));
-      } finally {
-        await worker.terminate();
-      }
+  for (const from of [join(ROOT, 'src', 'graph', 'crcThread.ts'), join(ROOT, 'dist', 'src', 'graph', 'crcThread.js')]) {
+    const state = new Int32Array(new SharedArrayBuffer(12));
+    const worker = startModuleWorker(pathToFileURL(from).href, 'crcWorker', { state });
+    try {
+      worker.postMessage(bytes);
+      worker.postMessage('end');
+      // The thread runs the module when state[0] turns 1 (it could not have started otherwise).
+      for (let i = 0; i < 600 && Atomics.load(state, 0) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(Atomics.load(state, 0), 1, `the thread ran the module beside ${from}`);
+      assert.equal(state[1] >>> 0, zlibCrc32(bytes));
+    } finally {
+      await worker.terminate();
     }
-  } finally {
-    if (saved === undefined) delete process.env.DETOUR_THREADS_FROM_BUILD;
-    else process.env.DETOUR_THREADS_FROM_BUILD = saved;
   }
-  // The built twin of a source module is dist/'s, and it is there (`npm test` builds first).
-  const built = builtModule(new URL('../src/zones/zoneWorker.ts', import.meta.url).href);
-  assert.equal(built, new URL('../dist/src/zones/zoneWorker.js', import.meta.url).href);
-  assert.ok(existsSync(new URL(built!)), 'npm test builds dist/ first (pretest)');
-  assert.equal(builtModule(new URL('../bench/serviceChild.ts', import.meta.url).href), undefined, 'only modules of src/');
 });
 
 test('foreign file: wrong magic', () => {

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import polyline from '@mapbox/polyline';
 import booleanIntersects from '@turf/boolean-intersects';
 import { lineString, polygon } from '@turf/helpers';
@@ -16,13 +16,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { DEFAULT_GRAPH_PATH, loadGraph } from '../src/index.js';
 import type { Store } from '../src/store/Store.js';
 import { authorise, http, listen, newClient, sqliteKind, ZONES_PATH, type TestService } from './support/service.js';
+import { ROOT } from './support/helpers.js';
 
 // Functions given to page.evaluate / waitForFunction run in the page, with the page's globals.
 declare const window: any;
 declare const document: any;
 
 const CHROMIUM = process.env.DETOUR_CHROMIUM ?? '/usr/bin/chromium';
-const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
+const OUTPUT = join(ROOT, 'test-output') + '/';
 const missing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set DETOUR_CHROMIUM)`;
 if (missing && process.env.DETOUR_REQUIRE_BROWSER === '1') throw new Error(`browser tests required (DETOUR_REQUIRE_BROWSER=1) but ${missing}`);
 if (missing) console.log(`# map page tests skipped: ${missing}`);

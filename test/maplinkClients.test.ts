@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import booleanIntersects from '@turf/boolean-intersects';
 import distance from '@turf/distance';
 import { lineString, point, polygon } from '@turf/helpers';
@@ -9,7 +9,7 @@ import polyline from '@mapbox/polyline';
 import { calculateZone, importGeoJson, Router, vehicleOf, zoneFromGeoJson } from '../src/index.js';
 import type { Store } from '../src/store/Store.js';
 import { tripBodySchema } from '../src/service/schemas.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { GOTHENBURG_GEOJSON, ROOT } from './support/helpers.js';
 import {
   authorise, callbackReceiver, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
@@ -20,7 +20,7 @@ import {
  * gives, with no clientId header where the SDK sends none; stored and asynchronous trips.
  */
 
-const MAPLINK = fileURLToPath(new URL('../../shared/maplink/', import.meta.url));
+const MAPLINK = join(ROOT, '..', 'shared', 'maplink') + '/';
 const maplinkSkip = existsSync(MAPLINK) ? false : `${MAPLINK} not found (Maplink's requests live in ../shared/maplink)`;
 const body = (name: string) => JSON.parse(readFileSync(MAPLINK + name, 'utf8'));
 
@@ -345,9 +345,9 @@ for (const { make, skip } of kinds) {
 }
 
 test('the service reference\'s Maplink table names every member of the Trip request, with its state here; the README links to it', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   assert.match(readme, /\(docs\/SERVICE\.md#maplink-compatibility\)/, 'the README links to the table');
-  const reference = readFileSync(new URL('../docs/SERVICE.md', import.meta.url), 'utf8');
+  const reference = readFileSync(join(ROOT, 'docs', 'SERVICE.md'), 'utf8');
   const section = reference.slice(reference.indexOf('## Maplink compatibility'));
   assert.ok(section.length > 100, 'docs/SERVICE.md has a "Maplink compatibility" section');
   for (const member of [...Object.keys(tripBodySchema.properties), 'callback']) {

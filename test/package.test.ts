@@ -5,9 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './support/helpers.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const skip = process.env.DETOUR_TEST_PACKAGE
   ? false
   : 'packing the tarball and installing it from the npm registry takes minutes: set DETOUR_TEST_PACKAGE=1 to run it (CI does)';

@@ -24,12 +24,12 @@ import { RoadGraph } from '../src/graph/RoadGraph.js';
 import { buildHierarchy } from '../src/hierarchy/buildHierarchy.js';
 import { DetourError } from '../src/errors.js';
 import { seededRandom } from '../bench/seededRandom.js';
-import { CLI, roundingSlack, withinRounding } from './support/helpers.js';
+import { CLI, ROOT, roundingSlack, SHARED_OSM, withinRounding } from './support/helpers.js';
 import { calculateZone } from '../src/zones/calculateZone.js';
 import { validateZone } from '../src/zones/validateZone.js';
 
-const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
-const OSM_DIR = new URL('../../shared/data/osm/', import.meta.url).pathname;
+const FIXTURES = join(ROOT, 'test', 'fixtures') + '/';
+const OSM_DIR = SHARED_OSM;
 
 interface RawOsm {
   nodes: Map<number, { lat: number; lon: number; tags: OsmTags }>;

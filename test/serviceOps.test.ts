@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { DEFAULT_GRAPH_PATH, importGeoJson } from '../src/index.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CLI, GOTHENBURG_GEOJSON, SCRIPT_NODE_ARGS, srcModule } from './support/helpers.js';
 import { authorise, http, listen, newClient, requestToken, TRIP_PATH, ZONES_PATH, type TestService } from './support/service.js';
 
 const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
@@ -90,14 +90,14 @@ describe('service operations', () => {
   test('an acknowledged SQLite write survives kill -9: a zone, and a trip stored as answered (written without the sync to disk)', async () => {
     const file = join(dir, 'killed.sqlite');
     const script = `
-      import { SqliteStore } from ${JSON.stringify(new URL('../src/store/SqliteStore.ts', import.meta.url).href)};
+      import { SqliteStore } from ${JSON.stringify(srcModule('store/SqliteStore'))};
       const store = new SqliteStore(${JSON.stringify(file)});
       await store.addClient({ clientId: 'c', applicationName: 'a', organizationName: 'o', developerEmail: '', products: ['Trip'], secretHash: 'h', createdAt: 1, revokedAt: null });
       await store.insertZone({ clientId: 'c', name: 'survivor', body: { name: 'survivor', geometries: [] }, revision: 'r1', createdAt: 1, updatedAt: 1 });
       await store.insertJob({ id: 'trip-1', clientId: 'c', kind: 'trip', status: 'SOLVED', request: {}, solutionJson: '{"id":"trip-1"}', attempts: 0, createdAt: 1, updatedAt: 1, expiresAt: 9e15 });
       process.stdout.write('written\\n');
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...SCRIPT_NODE_ARGS, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;

@@ -15,7 +15,7 @@ import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, LimitRefusal, LoginLimits } f
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { CLI } from './support/helpers.js';
+import { CLI, SCRIPT_NODE_ARGS, srcModule } from './support/helpers.js';
 import {
   http, listen, newClient, postgresKind, postgresSkipReason, requestToken, TOKEN_PATH, ZONES_PATH, type HttpResult, type StoreKind, type TestService,
 } from './support/service.js';
@@ -485,7 +485,7 @@ describe('login limits across node:cluster workers', () => {
           });
         }
       } else {
-        const { LoginLimits, DEFAULT_FAILED_LOGIN_LIMITS } = await import(${JSON.stringify(new URL('../src/service/loginLimits.ts', import.meta.url).href)});
+        const { LoginLimits, DEFAULT_FAILED_LOGIN_LIMITS } = await import(${JSON.stringify(srcModule('service/loginLimits'))});
         const limits = await LoginLimits.create({ ...DEFAULT_FAILED_LOGIN_LIMITS, perClientAddress: 7 }, { kind: 'cluster' });
         const tries = await Promise.allSettled(Array.from({ length: 10 }, () => limits.admit('client', '192.0.2.1')));
         process.send({ admitted: tries.filter((t) => t.status === 'fulfilled').length });
@@ -494,7 +494,7 @@ describe('login limits across node:cluster workers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'detour-cluster-'));
     const file = join(dir, 'clusterLimits.mjs');
     writeFileSync(file, script);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, file], { encoding: 'utf8', timeout: 60_000 });
     rmSync(dir, { recursive: true, force: true });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').pop()!), { admitted: 7 }, '20 attempts over two workers, one budget of 7');

@@ -12,7 +12,7 @@ import { SqliteStore } from '../src/store/SqliteStore.js';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/PostgresStore.js';
 import { newClient, PG_TEST_URL, postgresSkipReason, TOKEN_PATH, TRIP_PATH, ZONES_PATH } from './support/service.js';
-import { CLI } from './support/helpers.js';
+import { CLI, SCRIPT_NODE_ARGS, srcModule } from './support/helpers.js';
 
 const graph = loadGraph(DEFAULT_GRAPH_PATH);
 const router = new Router(graph);
@@ -279,14 +279,14 @@ describe('serve --workers', () => {
   });
 
   test('workers that keep dying: past maxRestarts the primary stops the service and reports exit code 1', async () => {
-    const script = join(dir, 'crashLoop.mts');
+    const script = join(dir, 'crashLoop.mjs');
     writeFileSync(script, `
-      import { startCluster } from ${JSON.stringify(new URL('../src/service/serveCluster.ts', import.meta.url).href)};
-      import { configFromEnv } from ${JSON.stringify(new URL('../src/service/startService.ts', import.meta.url).href)};
+      import { startCluster } from ${JSON.stringify(srcModule('service/serveCluster'))};
+      import { configFromEnv } from ${JSON.stringify(srcModule('service/startService'))};
       const config = configFromEnv({ PORT: '0', DETOUR_DATA_DIR: ${JSON.stringify(join(dir, 'loop'))}, DETOUR_WORKERS: '1', LOG_LEVEL: 'info' });
       const running = await startCluster(config, { maxRestarts: 1, restartWindowMs: 60_000 });
       running.stopped.then((code) => { console.log('stopped with ' + code); process.exit(code); });`);
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SCRIPT_NODE_ARGS, script], { stdio: ['ignore', 'pipe', 'pipe'] });
     const loop = new Served(child);
     await loop.ready();
     const first = loop.workerPids()[0];

@@ -7,7 +7,7 @@ import { pointInPolygonReference } from '../src/geo/PreparedPolygon.js';
 import { ZoneIndex } from '../src/zones/ZoneIndex.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
 import { lengthInside as lengthInsideOf } from '../src/geo/lengthInside.js';
-import { close, dijkstra, importedGothenburg, seededRandom, sharedExtract } from './support/helpers.js';
+import { close, dijkstra, importedGothenburg, SCRIPT_NODE_ARGS, seededRandom, sharedExtract, srcModule } from './support/helpers.js';
 
 const METRES_PER_DEG = 111_195;
 
@@ -445,12 +445,11 @@ test('a script whose zone and matrix went to worker threads exits by itself once
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../src/${p}`, import.meta.url)));
-  const script = join(mkdtempSync(join(tmpdir(), 'detour-exit-')), 'script.mts');
+  const src = (p: string) => JSON.stringify(srcModule(p));
+  const script = join(mkdtempSync(join(tmpdir(), 'detour-exit-')), 'script.mjs');
   writeFileSync(script, `
-    import { loadGraph, DEFAULT_GRAPH_PATH, ZoneCalculator, validateZone } from ${src('index.ts')};
-    import { MatrixRunner } from ${src('routing/MatrixRunner.ts')};
+    import { loadGraph, DEFAULT_GRAPH_PATH, ZoneCalculator, validateZone } from ${src('index')};
+    import { MatrixRunner } from ${src('routing/MatrixRunner')};
     const city = loadGraph(DEFAULT_GRAPH_PATH);
     const calculator = new ZoneCalculator(city, { workerThreshold: 0 });
     const zone = validateZone({ name: 'Haga', geometries: [{ name: 'c', vertices: [
@@ -460,7 +459,7 @@ test('a script whose zone and matrix went to worker threads exits by itself once
     const m = await new MatrixRunner(city).run({ origins: [{ latitude: 57.70887, longitude: 11.97456 }], destinations: [{ latitude: 57.69514, longitude: 11.99253 }] });
     console.log(done.status.name, done.roads.length > 0, m.distance[0] > 0);
   `);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...SCRIPT_NODE_ARGS, script], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.signal, null, 'the script was killed: it did not exit by itself');
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), 'CALCULATED true true');

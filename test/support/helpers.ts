@@ -1,10 +1,29 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { packageRoot } from '../../src/defaultCity.js';
 import { activeIntervals, calculateZone, importGeoJson, SCHEDULE_HORIZON_SECONDS, validateZone, zoneFromGeoJson, ZoneValidationError, type CalculatedZone, type RoadGraph, type Metric } from '../../src/index.js';
 
+/** The repository's root, whether the tests run built (`npm test`: dist/test/) or from test/ under tsx. */
+export const ROOT = packageRoot();
+
+/** Whether these tests run built, as `npm test` runs them, rather than from their sources under tsx. */
+const BUILT = import.meta.url.endsWith('.js');
+
+/**
+ * The URL of a module of src/ (`path` without extension) as the tests import it: its build in
+ * dist/src/ when they run built, its source under tsx otherwise. For scripts a test writes.
+ */
+export function srcModule(path: string): string {
+  return pathToFileURL(BUILT ? join(ROOT, 'dist', 'src', `${path}.js`) : join(ROOT, 'src', `${path}.ts`)).href;
+}
+
+/** Node's arguments for a script importing srcModule()s: tsx when those are sources. */
+export const SCRIPT_NODE_ARGS: readonly string[] = BUILT ? [] : ['--import', 'tsx'];
+
 /** The shared OSM extracts (../shared/data/osm beside the repository). */
-export const SHARED_OSM = fileURLToPath(new URL('../../../shared/data/osm/', import.meta.url));
+export const SHARED_OSM = join(ROOT, '..', 'shared', 'data', 'osm') + '/';
 
 /** Returns the path of a shared extract, or a skip reason naming it. */
 export function sharedExtract(name: string): { path: string; skip: false } | { path: string; skip: string } {
@@ -15,11 +34,8 @@ export function sharedExtract(name: string): { path: string; skip: false } | { p
   return { path, skip: reason };
 }
 
-/**
- * The built CLI (`npm test` builds it first: `pretest`). Tests spawn it with plain node: a tsx
- * start costs each spawn about half a second more.
- */
-export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+/** The built CLI (`npm test` builds it first: `pretest`), spawned with plain node as users run it. */
+export const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
 /** The Gothenburg GeoJSON shipped in geojson-path-finder@2.1.0. */
 export const GOTHENBURG_GEOJSON = createRequire(import.meta.url).resolve('geojson-path-finder/test/large-network.json');
