@@ -120,6 +120,15 @@ function checkNetwork(graph: HierarchyGraph, pairs: number, seed: number) {
 const gothenburg: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')), { source: 'gothenburg', attribution: 'ODbL' });
 buildHierarchy(gothenburg);
 
+/** A copy of the city contracted with a low core degree, which leaves an uncontracted core; made once, read by two tests. */
+let coreCity: HierarchyGraph | undefined;
+function cityWithCore(): HierarchyGraph {
+  if (coreCity) return coreCity;
+  coreCity = new RoadGraph(gothenburg.arrays(), gothenburg.meta);
+  buildHierarchy(coreCity, { coreDegree: 4 });
+  return coreCity;
+}
+
 describe('contraction hierarchy routes equal plain Dijkstra', () => {
   test('Gothenburg: 200 pairs, both metrics, free / 5% blocked roads / two random zones', () => {
     checkNetwork(gothenburg, 200, 9);
@@ -135,15 +144,14 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
   }
 
   test('Gothenburg with a forced uncontracted core (coreDegree 4): 60 pairs, free / blocked / zones', () => {
-    const copy: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
-    buildHierarchy(copy, { coreDegree: 4 });
+    const copy = cityWithCore();
     const core = copy.nodeCount - copy.hierarchy!.duration.coreRank[0];
     assert.ok(core > 100, `the core has ${core} nodes`);
     checkNetwork(copy, 60, 5);
   });
 
   test('contracting on two worker threads gives the same arrays as on the main thread', async () => {
-    const copy: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const copy: HierarchyGraph = new RoadGraph(gothenburg.arrays(), gothenburg.meta);
     let last = 0;
     const h = await buildHierarchyInWorkers(copy, { onProgress: (done, total) => { assert.ok(done <= total && total === 2 * copy.nodeCount); last = done; } });
     assert.equal(last, 2 * copy.nodeCount, 'progress reaches the total');
@@ -211,8 +219,8 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
 
   test('the contraction rank is kept, saved and used when a core is left (a core node\'s arcs join core nodes both ways)', () => {
     // A low core degree leaves a core on the city (routes on it: the coreDegree 4 test above).
-    const copy = new RoadGraph(gothenburg.arrays(), gothenburg.meta);
-    const ch = buildHierarchy(copy, { coreDegree: 4 }).duration;
+    const copy = cityWithCore();
+    const ch = copy.hierarchy!.duration;
     assert.ok(ch.coreRank[0] < gothenburg.nodeCount, 'a core is left');
     assert.equal(ch.rank.length, gothenburg.nodeCount);
     assert.equal(contractionOrder(ch), undefined, 'core arcs form cycles: no order from the arcs alone');
@@ -516,7 +524,7 @@ describe('graph file with the hierarchy', () => {
   });
 
   test('a graph without a hierarchy still saves and loads; the router then uses ALT', () => {
-    const plain: HierarchyGraph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+    const plain: HierarchyGraph = new RoadGraph(gothenburg.arrays(), gothenburg.meta);
     const path = join(dir, 'plain.detour');
     saveGraph(plain, path);
     const loaded = loadGraph(path);

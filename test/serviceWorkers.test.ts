@@ -57,7 +57,8 @@ class Served {
 
   static async start(dataDir: string, ...args: string[]): Promise<Served> {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
-      env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '' },
+      // No vehicle class prepared: these tests are about processes, and each worker would prepare the truck (tripThreads.test covers that).
+      env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '', DETOUR_PREPARE_VEHICLES: 'none' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const served = new Served(child);
@@ -283,7 +284,7 @@ describe('serve --workers', () => {
     writeFileSync(script, `
       import { startCluster } from ${JSON.stringify(srcModule('service/serveCluster'))};
       import { configFromEnv } from ${JSON.stringify(srcModule('service/startService'))};
-      const config = configFromEnv({ PORT: '0', DETOUR_DATA_DIR: ${JSON.stringify(join(dir, 'loop'))}, DETOUR_WORKERS: '1', LOG_LEVEL: 'info' });
+      const config = configFromEnv({ PORT: '0', DETOUR_DATA_DIR: ${JSON.stringify(join(dir, 'loop'))}, DETOUR_WORKERS: '1', LOG_LEVEL: 'info', DETOUR_PREPARE_VEHICLES: 'none' });
       const running = await startCluster(config, { maxRestarts: 1, restartWindowMs: 60_000 });
       running.stopped.then((code) => { console.log('stopped with ' + code); process.exit(code); });`);
     const child = spawn(process.execPath, [...SCRIPT_NODE_ARGS, script], { stdio: ['ignore', 'pipe', 'pipe'] });

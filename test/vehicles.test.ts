@@ -343,6 +343,19 @@ function truckCountry(): Promise<RoadGraph> {
   }));
 }
 
+/**
+ * A router of the small country with the truck's class prepared, made once for the tests below
+ * (preparing the class is much of each test's time); a test leaves it as it found it.
+ */
+let preparedTruck: Promise<Router> | undefined;
+function truckRouter(): Promise<Router> {
+  return (preparedTruck ??= truckCountry().then((graph) => {
+    const router = new Router(graph);
+    router.prepareVehicle(vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!);
+    return router;
+  }));
+}
+
 /** The Dijkstra's graph and the roads closed to a truck, by the test's own reading of the limits. */
 function truckOracle(graph: RoadGraph, truck: Vehicle) {
   const closed = closedRoads(graph, truck);
@@ -407,8 +420,7 @@ function countEnclosureLegs(aroundZones: boolean, run: () => void): { decided: n
 test('a prepared class crosses the cells of its destination-only roads by penalised cliques: legs that must drive them cost what a Dijkstra charging them finds, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
-  const prepared = new Router(graph), plain = new Router(graph);
-  prepared.prepareVehicle(truck);
+  const prepared = await truckRouter(), plain = new Router(graph);
   assert.equal(prepared.vehicleClasses, 1);
   assert.ok((prepared.vehicleRoads(truck).prepared?.penalised?.cells.length ?? 0) > 10, 'the destination-only roads\' cells have penalised cliques');
   const closed = closedRoads(graph, truck);
@@ -430,8 +442,7 @@ test('a prepared class crosses the cells of its destination-only roads by penali
 test('legs with a stop behind destination-only roads: exits and entries of the stops\' enclosures joined by the class\'s own hierarchies cost what a Dijkstra charging those roads finds; the enclosures are the nodes outside the largest component without the class\'s closed roads', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
-  const prepared = new Router(graph), plain = new Router(graph);
-  prepared.prepareVehicle(truck);
+  const prepared = await truckRouter(), plain = new Router(graph);
   const closed = closedRoads(graph, truck);
   // The largest strongly connected component over the open roads, by the test's own searches: the
   // nodes a breadth-first search reaches both ways from each node not yet placed.
@@ -494,8 +505,7 @@ test('legs with a stop behind destination-only roads: exits and entries of the s
 test('legs around zones with a stop behind destination-only roads: the enclosures\' exits and entries joined by the class\'s own search around the zones cost what a Dijkstra charging those roads and the zones\' roads finds, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
-  const prepared = new Router(graph), plain = new Router(graph);
-  prepared.prepareVehicle(truck);
+  const prepared = await truckRouter(), plain = new Router(graph);
   const enclosed = prepared.vehicleRoads(truck).prepared!.enclosed!;
   const closed = closedRoads(graph, truck);
   // Which legs around zones the enclosures answered, and which they left to the penalised search.
@@ -528,8 +538,7 @@ test('legs around zones with a stop behind destination-only roads: the enclosure
 test('the enclosures\' proof: with destination-only roads charged little, a path found is returned only when no path driving one of them between the component\'s first and last node costs less, each road bounded on its own; it then costs what the Dijkstra finds', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
-  const prepared = new Router(graph);
-  prepared.prepareVehicle(truck);
+  const prepared = await truckRouter();
   const roads = prepared.vehicleRoads(truck);
   const { forbidden, destination, timed } = truckOracle(graph, truck);
   const times = roadTimes(graph, speedRules(truck))!;
@@ -569,8 +578,7 @@ test('the enclosures\' proof: with destination-only roads charged little, a path
 test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets, around zones by the overlay crossing its cells by cliques made once, those that must drive destination-only roads by the overlay crossing their cells by priced cliques made once; each the Dijkstra\'s or the route\'s, as unprepared', async () => {
   const graph = await truckCountry();
   const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
-  const prepared = new Router(graph), plain = new Router(graph);
-  prepared.prepareVehicle(truck);
+  const prepared = await truckRouter(), plain = new Router(graph);
   prepared.prepareMatrices();
   assert.ok(prepared.ownHierarchies(truck) !== undefined && plain.ownHierarchies(truck) === undefined);
   // Which path the matrix takes: it asks for the class's hierarchies, runs the overlay with its priced cliques, routes few elements one by one.
@@ -672,6 +680,9 @@ test('a prepared class\'s matrix: free elements by its own hierarchies\' buckets
   }
   assert.ok(withClassCliques >= 2, 'the overlay crossed the class\'s cells by its cliques');
   assert.ok(aroundChecked >= 80, `${aroundChecked} elements around zones checked against the Dijkstra`);
+  // The shared router's own methods again.
+  Reflect.deleteProperty(prepared, 'ownHierarchies');
+  Reflect.deleteProperty(prepared, 'route');
 });
 
 test('a prepared class without destination-only roads (a bus): matrix elements that must enter zones cross its cells by its cliques made once, none routed one by one; each the route\'s', async () => {
