@@ -2,8 +2,7 @@
 // as text. Each step is compared with the plain in-process path it replaces.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { calculateZone, importGeoJson, Router, validateZone, ZoneValidationError } from '../src/index.js';
+import { calculateZone, Router, validateZone, ZoneValidationError, DEFAULT_GRAPH_PATH, loadGraph } from '../src/index.js';
 import { PreparedPolygon } from '../src/geo/PreparedPolygon.js';
 import { pointInPolygonIndexed } from '../src/geo/PreparedPolygon.js';
 import { textSlices } from '../src/service/jsonText.js';
@@ -15,12 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LARGE_ZONE_JSON, ZoneCalculator } from '../src/zones/ZoneCalculator.js';
 import { checkZoneJson } from '../src/zones/zoneJson.js';
-import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+import { seededRandom } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 
-const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
 
 /** A valid ring of n vertices around central Gothenburg: a circle with a wobbling radius (star-like, simple). */
 function wobblyRing(n: number, lat = 57.705, lon = 11.967, radius = 0.004) {

@@ -6,10 +6,10 @@ import booleanIntersects from '@turf/boolean-intersects';
 import distance from '@turf/distance';
 import { lineString, point, polygon } from '@turf/helpers';
 import polyline from '@mapbox/polyline';
-import { calculateZone, importGeoJson, Router, vehicleOf, zoneFromGeoJson } from '../src/index.js';
+import { calculateZone, Router, vehicleOf, zoneFromGeoJson, DEFAULT_GRAPH_PATH, loadGraph } from '../src/index.js';
 import type { Store } from '../src/store/Store.js';
 import { tripBodySchema } from '../src/service/schemas.js';
-import { GOTHENBURG_GEOJSON, ROOT } from './support/helpers.js';
+import { ROOT } from './support/helpers.js';
 import {
   authorise, callbackReceiver, http, listen, newClient, postgresKind, postgresSkipReason, sqliteKind, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
@@ -24,7 +24,7 @@ const MAPLINK = join(ROOT, '..', 'shared', 'maplink') + '/';
 const maplinkSkip = existsSync(MAPLINK) ? false : `${MAPLINK} not found (Maplink's requests live in ../shared/maplink)`;
 const body = (name: string) => JSON.parse(readFileSync(MAPLINK + name, 'utf8'));
 
-const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
 const v = (latitude: number, longitude: number) => ({ latitude, longitude });
 const centrum = { name: 'Centrum', geometries: [{ name: 'block', vertices: [v(57.7, 11.96), v(57.7, 11.975), v(57.71, 11.975), v(57.71, 11.96)] }] };
 const centrumPolygon = polygon([[...centrum.geometries[0].vertices.map((p) => [p.longitude, p.latitude]), [11.96, 57.7]]]);

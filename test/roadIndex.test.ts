@@ -1,14 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { calculateZone, importGeoJson, ZoneCalculator, zoneFromGeoJson, type RoadGraph } from '../src/index.js';
+import { calculateZone, importGeoJson, ZoneCalculator, zoneFromGeoJson } from '../src/index.js';
 import { RoadIndex } from '../src/zones/RoadIndex.js';
 import { isSharedGraph, sharedGraph, sharedGraphArrays } from '../src/graph/sharedGraph.js';
-import { ARRAY_KEYS } from '../src/graph/RoadGraph.js';
+import { ARRAY_KEYS, RoadGraph } from '../src/graph/RoadGraph.js';
 import { ROADS_PER_BOX, roadBoxes } from '../src/graph/roadBoxes.js';
-import { GOTHENBURG_GEOJSON, seededRandom } from './support/helpers.js';
+import { importedGothenburg, seededRandom } from './support/helpers.js';
 
-const gothenburg = (): RoadGraph => importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+/** A fresh graph of the imported city: its arrays (never changed here), no indexes, not on shared memory. */
+const gothenburg = (): RoadGraph => new RoadGraph(importedGothenburg().arrays(), importedGothenburg().meta);
 
 /** Each road's exact (Float64) bounding box by a scan over its polyline: the oracle. */
 function exactBoxes(graph: RoadGraph): Float64Array {

@@ -1,20 +1,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import booleanIntersects from '@turf/boolean-intersects';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { lineString, point, polygon } from '@turf/helpers';
 import polyline from '@mapbox/polyline';
 import ngeohash from 'ngeohash';
-import { calculateZone, haversineMetres, importGeoJson, Router, validateZone } from '../src/index.js';
-import { GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { calculateZone, haversineMetres, Router, validateZone, DEFAULT_GRAPH_PATH, loadGraph } from '../src/index.js';
 import {
   authorise, http, listen, newClient, postgresKind, postgresSkipReason, requestToken, sqliteKind,
   TOKEN_PATH, TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 import type { Store } from '../src/store/Store.js';
 
-const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
 
 /** A block of central Gothenburg, and two stops west and east of it. */
 const centrum = {

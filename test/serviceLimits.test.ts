@@ -1,21 +1,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { importGeoJson } from '../src/index.js';
+import { DEFAULT_GRAPH_PATH, loadGraph } from '../src/index.js';
 import { ZONE_PAGE } from '../src/service/schemas.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type Page, type Store, type StoredZone } from '../src/store/Store.js';
-import { CLI, GOTHENBURG_GEOJSON } from './support/helpers.js';
+import { CLI } from './support/helpers.js';
 import {
   authorise, http, listen, newClient, PG_TEST_URL, postgresKind, postgresSkipReason, requestToken, sqliteKind,
   TRIP_PATH, ZONES_PATH, type StoreKind, type TestService,
 } from './support/service.js';
 
-const graph = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const graph = loadGraph(DEFAULT_GRAPH_PATH);
 
 /** A convex ring of n vertices (a valid polygon) around a point in central Gothenburg. */
 function ring(n: number, lat = 57.705, lon = 11.967, radius = 0.002) {

@@ -1,17 +1,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { DEFAULT_GRAPH_PATH, importGeoJson } from '../src/index.js';
+import { DEFAULT_GRAPH_PATH, importGeoJson, loadGraph } from '../src/index.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
-import { CLI, GOTHENBURG_GEOJSON, SCRIPT_NODE_ARGS, srcModule } from './support/helpers.js';
+import { CLI, SCRIPT_NODE_ARGS, srcModule } from './support/helpers.js';
 import { authorise, http, listen, newClient, requestToken, TRIP_PATH, ZONES_PATH, type TestService } from './support/service.js';
 
-const gothenburg = importGeoJson(JSON.parse(readFileSync(GOTHENBURG_GEOJSON, 'utf8')));
+const gothenburg = loadGraph(DEFAULT_GRAPH_PATH);
 const square = (lat: number, lon: number, d: number) => [
   { latitude: lat, longitude: lon }, { latitude: lat, longitude: lon + d }, { latitude: lat + d, longitude: lon + d }, { latitude: lat + d, longitude: lon },
 ];
