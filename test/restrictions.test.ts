@@ -461,11 +461,17 @@ test('ferries fixture: passenger ferries are not roads, car ferries are; equals 
   assert.ok(detourCost(router, at(J(0, 1)), at(J(1, 1)), 'THE_SHORTEST')! > 1200);
 });
 
-for (const [file, format] of [['monaco.osm.pbf', 'pbf'], ['andorra.osm.pbf', 'pbf']] as const) {
+/** Each extract imported and parsed once per file: the tests below only read them. */
+const extractImports = new Map<string, ReturnType<typeof importOsmWithSummary>>();
+const importExtract = (path: string) => extractImports.get(path) ?? extractImports.set(path, importOsmWithSummary(path, 'pbf')).get(path)!;
+const extractParses = new Map<string, Promise<RawOsm>>();
+const parseExtract = (path: string) => extractParses.get(path) ?? extractParses.set(path, parsePbf(path)).get(path)!;
+
+for (const file of ['monaco.osm.pbf', 'andorra.osm.pbf']) {
   const path = OSM_DIR + file;
   test(`${file}: random junction pairs equal the edge-based oracle, both metrics`, { skip: existsSync(path) ? false : `${path} is absent` }, async () => {
-    const { graph, summary } = await importOsmWithSummary(path, format);
-    const oracle = new Oracle(await parsePbf(path));
+    const { graph, summary } = await importExtract(path);
+    const oracle = new Oracle(await parseExtract(path));
     assert.equal(summary.restrictions.applied, oracle.applied);
     const nodes = junctions(oracle);
     const random = seededRandom(file.length * 7919);
@@ -493,7 +499,7 @@ test('detour import prints the restriction and barrier summary', () => {
 });
 
 test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry) is not a road', { skip: existsSync(OSM_DIR + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
-  const { graph } = await importOsmWithSummary(OSM_DIR + 'monaco.osm.pbf', 'pbf');
+  const { graph } = await importExtract(OSM_DIR + 'monaco.osm.pbf');
   const ferries = [...Array(graph.roadCount).keys()].filter((r) => graph.roadFlags[r] & RoadFlag.FERRY);
   assert.deepEqual(ferries, [], 'Monaco has no car ferry');
   // Across the harbour between its two piers: by road, far longer than the ~320 m crossing.
@@ -507,8 +513,8 @@ test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry)
 
 test('monaco.osm.pbf: with restriction zones too, random junction pairs equal the oracle (zone roads closed in it)', { skip: existsSync(OSM_DIR + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
   const path = OSM_DIR + 'monaco.osm.pbf';
-  const { graph } = await importOsmWithSummary(path, 'pbf');
-  const raw = await parsePbf(path);
+  const { graph } = await importExtract(path);
+  const raw = await parseExtract(path);
   const random = seededRandom(2024);
   // Three squares of about 300 m around random junctions.
   const zones = [0, 1, 2].map((i) => {
