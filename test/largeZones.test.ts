@@ -362,8 +362,8 @@ for (const { make, skip } of kinds) {
         body: new ReadableStream({ pull: (c) => (chunks.length > 0 ? c.enqueue(chunks.shift()!) : c.close()) }),
         duplex: 'half',
       } as RequestInit);
-      // As the API stores it (the service keeps the bytes it was sent).
-      const body = { name: 'chunked', geometries: [{ name: 'ring', vertices: wobblyRing(6000) }] };
+      // As the API stores it (the service keeps the bytes it was sent); a name beyond ASCII, stored as its UTF-8 bytes.
+      const body = { name: 'chunked', geometries: [{ name: 'anel São João', vertices: wobblyRing(6000) }] };
       const text = JSON.stringify(normalised(body));
       assert.ok(text.length > LARGE_ZONE_JSON && 6000 > LARGE_ZONE_VERTICES);
       const created = await chunked(pieces(Buffer.from(text), 100_000));

@@ -25,6 +25,16 @@ export interface PostgresStoreOptions {
  * The shared store: PostgreSQL, for several detour instances acting as one service. Migrations
  * run at open, under an advisory lock.
  */
+/**
+ * A zone's JSON as a query parameter: a large body's UTF-8 bytes as they are, never decoded on the
+ * event loop (node-postgres sends a Buffer in binary format, which a text column takes as its
+ * bytes in the connection's UTF-8, checked by the server); a string as it is.
+ */
+function zoneBodyParam(z: StoredZone): string | Buffer {
+  const json = z.bodyJson;
+  return json instanceof Uint8Array ? Buffer.from(json.buffer, json.byteOffset, json.byteLength) : zoneBodyJson(z);
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly location: string;
@@ -223,13 +233,13 @@ export class PostgresStore implements Store {
   }
 
   async insertZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
-    const params = [storableText(z.clientId, 'client_id'), storableText(z.name, 'name'), zoneBodyJson(z), z.revision, z.createdAt, z.updatedAt, storedVertexCount(z)];
+    const params = [storableText(z.clientId, 'client_id'), storableText(z.name, 'name'), zoneBodyParam(z), z.revision, z.createdAt, z.updatedAt, storedVertexCount(z)];
     const insert = async (db: pg.Pool | pg.PoolClient) => (await db.query(`INSERT INTO zones ${ZONE_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (client_id, name) DO NOTHING`, params)).rowCount === 1;
     return quota ? this.quotaWrite(z, quota, false, insert) : insert(this.pool);
   }
 
   async replaceZone(z: StoredZone, quota?: ZoneQuota): Promise<boolean> {
-    const params = [zoneBodyJson(z), z.revision, z.updatedAt, storedVertexCount(z), storableText(z.clientId, 'client_id'), storableText(z.name, 'name')];
+    const params = [zoneBodyParam(z), z.revision, z.updatedAt, storedVertexCount(z), storableText(z.clientId, 'client_id'), storableText(z.name, 'name')];
     const update = async (db: pg.Pool | pg.PoolClient) =>
       (await db.query('UPDATE zones SET body = $1, revision = $2, updated_at = $3, vertex_count = $4 WHERE client_id = $5 AND name = $6', params)).rowCount === 1;
     return quota ? this.quotaWrite(z, quota, true, update) : update(this.pool);
