@@ -22,10 +22,10 @@ export function lowerThreadPriority(nice = BACKGROUND_NICE): void {
 
 /**
  * Starts a worker thread on the module `name` (without extension) beside `from` (the caller's
- * import.meta.url): its .js twin when running compiled, its .ts source under tsx (the benches, a test file run from its source).
- * A worker does not inherit tsx's loader and Node 20 ignores --import in a worker's execArgv,
- * so from sources the worker registers tsx before importing the module, a loader of its own for
- * each thread.
+ * import.meta.url): its .js twin when running compiled, its .ts source under tsx (the benches, a
+ * test file run from its source). A worker does not inherit tsx's loader and Node 20 ignores
+ * --import in a worker's execArgv, so from sources the worker registers tsx before importing the
+ * module, a loader of its own for each thread.
  */
 export function startModuleWorker(from: string, name: string, workerData: unknown): Worker {
   if (from.endsWith('.ts')) {

@@ -22,10 +22,6 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * The shared store: PostgreSQL, for several detour instances acting as one service. Migrations
- * run at open, under an advisory lock.
- */
-/**
  * A zone's JSON as a query parameter: a large body's UTF-8 bytes as they are, never decoded on the
  * event loop (node-postgres sends a Buffer in binary format, which a text column takes as its
  * bytes in the connection's UTF-8, checked by the server); a string as it is.
@@ -35,6 +31,10 @@ function zoneBodyParam(z: StoredZone): string | Buffer {
   return json instanceof Uint8Array ? Buffer.from(json.buffer, json.byteOffset, json.byteLength) : zoneBodyJson(z);
 }
 
+/**
+ * The shared store: PostgreSQL, for several detour instances acting as one service. Migrations
+ * run at open, under an advisory lock.
+ */
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly location: string;
