@@ -29,7 +29,6 @@ import { calculateZone } from '../src/zones/calculateZone.js';
 import { validateZone } from '../src/zones/validateZone.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures') + '/';
-const OSM_DIR = SHARED_OSM;
 
 interface RawOsm {
   nodes: Map<number, { lat: number; lon: number; tags: OsmTags }>;
@@ -468,7 +467,7 @@ const extractParses = new Map<string, Promise<RawOsm>>();
 const parseExtract = (path: string) => extractParses.get(path) ?? extractParses.set(path, parsePbf(path)).get(path)!;
 
 for (const file of ['monaco.osm.pbf', 'andorra.osm.pbf']) {
-  const path = OSM_DIR + file;
+  const path = SHARED_OSM + file;
   test(`${file}: random junction pairs equal the edge-based oracle, both metrics`, { skip: existsSync(path) ? false : `${path} is absent` }, async () => {
     const { graph, summary } = await importExtract(path);
     const oracle = new Oracle(await parseExtract(path));
@@ -498,8 +497,8 @@ test('detour import prints the restriction and barrier summary', () => {
   assert.match(b.stdout, /barriers: 5 stop cars, 4 passable/);
 });
 
-test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry) is not a road', { skip: existsSync(OSM_DIR + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
-  const { graph } = await importExtract(OSM_DIR + 'monaco.osm.pbf');
+test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry) is not a road', { skip: existsSync(SHARED_OSM + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
+  const { graph } = await importExtract(SHARED_OSM + 'monaco.osm.pbf');
   const ferries = [...Array(graph.roadCount).keys()].filter((r) => graph.roadFlags[r] & RoadFlag.FERRY);
   assert.deepEqual(ferries, [], 'Monaco has no car ferry');
   // Across the harbour between its two piers: by road, far longer than the ~320 m crossing.
@@ -511,8 +510,8 @@ test('monaco.osm.pbf: the passenger Bateau Bus (way 166399542, bare route=ferry)
   assert.ok(route.distance > 600, String(route.distance));
 });
 
-test('monaco.osm.pbf: with restriction zones too, random junction pairs equal the oracle (zone roads closed in it)', { skip: existsSync(OSM_DIR + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
-  const path = OSM_DIR + 'monaco.osm.pbf';
+test('monaco.osm.pbf: with restriction zones too, random junction pairs equal the oracle (zone roads closed in it)', { skip: existsSync(SHARED_OSM + 'monaco.osm.pbf') ? false : 'monaco.osm.pbf is absent' }, async () => {
+  const path = SHARED_OSM + 'monaco.osm.pbf';
   const { graph } = await importExtract(path);
   const raw = await parseExtract(path);
   const random = seededRandom(2024);
