@@ -2,12 +2,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
 import { configFromEnv } from '../src/service/startService.js';
+import { mallocTuning, MMAP_THRESHOLD_BYTES, MMAP_THRESHOLD_ENV } from '../src/service/mallocTuning.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/PostgresStore.js';
@@ -197,6 +198,41 @@ describe('serve --workers', () => {
 
   test('two workers share the port and one SQLite file: a zone inserted, replaced or deleted through one is used by the trips on both', async () => {
     await zoneChangesReachEveryWorker(served, client);
+  });
+
+  test('the allocator\'s setting: glibc on Linux gets a fixed mmap threshold unless the environment tunes malloc; other platforms nothing', () => {
+    const glibc = { platform: 'linux' as const, glibc: '2.36' };
+    assert.deepEqual(mallocTuning({ PATH: '/bin' }, glibc), { [MMAP_THRESHOLD_ENV]: String(MMAP_THRESHOLD_BYTES) });
+    for (const operator of [{ MALLOC_ARENA_MAX: '2' }, { MALLOC_MMAP_THRESHOLD_: '131072' }, { GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=0' }, { LD_PRELOAD: '/usr/lib/libjemalloc.so.2' }]) {
+      assert.deepEqual(mallocTuning(operator, glibc), {}, JSON.stringify(operator));
+    }
+    assert.deepEqual(mallocTuning({}, { platform: 'linux', glibc: undefined }), {}, 'musl');
+    assert.deepEqual(mallocTuning({}, { platform: 'darwin', glibc: undefined }), {});
+  });
+
+  test('service processes start with that setting: every cluster worker, and a single process where Node can start itself again (process.execve)', async (t) => {
+    const expected = mallocTuning({});
+    if (Object.keys(expected).length === 0) return t.skip('not Linux with glibc: nothing to set');
+    const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const setting = `${MMAP_THRESHOLD_ENV}=${MMAP_THRESHOLD_BYTES}`;
+    // The cluster the tests share, before any of them stops a worker.
+    const running = served.workerPids().filter((pid) => existsSync(`/proc/${pid}/environ`));
+    assert.ok(running.length >= 2, `workers running: ${running.join(', ')}`);
+    for (const pid of running) assert.ok(environ(pid).includes(setting), `worker ${pid}`);
+    // A single process: the pid the supervisor started is the one that serves, with the setting where Node has execve.
+    const single = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', '1'], {
+      env: { ...process.env, DETOUR_DATA_DIR: join(dir, 'single'), DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_PREPARE_VEHICLES: 'none' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = new Served(single);
+    try {
+      await log.waitFor(/detour is listening on/);
+      assert.equal(log.log.match(/"pid":(\d+)/)?.[1], String(single.pid));
+      const canRestart = typeof (process as { execve?: unknown }).execve === 'function';
+      assert.equal(environ(single.pid!).includes(setting), canRestart, `Node ${process.version}`);
+    } finally {
+      await log.stop('SIGKILL');
+    }
   });
 
   test('concurrent writes through both workers to one SQLite file all land (WAL, busy timeout): 40 parallel inserts, each readable afterwards', async () => {

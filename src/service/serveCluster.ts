@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { DetourError } from '../errors.js';
 import { openStore } from '../store/openStore.js';
+import { mallocTuning } from './mallocTuning.js';
 import { setUpDemoClient, type ServeConfig } from './startService.js';
 
 /** The environment variable carrying a worker's configuration (JSON of ServeConfig) from the primary. */
@@ -84,7 +85,8 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
   new RateLimiterClusterMaster();
 
   cluster.setupPrimary({ exec: workerEntry(), args: [], execArgv: process.execArgv });
-  const env = { [WORKER_CONFIG_ENV]: JSON.stringify(config) };
+  // Workers start with the allocator's setting (mallocTuning) where the primary did not already.
+  const env = { ...mallocTuning(process.env), [WORKER_CONFIG_ENV]: JSON.stringify(config) };
   const workers = new Set<Worker>();
   const startFailures = new Map<Worker, DetourError>();
   const restarts: number[] = [];
