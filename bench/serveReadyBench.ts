@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RoadGraph } from '../src/graph/RoadGraph.js';
 import { saveGraph } from '../src/hierarchy/graphFiles.js';
+import { MMAP_THRESHOLD_ENV } from '../src/service/mallocTuning.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph } from './scaleGraphs.js';
 
@@ -39,30 +40,37 @@ async function prepare() {
   const { graph, path } = await scaleGraph(size, log);
   if (!graph.indexes.snapRoadBits || !graph.indexes.roadTree) throw new Error(`${path} carries no search indexes: remove it so scaleGraphs.ts makes it again`);
   const nodes = graph.nodeCount, edges = graph.edgeCount;
+  const at = (share: number) => { const v = Math.floor(nodes * share); return { latitude: graph.nodeLatitude(v), longitude: graph.nodeLongitude(v) }; };
   // A stop pair for the trips: two nodes far apart in the node order (different tiles).
-  const stops = [Math.floor(nodes * 0.37), Math.floor(nodes * 0.61)].map((v) => ({ latitude: graph.nodeLatitude(v), longitude: graph.nodeLongitude(v) }));
+  const stops = [at(0.37), at(0.61)];
+  // The matrix's 20 sites and its ten zones (squares about 4 km across), spread over the node order likewise.
+  const sites = Array.from({ length: 20 }, (_, i) => ({ siteId: `s${i}`, ...at(0.05 + 0.045 * i) }));
+  const zones = Array.from({ length: 10 }, (_, i) => {
+    const c = at(0.1 + 0.08 * i), d = 0.02;
+    return { name: `z${i}`, geometries: [{ vertices: [[-d, -d], [-d, d], [d, d], [d, -d]].map(([y, x]) => ({ latitude: c.latitude + y, longitude: c.longitude + x })) }] };
+  });
   const bare = `${path}.no-indexes.detour`;
   if (!existsSync(bare)) {
     log(`saving ${bare} (the same graph without its search indexes)`);
     saveGraph(withHierarchy(new RoadGraph(graph.arrays(), graph.meta), graph.hierarchy), bare);
   }
-  return { path, bare, nodes, edges, stops };
+  return { path, bare, nodes, edges, stops, sites, zones };
 }
-const { path, bare, nodes, edges, stops } = await prepare();
+const { path, bare, nodes, edges, stops, sites, zones } = await prepare();
 // This process holds no graph while the services start (2 cores: nothing else should run).
 (globalThis as { gc?: () => void }).gc?.();
 
-interface Run { readyMs: number; rssReady: number; tokenMs: number; firstTripMs: number; secondTripMs: number; rssLater: number; classesMs: number; rssClasses: number }
+interface Run { tuned: boolean; readyMs: number; rssReady: number; tokenMs: number; firstTripMs: number; secondTripMs: number; matrixMs: number; rssMatrix: number; rssLater: number; classesMs: number; rssClasses: number }
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function run(file: string, port: number): Promise<Run> {
+async function run(file: string, port: number, prepareVehicles?: string): Promise<Run> {
   const dataDir = mkdtempSync(join(tmpdir(), 'detour-ready-'));
   const added = spawnSync(process.execPath, [CLI, 'clients', 'add', '--name', 'bench', '--json', '--data-dir', dataDir], { encoding: 'utf8' });
   const { client_id: id, client_secret: secret } = JSON.parse(added.stdout) as { client_id: string; client_secret: string };
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'serve', '--graph', file, '--port', String(port), '--workers', '1', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [CLI, 'serve', '--graph', file, '--port', String(port), '--workers', '1', '--data-dir', dataDir, '--log-level', 'warn', ...(prepareVehicles ? ['--prepare-vehicles', prepareVehicles] : [])], { stdio: 'ignore' });
   const base = `http://127.0.0.1:${port}`;
   try {
     let readyMs = NaN;
@@ -75,6 +83,8 @@ async function run(file: string, port: number): Promise<Run> {
       if (Number.isNaN(readyMs)) await sleep(50);
     }
     const rssReady = rssOf(child.pid!);
+    // Whether the process runs with the allocator's setting (src/service/mallocTuning.ts): set by serve itself on Node 22.15+.
+    const tuned = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith(`${MMAP_THRESHOLD_ENV}=`));
     let t = performance.now();
     const token = await (await fetch(`${base}/oauth/client_credential/accesstoken?grant_type=client_credentials`, {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=${id}&client_secret=${secret}`,
@@ -92,6 +102,18 @@ async function run(file: string, port: number): Promise<Run> {
     };
     const firstTripMs = await trip();
     const secondTripMs = await trip();
+    // Routes and matrices ready: ten zones, then a 20 x 20 matrix around them (the matrix worker's arrays made, the zones customized).
+    const headers = { authorization: `Bearer ${token.access_token}`, clientId: id, 'content-type': 'application/json' };
+    for (const zone of zones) {
+      const res = await fetch(`${base}/restriction/v1/restrictionZones`, { method: 'POST', headers, body: JSON.stringify(zone) });
+      if (!res.ok) throw new Error(`zone: ${res.status} ${await res.text()}`);
+    }
+    t = performance.now();
+    const matrix = await fetch(`${base}/matrix/v1/calculations`, { method: 'POST', headers, body: JSON.stringify({ origins: sites, destinations: sites, restrictionZones: zones.map((z) => z.name) }) });
+    if (!matrix.ok) throw new Error(`matrix: ${matrix.status} ${await matrix.text()}`);
+    await matrix.arrayBuffer();
+    const matrixMs = performance.now() - t;
+    const rssMatrix = rssOf(child.pid!);
     // Once the service has settled (zones warmed up, the matrix worker started).
     await sleep(45_000);
     const rssLater = rssOf(child.pid!);
@@ -103,7 +125,7 @@ async function run(file: string, port: number): Promise<Run> {
       if (taken(health.vehicleClasses) && taken(health.matrixVehicleClasses)) classesMs = performance.now() - started;
       else await sleep(1000);
     }
-    return { readyMs, rssReady, tokenMs, firstTripMs, secondTripMs, rssLater, classesMs, rssClasses: rssOf(child.pid!) };
+    return { tuned, readyMs, rssReady, tokenMs, firstTripMs, secondTripMs, matrixMs, rssMatrix, rssLater, classesMs, rssClasses: rssOf(child.pid!) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -111,34 +133,44 @@ async function run(file: string, port: number): Promise<Run> {
   }
 }
 
-const files = [{ label: 'graph file with the search indexes', file: path }, { label: 'the same without them (built at start)', file: bare }];
+const files = [
+  { label: 'graph file with the search indexes', file: path },
+  { label: 'the same without them (built at start)', file: bare },
+  { label: 'the file with the indexes, no vehicle class prepared (`--prepare-vehicles none`)', file: path, prepareVehicles: 'none' },
+];
 const results = files.map(() => [] as Run[]);
 for (let r = 0; r < runs; r++) {
   for (let f = 0; f < files.length; f++) {
-    const one = await run(files[f].file, 18_700 + r * 2 + f);
+    const one = await run(files[f].file, 18_700 + r * files.length + f, files[f].prepareVehicles);
     results[f].push(one);
-    log(`${files[f].label}: ready ${one.readyMs.toFixed(0)} ms, token ${one.tokenMs.toFixed(0)} ms, trips ${one.firstTripMs.toFixed(0)} / ${one.secondTripMs.toFixed(0)} ms, RSS ${(one.rssReady / 2 ** 30).toFixed(2)} / ${(one.rssLater / 2 ** 30).toFixed(2)} GiB, classes after ${one.classesMs.toFixed(0)} ms: ${(one.rssClasses / 2 ** 30).toFixed(2)} GiB`);
+    log(`${files[f].label}: ready ${one.readyMs.toFixed(0)} ms, token ${one.tokenMs.toFixed(0)} ms, trips ${one.firstTripMs.toFixed(0)} / ${one.secondTripMs.toFixed(0)} ms, matrix ${one.matrixMs.toFixed(0)} ms: ${(one.rssMatrix / 2 ** 30).toFixed(2)} GiB, RSS ${(one.rssReady / 2 ** 30).toFixed(2)} / ${(one.rssLater / 2 ** 30).toFixed(2)} GiB, classes after ${one.classesMs.toFixed(0)} ms: ${(one.rssClasses / 2 ** 30).toFixed(2)} GiB`);
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
-const rows = files.map(({ label, file }, f) => {
-  const m = (k: keyof Run) => median(results[f].map((x) => x[k]));
-  return `| ${label} | ${gib(Number(spawnSync('stat', ['-c', '%s', file], { encoding: 'utf8' }).stdout))} | ${s(m('readyMs'))} | ${m('tokenMs').toFixed(0)} ms | ${m('firstTripMs').toFixed(0)} / ${m('secondTripMs').toFixed(0)} ms | ${gib(m('rssReady'))} | ${gib(m('rssLater'))} | ${s(m('classesMs'))}: ${gib(m('rssClasses'))} |`;
+const rows = files.map(({ label, file, prepareVehicles }, f) => {
+  const m = (k: Exclude<keyof Run, 'tuned'>) => median(results[f].map((x) => x[k]));
+  return `| ${label} | ${gib(Number(spawnSync('stat', ['-c', '%s', file], { encoding: 'utf8' }).stdout))} | ${s(m('readyMs'))} | ${m('tokenMs').toFixed(0)} ms | ${m('firstTripMs').toFixed(0)} / ${m('secondTripMs').toFixed(0)} ms | ${gib(m('rssReady'))} | ${m('matrixMs').toFixed(0)} ms: ${gib(m('rssMatrix'))} | ${gib(m('rssLater'))} | ${prepareVehicles === 'none' ? 'none prepared' : `${s(m('classesMs'))}: ${gib(m('rssClasses'))}`} |`;
 });
 const ready = median(results[0].map((x) => x.readyMs));
+const allTuned = results.flat().every((r) => r.tuned), noneTuned = results.flat().every((r) => !r.tuned);
+const tunedNote = allTuned
+  ? `The service processes ran with glibc's mmap threshold fixed (${MMAP_THRESHOLD_ENV}, set by serve itself on this Node: docs/SERVICE.md).`
+  : noneTuned ? `The service processes ran without glibc's mmap threshold fixed (${MMAP_THRESHOLD_ENV}: serve sets it itself on Node 22.15 and later; docs/SERVICE.md).` : 'Some service processes ran with glibc\'s mmap threshold fixed and some without.';
+const plainMatrix = median(results[2].map((x) => x.rssMatrix)), truckClasses = median(results[0].map((x) => x.rssClasses));
 const section = [
   `## Serve readiness: synthetic country ${size.key}`,
   '',
   `\`npm run bench:serve-ready -- --size ${size.key} --runs ${runs}\` on ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${cpus()[0]?.model ?? ''} (${cpus().length} cores), load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end.`,
-  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and the same trip across the country twice (the first shows any preparation left to a request), then the resident memory 45 s later, and once every trip thread and the matrix worker have taken the prepared vehicle classes (\`/health\` vehicleClasses, matrixVehicleClasses). Medians.`,
+  `${nodes.toLocaleString('en')} nodes, ${edges.toLocaleString('en')} directed edges. \`detour serve --graph <file> --workers 1\` (SQLite) started ${runs} times per file, alternating; from the spawn to the first GET /health that says ok, then a token and the same trip across the country twice (the first shows any preparation left to a request), ten zones and a 20 x 20 matrix around them (POST /matrix/v1/calculations: routes and matrices ready), then the resident memory 45 s later, and once every trip thread and the matrix worker have taken the prepared vehicle classes (\`/health\` vehicleClasses, matrixVehicleClasses). Medians. ${tunedNote}`,
   '',
-  '| file | size | /health ok after | token | first / second trip | resident at ready | resident 45 s later | vehicle classes ready after: resident |',
-  '|---|---|---|---|---|---|---|---|',
+  '| file | size | /health ok after | token | first / second trip | resident at ready | matrix around the zones: resident after | resident 45 s later | vehicle classes ready after: resident |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...rows,
   '',
   `Target of issue 9 (serve ready in <= 10 s on the 5M graph, no first-request stall): ${ready <= 10_000 ? 'met' : 'MISSED'} (${s(ready)}).`,
+  `Target of issue 38 (a service process with routes and matrices ready: at most 1.5 GiB): without a vehicle class, after the matrix around the zones, ${gib(plainMatrix)} (${plainMatrix <= 1.5 * 2 ** 30 ? 'met' : '**missed**'}); with the default truck class once ready, ${gib(truckClasses)}.`,
 ].join('\n');
 if (!opts['no-write']) updateResults(undefined, [section]);
 console.log(section);
