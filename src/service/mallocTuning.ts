@@ -4,7 +4,7 @@
  * go (a vehicle class's contraction: several times the graph's size, in a worker thread) afterwards
  * come from arenas that keep their pages: the process stays that much bigger for good. A fixed
  * threshold gives every block over it its own mapping, returned when freed (docs/SERVICE.md,
- * "Memory"). glibc reads the setting once, at process start: it is passed in the environment of
+ * "Country-size graphs"). glibc reads the setting once, at process start: it is passed in the environment of
  * the processes `serve` starts (cluster workers), and a single `serve` process starts itself again
  * with it where Node can (process.execve).
  */
