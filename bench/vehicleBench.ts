@@ -9,6 +9,7 @@
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { LimitAccess } from '../src/graph/vehicleLimits.js';
 import { hierarchyByteSize } from '../src/hierarchy/ContractionHierarchy.js';
 import { calculateZone, DetourError, Router, vehicleOf, type CalculatedZone, type LatLon, type RoadGraph, type Route, type Vehicle } from '../src/index.js';
 import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/endpoints.js';
@@ -43,9 +44,11 @@ function closedRoads(graph: RoadGraph, v: Vehicle): Uint8Array {
   const over = (limit: number | undefined, own: number | undefined) => limit !== undefined && own !== undefined && own > limit;
   for (const r of graph.limitRoads) {
     const l = graph.roadLimits(r)!;
-    const access = v.accessClass === 'hgv' ? l.hgv : v.accessClass === 'goods' ? l.goods : 0;
+    const access = v.accessClass === 'hgv' ? l.hgv : v.accessClass === 'goods' ? l.goods : LimitAccess.YES;
+    // A destination-only road of no length charges nothing: open, as the router reads it (vehicleRoads).
+    const destination = access === LimitAccess.DESTINATION && graph.roadLengthCm[r] > 0;
     if (over(l.heightM, v.heightM) || over(l.widthM, v.widthM) || over(l.lengthM, v.lengthM) || over(l.weightT, v.weightT) ||
-      over(l.axleLoadT, v.axleLoadT) || access !== 0 || (v.hazmat && l.noHazmat)) closed[r] = 1;
+      over(l.axleLoadT, v.axleLoadT) || access === LimitAccess.NO || destination || (v.hazmat && l.noHazmat)) closed[r] = 1;
   }
   return closed;
 }

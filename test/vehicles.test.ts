@@ -22,7 +22,7 @@ import { OverlayManyToMany } from '../src/routing/OverlayManyToMany.js';
 import { EnclosureSearch } from '../src/routing/EnclosureSearch.js';
 import { NodeRecords } from '../src/structures/NodeRecords.js';
 import { roadTimes } from '../src/routing/roadTimes.js';
-import { speedRules } from '../src/routing/vehicle.js';
+import { speedRules, vehicleRoads } from '../src/routing/vehicle.js';
 import { uniformPenalty, ZONE_COST_PER_METRE } from '../src/routing/PathSearch.js';
 import { levelView, type CellOverlay } from '../src/hierarchy/CellOverlay.js';
 import { COST_STEP } from '../src/graph/RoadGraph.js';
@@ -213,6 +213,23 @@ describe('a low bridge, a weight-limited bridge, an hgv=no street, a height rest
     const onIt = router.route({ points: [west, { latitude: 0.005, longitude: 0.0301 }], calculationMode: 'THE_SHORTEST', vehicle: truck });
     assert.equal(onIt.legs[0].to.road, dest);
     assert.ok(!onIt.legs[0].edges.some((e) => graph.edgeRoad[e] === dest));
+  });
+
+  test('an hgv=destination road of no length is open to the truck: it charges no metre, so its shortcut is as good as an open road\'s', () => {
+    const truck = vehicleOf(null, { maxHeight: 3.6, maxWeight: 9000 })!;
+    const north = { latitude: 0.0299, longitude: 0.015 };
+    const dest = roadOfWay(0.005, 0.03);
+    assert.ok(vehicleRoads(graph, truck).destinationOnly.includes(dest));
+    // The same graph with that road's length 0 (as some OSM ways are: their ends at one place).
+    const arrays = graph.arrays();
+    const roadLengthCm = arrays.roadLengthCm.slice();
+    roadLengthCm[dest] = 0;
+    const flat = new RoadGraph({ ...arrays, roadLengthCm }, graph.meta);
+    const roads = vehicleRoads(flat, truck);
+    assert.ok(!roads.destinationOnly.includes(dest) && !roads.forbidden.includes(dest), 'neither destination-only nor forbidden');
+    assert.deepEqual([...roads.destinationOnly], [...vehicleRoads(graph, truck).destinationOnly].filter((r) => r !== dest));
+    const through = new Router(flat).route({ points: [north, east], calculationMode: 'THE_SHORTEST', vehicle: truck });
+    assert.ok(roadsOf(through).includes(dest), 'the truck takes the shortcut');
   });
 
   test('the matrix answers each pair as the route does', () => {

@@ -190,15 +190,19 @@ export function vehicleKey(v: Vehicle): string {
   return [v.heightM, v.widthM, v.lengthM, v.weightT, v.axleLoadT, v.accessClass, v.hazmat, vehicleSpeedsKey(v) ?? ''].join('|');
 }
 
-/** Which of the graph's limited roads close to the vehicle, in O(limited roads). */
+/**
+ * Which of the graph's limited roads close to the vehicle, in O(limited roads). A destination-only
+ * road of no length is open: legs keep to such roads by the metres they drive on them (the penalty
+ * per metre), and it has none, so a path through it is as good as one through an open road.
+ */
 export function vehicleRoads(graph: RoadGraph, vehicle: Vehicle): VehicleRoads {
   const forbidden: number[] = [];
   const destination: number[] = [];
-  const roads = graph.limitRoads;
+  const roads = graph.limitRoads, lengthCm = graph.roadLengthCm;
   for (let k = 0; k < roads.length; k++) {
     const limits = limitsAt(graph, k);
     if (limitReason(limits, vehicle) !== undefined) forbidden.push(roads[k]);
-    else if ((vehicle.accessClass === 'hgv' ? limits.hgv : vehicle.accessClass === 'goods' ? limits.goods : LimitAccess.YES) === LimitAccess.DESTINATION) destination.push(roads[k]);
+    else if ((vehicle.accessClass === 'hgv' ? limits.hgv : vehicle.accessClass === 'goods' ? limits.goods : LimitAccess.YES) === LimitAccess.DESTINATION && lengthCm[roads[k]] > 0) destination.push(roads[k]);
   }
   return { vehicle, forbidden: Uint32Array.from(forbidden), destinationOnly: Uint32Array.from(destination) };
 }
