@@ -155,8 +155,8 @@ export class EnclosureSearch implements PathSearch {
    * component costs less than `cost`. Such a path costs at least the cheapest exit and entry plus
    * that road's charge; through one other than the shortest few, at least the exits and entries
    * joined by the lower bound's hierarchies plus the least of those charges; through one of the
-   * shortest few (a road of no length charges nothing), at least the exits joined to its edge's
-   * tail and that edge's head to the entries by those hierarchies, plus its charge. Through a
+   * shortest few, at least the exits joined to its edge's tail and that edge's head to the entries
+   * by those hierarchies, plus its charge. Through a
    * zone's road, at least the exits and entries joined plus `zoneCharge`, the least of those roads'.
    */
   private proven(cost: number, exits: Endpoint[], entries: Endpoint[], metric: Metric, zoneCharge: number): boolean {
