@@ -3,10 +3,11 @@ import type { HierarchyGraph } from '../src/hierarchy/ContractionHierarchy.js';
 /**
  * How soon `detour serve` answers on a big graph: starts the built CLI (dist/src/cli.js) on
  * a scale graph's file (bench/.cache, made by scaleGraphs.ts; the script compiles dist first) and polls GET /health until it says
- * ok, then times the first trip (a token, then POST /trip/v2/calculations) and reads the
- * process's resident memory. The peer, in the same run, is the same graph saved without its
- * search indexes (what serve had to build at start before graph files carried them). Runs
- * alternate; medians are reported. Writes its own section of bench/RESULTS.md (unless --no-write).
+ * ok, then times the first trip (a token, then POST /trip/v2/calculations) and a matrix around
+ * ten zones, and reads the process's resident memory after each and once the vehicle classes are
+ * ready. The peers, in the same run: the same graph saved without its search indexes (what serve
+ * had to build at start before graph files carried them), and the file served with no vehicle
+ * class prepared (issue 38's routes and matrices ready). Runs alternate; medians are reported. Writes its own section of bench/RESULTS.md (unless --no-write).
  *
  *   npm run bench:serve-ready -- --size 5m --runs 3
  */
