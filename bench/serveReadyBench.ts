@@ -1,5 +1,3 @@
-import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
-import type { HierarchyGraph } from '../src/hierarchy/ContractionHierarchy.js';
 /**
  * How soon `detour serve` answers on a big graph: starts the built CLI (dist/src/cli.js) on
  * a scale graph's file (bench/.cache, made by scaleGraphs.ts; the script compiles dist first) and polls GET /health until it says
@@ -19,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RoadGraph } from '../src/graph/RoadGraph.js';
 import { saveGraph } from '../src/hierarchy/graphFiles.js';
+import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
 import { MMAP_THRESHOLD_ENV } from '../src/service/mallocTuning.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph } from './scaleGraphs.js';
