@@ -31,10 +31,11 @@ function thisPlatform(): Platform {
  * the environment already tunes malloc (a MALLOC_* variable, GLIBC_TUNABLES, or another allocator
  * preloaded with LD_PRELOAD: the operator's choice stands); nothing elsewhere (musl, macOS).
  */
-export function mallocTuning(env: NodeJS.ProcessEnv, platform: Platform = thisPlatform()): Record<string, string> {
-  if (platform.platform !== 'linux' || platform.glibc === undefined) return {};
-  const tuned = Object.keys(env).some((name) => /^MALLOC_[A-Z_]+$/.test(name) || name === 'GLIBC_TUNABLES' || name === 'LD_PRELOAD');
-  return tuned ? {} : { [MMAP_THRESHOLD_ENV]: String(MMAP_THRESHOLD_BYTES) };
+export function mallocTuning(env: NodeJS.ProcessEnv, platform?: Platform): Record<string, string> {
+  // The environment first: a process started again with the setting reads no report.
+  if (Object.keys(env).some((name) => /^MALLOC_[A-Z_]+$/.test(name) || name === 'GLIBC_TUNABLES' || name === 'LD_PRELOAD')) return {};
+  const { platform: os, glibc } = platform ?? thisPlatform();
+  return os === 'linux' && glibc !== undefined ? { [MMAP_THRESHOLD_ENV]: String(MMAP_THRESHOLD_BYTES) } : {};
 }
 
 /**
