@@ -19,6 +19,7 @@ import type { Endpoint } from '../src/routing/PathSearch.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords, SHRINK_WINDOW } from '../src/structures/NodeRecords.js';
 import { NodeCosts } from '../src/structures/NodeCosts.js';
+import { otherArcCost, otherMetric, otherMetricArcCosts, popcount32 } from '../src/hierarchy/otherMetricArcCosts.js';
 import { DEFAULT_SHORTCUT_PATH_BYTES, MIN_KEPT_EDGES, ShortcutPaths } from '../src/routing/ShortcutPaths.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
 
@@ -260,6 +261,36 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
         }
       }
       assert.ok(shortcuts > 1000, `${metric}: ${shortcuts} shortcuts checked`);
+    }
+  });
+
+  test("every arc's cost in the other metric (originals read from the roads, shortcuts stored by rank) is the sum over the edges it unpacks to", () => {
+    const halves = [0, 0];
+    for (const metric of METRICS) {
+      const ch = gothenburg.hierarchy![metric];
+      const other = otherMetric(metric), roadCost = gothenburg.roadCost(other);
+      const costs = otherMetricArcCosts(gothenburg, ch);
+      const sumOver = (a: number, low: number): number => {
+        const m = ch.arcMiddle[a];
+        if (m < 0) return roadCost[gothenburg.edgeRoad[~m]];
+        shortcutHalves(ch, arcTail(ch, a, low), arcHead(ch, a, low), m, halves);
+        const [first, second] = halves;
+        return sumOver(first, m) + sumOver(second, m);
+      };
+      let shortcuts = 0;
+      for (let v = 0; v < gothenburg.nodeCount; v++) {
+        for (const first of [ch.upFirst, ch.downFirst]) {
+          for (let a = first[v]; a < first[v + 1]; a++) {
+            if (ch.arcMiddle[a] >= 0) shortcuts++;
+            assert.equal(otherArcCost(costs, a), sumOver(a, v), `${metric} arc ${a}`);
+          }
+        }
+      }
+      assert.equal(costs.shortcutCost.length, shortcuts, 'one stored value per shortcut');
+      assert.ok(shortcuts > 1000 && shortcuts < ch.arcMiddle.length, `${metric}: ${shortcuts} shortcuts of ${ch.arcMiddle.length} arcs`);
+    }
+    for (const w of [0, 1, 0x80000000, 0xffffffff, 0x12345678]) {
+      assert.equal(popcount32(w | 0), [...w.toString(2)].filter((b) => b === '1').length, `popcount of ${w}`);
     }
   });
 

@@ -1,8 +1,9 @@
 import { COST_STEP, ROAD_COST_UNIT, type RoadGraph } from '../graph/RoadGraph.js';
-import { otherMetric } from '../hierarchy/otherMetricArcCosts.js';
+import { otherMetric, popcount32, type OtherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import { MinHeap } from '../structures/MinHeap.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 
 /** A search endpoint with its cost in the searched metric and in the other one. */
 export interface CostedEndpoint {
@@ -22,24 +23,24 @@ export interface CostedEndpoint {
  * both searches settle, so |S| + |T| small searches replace |S| x |T| queries. Both searches
  * stall on demand (a node reached more cheaply from above lies on no shortest up-down path).
  * Carries the other metric along (otherMetricArcCosts) so each pair gets both values of its
- * optimal path. Knows no blocked roads. Scratch stamped per search; not re-entrant.
+ * optimal path. Knows no blocked roads. Not re-entrant.
  */
 export class BucketManyToMany {
-  private readonly cost: Float64Array;
-  private readonly second: Float64Array;
-  private readonly seen: Uint32Array;
+  /** Per node a search touches its cost (NodeRecords), and beside each entry the other metric's value. */
+  private readonly records: NodeRecords;
+  private secondOf = new Float64Array(4096);
   private readonly heap = new MinHeap(256);
-  private stamp = 0;
   private readonly buckets: BucketIndex;
   /** Nodes settled by the last run, all searches together. */
   settledCount = 0;
 
-  constructor(graph: RoadGraph) {
-    const n = graph.nodeCount;
-    this.cost = new Float64Array(n);
-    this.second = new Float64Array(n);
-    this.seen = new Uint32Array(n);
-    this.buckets = new BucketIndex(n);
+  /**
+   * `records` and `buckets`: lent by searches on the same thread that never run at the same time
+   * (the overlay's many-to-many, a router's route search), so a matrix thread holds one of each.
+   */
+  constructor(graph: RoadGraph, records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(graph.nodeCount)) {
+    this.records = records;
+    this.buckets = buckets;
   }
 
   /**
@@ -48,7 +49,7 @@ export class BucketManyToMany {
    * none connects. Empty endpoint lists leave their row or column at Infinity.
    */
   run(
-    ch: ContractionHierarchy, secondArc: Uint32Array, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
+    ch: ContractionHierarchy, secondArc: OtherMetricArcCosts, sources: CostedEndpoint[][], targets: CostedEndpoint[][],
     outCost: Float64Array, outSecond: Float64Array,
   ): void {
     this.settledCount = 0;
@@ -61,47 +62,58 @@ export class BucketManyToMany {
    * demand, calling `settled` for every node it settles. One closure per search, not per edge.
    */
   private search(
-    ch: ContractionHierarchy, secondArc: Uint32Array, from: CostedEndpoint[], forward: boolean,
+    ch: ContractionHierarchy, secondArc: OtherMetricArcCosts, from: CostedEndpoint[], forward: boolean,
     settled: (node: number, cost: number, second: number, plain: number) => void,
   ): void {
-    if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
-    const stamp = this.stamp;
-    const { cost, second, seen, heap } = this;
+    const { records, heap } = this;
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
     const step = COST_STEP[ch.metric];
     const secondStep = ROAD_COST_UNIT[otherMetric(ch.metric)];
+    // otherArcCost, inline.
+    const { arcMiddle, edgeRoad, roadCost, shortcutBits, shortcutsBefore, shortcutCost } = secondArc;
     const relaxFirst = forward ? upFirst : downFirst;
     const stallFirst = forward ? downFirst : upFirst;
+    records.clear();
     heap.clear();
+    let secondOf = this.secondOf;
+    const keep = (i: number, s2: number) => {
+      if (i >= secondOf.length) {
+        const grown = new Float64Array(Math.max(2 * secondOf.length, i + 1));
+        grown.set(secondOf);
+        secondOf = this.secondOf = grown;
+      }
+      secondOf[i] = s2;
+    };
     for (const e of from) {
-      if (seen[e.node] === stamp && cost[e.node] <= e.cost) continue;
-      seen[e.node] = stamp;
-      cost[e.node] = e.cost;
-      second[e.node] = e.second;
+      const i = records.improve(e.node, e.cost);
+      if (i < 0) continue;
+      keep(i, e.second);
       heap.push(e.cost, e.node);
     }
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
-      if (key !== cost[u]) continue; // stale
+      const values = records.values;
+      const iu = records.find(u);
+      if (key !== values[2 * iu]) continue; // stale
       let stalled = false;
       for (let a = stallFirst[u], end = stallFirst[u + 1]; a < end; a++) {
-        const x = arcNode[a];
-        if (seen[x] === stamp && cost[x] + arcWeight[a] * step < key) { stalled = true; break; }
+        const ix = records.find(arcNode[a]);
+        if (ix >= 0 && values[2 * ix] + arcWeight[a] * step < key) { stalled = true; break; }
       }
       if (stalled) continue;
       this.settledCount++;
-      settled(u, key, second[u], key);
-      const s2 = second[u];
+      const s2 = secondOf[iu];
+      settled(u, key, s2, key);
       for (let a = relaxFirst[u], end = relaxFirst[u + 1]; a < end; a++) {
         const x = arcNode[a];
         const c = key + arcWeight[a] * step;
-        if (seen[x] !== stamp || c < cost[x]) {
-          seen[x] = stamp;
-          cost[x] = c;
-          second[x] = s2 + secondArc[a] * secondStep;
-          heap.push(c, x);
-        }
+        const ix = records.improve(x, c);
+        if (ix < 0) continue;
+        const m = arcMiddle[a];
+        const other = m < 0 ? roadCost[edgeRoad[~m]] : shortcutCost[shortcutsBefore[a >>> 5] + popcount32(shortcutBits[a >>> 5] & ((1 << (a & 31)) - 1))];
+        keep(ix, s2 + other * secondStep);
+        heap.push(c, x);
       }
     }
   }

@@ -71,11 +71,17 @@ export class OverlayManyToMany {
   settledCount = 0;
   /** Per road, the run's travel times in whole milliseconds (run's `millis`, else the graph's). */
   private millis: Uint32Array;
-  /** What backward searches read: the graph's reverse adjacency and edge tails, derived when the engine is made. */
+  /** What backward searches read: the graph's reverse adjacency, derived when the engine is made (an edge's tail by RoadGraph.edgeTailOf: no array per edge). */
   private readonly reverse: { firstIn: Uint32Array; inEdge: Uint32Array };
-  private readonly edgeTail: Uint32Array;
 
-  constructor(private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay }) {
+  /**
+   * `records` and `buckets`: lent by searches on the same thread that never run at the same time
+   * (the CH's many-to-many, a router's route search), so a matrix thread holds one of each.
+   */
+  constructor(
+    private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay },
+    records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(graph.nodeCount),
+  ) {
     const n = graph.nodeCount;
     this.big = levelView(overlay);
     this.small = levelView(overlay.fine);
@@ -96,11 +102,10 @@ export class OverlayManyToMany {
     this.fixedSmallSlot = new Int32Array(smallCells);
     this.fixedBigRun = new Uint32Array(bigCells);
     this.fixedBigSlot = new Int32Array(bigCells);
-    this.records = new NodeRecords(n);
-    this.buckets = new BucketIndex(n);
+    this.records = records;
+    this.buckets = buckets;
     this.millis = graph.roadMillis;
     this.reverse = graph.reverseAdjacency();
-    this.edgeTail = graph.edgeTail;
   }
 
   /**
@@ -298,7 +303,7 @@ export class OverlayManyToMany {
   ): void {
     const g = this.graph;
     const { firstOut, edgeHead, edgeRoad } = g;
-    const firstIn = forward ? firstOut : this.reverse.firstIn, inEdge = forward ? undefined : this.reverse.inEdge, edgeTail = forward ? undefined : this.edgeTail;
+    const firstIn = forward ? firstOut : this.reverse.firstIn, inEdge = forward ? undefined : this.reverse.inEdge;
     const millis = this.millis;
     const steps = metric === 'duration' ? millis : g.roadLengthCm, otherSteps = metric === 'duration' ? g.roadLengthCm : millis;
     const step = COST_STEP[metric], otherStep = COST_STEP[otherMetric(metric)];
@@ -379,7 +384,7 @@ export class OverlayManyToMany {
       if (level === undefined || (!byClique && slot < 0)) span = 0; // walked, or reached by a link at a node that is no entry: every link
       for (let k = firstIn[u], end = firstIn[u + 1]; k < end; k++) {
         const e = forward ? k : inEdge![k];
-        const v = forward ? edgeHead[e] : edgeTail![e];
+        const v = forward ? edgeHead[e] : g.edgeTailOf(e);
         if ((nodeCell[v] - lo) >>> 0 < span) continue; // inside the closed cell: crossed by the clique below
         if (within >= 0 && (withinSmall ? nodeCell[v] !== within : bigOf[nodeCell[v]] !== within)) continue;
         if (ownOnly && ownBig[bigOf[nodeCell[v]]] !== stamp) continue;

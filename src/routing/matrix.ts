@@ -7,10 +7,13 @@ import type { Snap, SnapIndex, StopRole } from '../graph/SnapIndex.js';
 import type { CellOverlay } from '../hierarchy/CellOverlay.js';
 import type { ContractionHierarchy, HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import { otherMetric, otherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
+import { BucketIndex } from './BucketIndex.js';
 import { BucketManyToMany, type CostedEndpoint } from './BucketManyToMany.js';
+import { HierarchySearch } from './HierarchySearch.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 import { OverlayManyToMany, type FixedCliques } from './OverlayManyToMany.js';
 import { directCost, partialCost, sourceEndpoints, targetEndpoints } from './endpoints.js';
-import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type Penalty } from './PathSearch.js';
+import { uniformPenalty, ZONE_COST_PER_METRE, type Endpoint, type PathSearch, type Penalty } from './PathSearch.js';
 import { parseAvoidance, type Avoidance, type AvoidanceBehavior, type AvoidanceType } from './avoidance.js';
 import { CALCULATION_MODES, metricOf, type CalculationMode } from './routeRequest.js';
 import type { RouteRequest, Route, RoadMasks } from './routeRequest.js';
@@ -50,6 +53,8 @@ export interface MatrixRouter {
   readonly graph: HierarchyGraph;
   readonly snapIndex: SnapIndex;
   readonly maxSnapDistance?: number;
+  /** The route search, whose node state the matrix's searches borrow when it is the hierarchy engine's (they never run at once). */
+  readonly search?: PathSearch;
   masks(zones: CalculatedZone[], hard?: Uint8Array, vehicle?: VehicleRoads): RoadMasks;
   releaseMasks(masks: RoadMasks): void;
   vehicleRoads(vehicle: Vehicle): VehicleRoads;
@@ -765,10 +770,17 @@ function matrixEngines(router: MatrixRouter): MatrixEngines {
   if (!engines) {
     const graph = router.graph;
     let overlay: OverlayManyToMany | undefined, none: Uint8Array | undefined, buckets: BucketManyToMany | undefined;
+    // Both many-to-manys and the router's route search run one at a time: one node state and one bucket index for all.
+    let records: NodeRecords | undefined, bucketIndex: BucketIndex | undefined;
+    const shared = () => {
+      records ??= router.search instanceof HierarchySearch ? router.search.sides[0] : new NodeRecords(graph.nodeCount);
+      bucketIndex ??= new BucketIndex(graph.nodeCount);
+      return [records, bucketIndex] as const;
+    };
     engines = {
       noRoads: () => (none ??= new Uint8Array(graph.roadCount)),
-      buckets: () => (buckets ??= new BucketManyToMany(graph)),
-      overlay: () => (overlay ??= new OverlayManyToMany(graph, graph.hierarchy!.overlay as CellOverlay & { fine: CellOverlay })),
+      buckets: () => (buckets ??= new BucketManyToMany(graph, ...shared())),
+      overlay: () => (overlay ??= new OverlayManyToMany(graph, graph.hierarchy!.overlay as CellOverlay & { fine: CellOverlay }, ...shared())),
       classCliques: new Map(),
     };
     enginesByRouter.set(router, engines);
