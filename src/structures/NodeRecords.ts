@@ -34,8 +34,13 @@ export class NodeRecords {
   private cleared = 0;
   private windowPeak = 0;
 
-  constructor(nodeCount: number, capacity = 4096) {
-    this.entryOf = prefault(new Uint32Array(nodeCount));
+  /**
+   * `prefaulted` (default): the word per node is written over now, so searches never wait for its
+   * pages to be mapped; without it they are mapped as searches touch them (a thread that searches
+   * seldom holds only what it touched).
+   */
+  constructor(nodeCount: number, capacity = 4096, prefaulted = true) {
+    this.entryOf = prefaulted ? prefault(new Uint32Array(nodeCount)) : new Uint32Array(nodeCount);
     this.initial = capacity;
     this.values = new Float64Array(2 * capacity);
     this.words = new Int32Array(this.values.buffer);
