@@ -100,6 +100,41 @@ describe('distance matrix', () => {
     checkMatrix(city, router, origins, destinations, zones);
   });
 
+  test('matrices around zones one after another (the same zones again, the other metric, fewer zones, the first again) each equal plain Dijkstra and a fresh router', () => {
+    // A run around the same roads as the last one crosses the cells customized then: each must
+    // still answer for its own zones and metric.
+    const rand = seededRandom(15);
+    const zones = Array.from({ length: 6 }, (_, i) => randomZone(city, rand, `m${i}`, 400 + rand() * 800));
+    const fewer = zones.slice(0, 2);
+    const origins = randomPoints(city, rand, 8), destinations = randomPoints(city, rand, 8);
+    const runs: [CalculatedZone[], 'THE_FASTEST' | 'THE_SHORTEST'][] = [
+      [zones, 'THE_FASTEST'], [zones, 'THE_FASTEST'], [zones, 'THE_SHORTEST'], [fewer, 'THE_FASTEST'], [zones, 'THE_FASTEST'], [[], 'THE_FASTEST'], [fewer, 'THE_FASTEST'],
+    ];
+    for (const [around, mode] of runs) {
+      const metric: Metric = mode === 'THE_SHORTEST' ? 'distance' : 'duration';
+      const blocked = union(city, around);
+      const m = router.matrix({ origins, destinations, calculationMode: mode, zones: around });
+      // A router that ran no matrix before: every element alike (one that must enter a zone included).
+      const fresh = new Router(city).matrix({ origins, destinations, calculationMode: mode, zones: around });
+      assert.deepEqual([...m.distance], [...fresh.distance], `${mode} around ${around.length} zones: distances as a fresh router's`);
+      assert.deepEqual([...m.duration], [...fresh.duration], `${mode} around ${around.length} zones: durations as a fresh router's`);
+      let checked = 0;
+      for (let o = 0; o < origins.length; o++) {
+        for (let d = 0; d < destinations.length; d++) {
+          const [a, b] = router.snapStops([origins[o], destinations[d]]);
+          if (blocked[a.road] || blocked[b.road]) continue;
+          const want = oracleCost(city, router, origins[o], destinations[d], metric, blocked);
+          const got = matrixElement(m, o, d);
+          const value = metric === 'distance' ? got.distance : got.duration;
+          if (want === Infinity) continue; // no path around the zones: the matrix enters them, as a route would
+          assert.ok(close(value!, want, 1e-9), `${mode} ${around.length} zones [${o}, ${d}]: ${value} vs Dijkstra ${want}`);
+          checked++;
+        }
+      }
+      assert.ok(checked >= 32, `${checked} elements checked`);
+    }
+  });
+
   test('cells of 1,024 nodes in small cells of 64 (both overlay levels in play), around 8 zones, an origin and a destination inside zones: equal to routes and to Dijkstra', () => {
     const copy = decodeGraph(encodeGraph(city));
     copy.hierarchy!.overlay = buildCellOverlay(copy, 1024, 64);

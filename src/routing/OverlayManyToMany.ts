@@ -23,9 +23,10 @@ const PRICED_CELLS_WALKED_BELOW = 16;
  * node it settles, then a forward search per source scans the buckets of the nodes it settles
  * (meetInBuckets). Each search walks the roads of its own endpoints' small cells, crosses the other
  * small cells of its own big cell by their cliques, and every other big cell by its own. The cells
- * holding closed roads are customized once per run for the request's metric (cliques in real units
- * without those roads, CRP's customization: small cells, then their big cells over those), so no
- * search walks a zone. The side with more endpoints stays inside its endpoints' big cells; the other
+ * holding closed roads are customized for the run's metric (cliques in real units without those
+ * roads, CRP's customization: small cells, then their big cells over those), so no search walks a
+ * zone; a run around the same roads as the last one (a scheduled matrix's passes, a client's
+ * matrices around its zones) crosses the cells customized then. The side with more endpoints stays inside its endpoints' big cells; the other
  * crosses the graph. Exact: a cheapest path last enters its target's big cell at one of its entries
  * (or never leaves it) and first leaves its source's at an exit; both sides settle that node at its
  * exact costs, and every clique is a real path that avoids the closed roads. Costs and the other
@@ -51,6 +52,8 @@ export class OverlayManyToMany {
   private readonly smallClosed: Uint32Array;
   private readonly customSlot: Int32Array;
   private custom = emptyCliques();
+  /** The last closing without a penalty (close()): what it was made for, the cells it marked and their cliques. */
+  private closing?: Closing;
   /** Per cell of each level: the search's stamp when an endpoint of the search lies in it (walked or opened). */
   private readonly ownSmall: Uint32Array;
   private readonly ownBig: Uint32Array;
@@ -133,7 +136,17 @@ export class OverlayManyToMany {
     const wide = Math.min(count(sources), count(targets));
     // Penalised cells are customized when more searches would walk them than a cell has entries
     // (a customization is a search per entry): a stop inside a zone on every other row, not one.
-    this.close(metric, blocked, closedRoads, penalty, wide > PRICED_CELLS_WALKED_BELOW);
+    const last = this.closing;
+    // `blocked` marks exactly the listed roads (and roads whose times differ are listed): the list says what a closing was made for.
+    if (penalty === undefined && last !== undefined && last.metric === metric && last.millis === this.millis && last.fixed === fixed
+      && last.roads.length === closedRoads.length && last.roads.every((r, k) => r === closedRoads[k])) {
+      this.reclose(last);
+    } else {
+      const marked = this.close(metric, blocked, closedRoads, penalty, wide > PRICED_CELLS_WALKED_BELOW);
+      if (penalty === undefined) {
+        this.closing = { metric, roads: Uint32Array.from(closedRoads), millis: this.millis, fixed, ...marked, custom: this.custom, bigCustom: this.bigCustom };
+      }
+    }
     // One side's searches stay in their endpoints' big cells: a cheapest path last enters the big
     // cell of its target at one of that cell's entries (or never leaves it), and first leaves its
     // source's at one of its exits, where the other side's searches, which cross the whole graph,
@@ -199,17 +212,8 @@ export class OverlayManyToMany {
    */
   private close(
     metric: Metric, blocked: Uint8Array, closedRoads: ArrayLike<number>, penalty: Penalty | undefined, customizePriced: boolean, maxCells = MAX_MATRIX_CUSTOMIZED_CELLS,
-  ): void {
-    if (++this.runStamp === 0xffffffff) {
-      for (const a of [this.smallClosed, this.bigOpen, this.walkedBig, this.fixedSmallRun, this.fixedBigRun]) a.fill(0);
-      this.runStamp = 1;
-    }
-    const stamp = this.runStamp;
-    const fixed = this.fixed;
-    if (fixed) {
-      for (let j = 0; j < fixed.small.cells.length; j++) { this.fixedSmallRun[fixed.small.cells[j]] = stamp; this.fixedSmallSlot[fixed.small.cells[j]] = j; }
-      for (let j = 0; j < fixed.big.cells.length; j++) { this.fixedBigRun[fixed.big.cells[j]] = stamp; this.fixedBigSlot[fixed.big.cells[j]] = j; }
-    }
+  ): Pick<Closing, 'cells' | 'bigs' | 'customized' | 'customizedBigs'> {
+    const stamp = this.newRun();
     const { nodeCell, bigOf, smallClosed, bigOpen, bigSlot, customSlot } = this;
     const { roadFrom, roadTo } = this.graph;
     const cells: number[] = [], bigs: number[] = [];
@@ -250,6 +254,34 @@ export class OverlayManyToMany {
     const customizedBigs = bigs.filter((b) => this.walkedBig[b] !== stamp).sort((a, b) => a - b);
     this.bigCustom = this.customize(metric, this.big, customizedBigs, blocked, penalty, (b) => ({ within: b, withinSmall: false }));
     for (let j = 0; j < customizedBigs.length; j++) bigSlot[customizedBigs[j]] = j;
+    return { cells, bigs, customized, customizedBigs };
+  }
+
+  /** A new run's stamp, with the run's `fixed` cells stamped. */
+  private newRun(): number {
+    if (++this.runStamp === 0xffffffff) {
+      for (const a of [this.smallClosed, this.bigOpen, this.walkedBig, this.fixedSmallRun, this.fixedBigRun]) a.fill(0);
+      this.runStamp = 1;
+    }
+    const stamp = this.runStamp;
+    const fixed = this.fixed;
+    if (fixed) {
+      for (let j = 0; j < fixed.small.cells.length; j++) { this.fixedSmallRun[fixed.small.cells[j]] = stamp; this.fixedSmallSlot[fixed.small.cells[j]] = j; }
+      for (let j = 0; j < fixed.big.cells.length; j++) { this.fixedBigRun[fixed.big.cells[j]] = stamp; this.fixedBigSlot[fixed.big.cells[j]] = j; }
+    }
+    return stamp;
+  }
+
+  /** The cells `closing` marked, marked again for a new run, crossed by the cliques customized then (as close() left them). */
+  private reclose(closing: Closing): void {
+    const stamp = this.newRun();
+    const { smallClosed, bigOpen, bigSlot, customSlot } = this;
+    for (const f of closing.cells) { smallClosed[f] = stamp; customSlot[f] = -1; }
+    for (const b of closing.bigs) { bigOpen[b] = stamp; bigSlot[b] = -1; }
+    for (let j = 0; j < closing.customized.length; j++) customSlot[closing.customized[j]] = j;
+    for (let j = 0; j < closing.customizedBigs.length; j++) bigSlot[closing.customizedBigs[j]] = j;
+    this.custom = closing.custom;
+    this.bigCustom = closing.bigCustom;
   }
 
   /**
@@ -441,6 +473,25 @@ interface FixedLevelCliques {
 }
 
 /** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */
+/**
+ * A run's closed cells without a penalty (close()), kept so a later run around the same roads
+ * crosses them without customizing again: what they were made for (metric, the listed roads in
+ * order, the road times, a class's fixed cliques), the small and big cells marked, those customized
+ * (in slot order) and their cliques.
+ */
+interface Closing {
+  metric: Metric;
+  roads: Uint32Array;
+  millis: Uint32Array;
+  fixed?: FixedCliques;
+  cells: number[];
+  bigs: number[];
+  customized: number[];
+  customizedBigs: number[];
+  custom: Cliques;
+  bigCustom: Cliques;
+}
+
 interface Cliques {
   first: Float64Array;
   cost: Float64Array;
