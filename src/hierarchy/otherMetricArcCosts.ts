@@ -15,7 +15,7 @@ export function otherMetric(metric: Metric): Metric {
  * says which arcs are shortcuts and a count per 32 arcs ranks them (1 bit per arc and 4 bytes per
  * shortcut, where a word per arc held twice the bytes: about half the arcs are shortcuts).
  * Searches that minimise one metric carry this beside it, so a matrix gets both values of each
- * optimal path without unpacking it (BucketManyToMany reads the fields inline, as cost() does).
+ * optimal path without unpacking it (BucketManyToMany reads the fields inline, as otherArcCost() does).
  */
 export interface OtherMetricArcCosts {
   readonly arcMiddle: Int32Array;

@@ -26,10 +26,11 @@ const PRICED_CELLS_WALKED_BELOW = 16;
  * holding closed roads are customized for the run's metric (cliques in real units without those
  * roads, CRP's customization: small cells, then their big cells over those), so no search walks a
  * zone; a run around the same roads as the last one (a scheduled matrix's passes, a client's
- * matrices around its zones) crosses the cells customized then. The side with more endpoints stays inside its endpoints' big cells; the other
- * crosses the graph. Exact: a cheapest path last enters its target's big cell at one of its entries
- * (or never leaves it) and first leaves its source's at an exit; both sides settle that node at its
- * exact costs, and every clique is a real path that avoids the closed roads. Costs and the other
+ * matrices around its zones) crosses the cells customized then. The side with more endpoints
+ * stays inside its endpoints' big cells; the other crosses the graph. Exact: a cheapest path last
+ * enters its target's big cell at one of its entries (or never leaves it) and first leaves its
+ * source's at an exit; both sides settle that node at its exact costs, and every clique is a real
+ * path that avoids the closed roads. Costs and the other
  * metric's value of the same path (the overlay's second cliques) in the units of the CH buckets;
  * with a penalty, the plain cost too. Not re-entrant.
  */
@@ -472,7 +473,6 @@ interface FixedLevelCliques {
   plain?: Uint32Array;
 }
 
-/** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */
 /**
  * A run's closed cells without a penalty (close()), kept so a later run around the same roads
  * crosses them without customizing again: what they were made for (metric, the listed roads in
@@ -492,6 +492,7 @@ interface Closing {
   bigCustom: Cliques;
 }
 
+/** Cliques customized for one run, in real units: per listed cell, where its block starts; cost (penalty included), second value and plain cost. */
 interface Cliques {
   first: Float64Array;
   cost: Float64Array;
