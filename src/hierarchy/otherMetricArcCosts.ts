@@ -15,7 +15,7 @@ export function otherMetric(metric: Metric): Metric {
  * says which arcs are shortcuts and a count per 32 arcs ranks them (1 bit per arc and 4 bytes per
  * shortcut, where a word per arc held twice the bytes: about half the arcs are shortcuts).
  * Searches that minimise one metric carry this beside it, so a matrix gets both values of each
- * optimal path without unpacking it (BucketManyToMany reads the fields inline, as otherArcCost() does).
+ * optimal path without unpacking it.
  */
 export interface OtherMetricArcCosts {
   readonly arcMiddle: Int32Array;
@@ -37,11 +37,15 @@ export function popcount32(w: number): number {
   return Math.imul((w + (w >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
+/** The place of shortcut arc a among the shortcuts (shortcutCost's index). */
+function shortcutSlot(o: Pick<OtherMetricArcCosts, 'shortcutBits' | 'shortcutsBefore'>, a: number): number {
+  return o.shortcutsBefore[a >>> 5] + popcount32(o.shortcutBits[a >>> 5] & ((1 << (a & 31)) - 1));
+}
+
 /** Arc a's cost in the other metric, in its road cost units. */
 export function otherArcCost(o: OtherMetricArcCosts, a: number): number {
   const m = o.arcMiddle[a];
-  if (m < 0) return o.roadCost[o.edgeRoad[~m]];
-  return o.shortcutCost[o.shortcutsBefore[a >>> 5] + popcount32(o.shortcutBits[a >>> 5] & ((1 << (a & 31)) - 1))];
+  return m < 0 ? o.roadCost[o.edgeRoad[~m]] : o.shortcutCost[shortcutSlot(o, a)];
 }
 
 const cache = new WeakMap<ContractionHierarchy, OtherMetricArcCosts>();
@@ -67,7 +71,7 @@ export function otherMetricArcCosts(graph: RoadGraph, ch: ContractionHierarchy):
   }
   const made: OtherMetricArcCosts = { arcMiddle, edgeRoad, roadCost, shortcutBits, shortcutsBefore, shortcutCost: new Uint32Array(shortcuts) };
   const out = made.shortcutCost;
-  const slot = (a: number) => shortcutsBefore[a >>> 5] + popcount32(shortcutBits[a >>> 5] & ((1 << (a & 31)) - 1));
+  const slot = (a: number) => shortcutSlot(made, a);
   const done = new Uint8Array(shortcuts);
   const stack: number[] = [];
   const halves = new Int32Array(2);

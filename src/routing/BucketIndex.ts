@@ -7,7 +7,7 @@
 export class BucketIndex {
   private readonly bucketOf: Uint32Array;
   /** The node of each bucket of the last grouping. */
-  private bucketNode = new Uint32Array(0);
+  private bucketNode: number[] = [];
   /** Bucket b holds the entries order[first[b]] .. order[first[b + 1] - 1]. */
   first = new Uint32Array(1);
   /** Entry indices, bucket after bucket. */
@@ -34,7 +34,7 @@ export class BucketIndex {
     const fill = first.slice(0, buckets);
     const order = new Uint32Array(entryNode.length);
     for (let i = 0; i < entryNode.length; i++) order[fill[bucketOf[entryNode[i]]]++] = i;
-    this.bucketNode = Uint32Array.from(nodes);
+    this.bucketNode = nodes;
     this.first = first;
     this.order = order;
   }

@@ -1,5 +1,5 @@
 import { COST_STEP, ROAD_COST_UNIT, type RoadGraph } from '../graph/RoadGraph.js';
-import { otherMetric, popcount32, type OtherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
+import { otherArcCost, otherMetric, type OtherMetricArcCosts } from '../hierarchy/otherMetricArcCosts.js';
 import type { ContractionHierarchy } from '../hierarchy/ContractionHierarchy.js';
 import { BucketIndex, meetInBuckets, type SettlingSearch } from './BucketIndex.js';
 import { MinHeap } from '../structures/MinHeap.js';
@@ -69,8 +69,6 @@ export class BucketManyToMany {
     const { upFirst, downFirst, arcNode, arcWeight } = ch;
     const step = COST_STEP[ch.metric];
     const secondStep = ROAD_COST_UNIT[otherMetric(ch.metric)];
-    // otherArcCost, inline.
-    const { arcMiddle, edgeRoad, roadCost, shortcutBits, shortcutsBefore, shortcutCost } = secondArc;
     const relaxFirst = forward ? upFirst : downFirst;
     const stallFirst = forward ? downFirst : upFirst;
     records.clear();
@@ -110,9 +108,7 @@ export class BucketManyToMany {
         const c = key + arcWeight[a] * step;
         const ix = records.improve(x, c);
         if (ix < 0) continue;
-        const m = arcMiddle[a];
-        const other = m < 0 ? roadCost[edgeRoad[~m]] : shortcutCost[shortcutsBefore[a >>> 5] + popcount32(shortcutBits[a >>> 5] & ((1 << (a & 31)) - 1))];
-        keep(ix, s2 + other * secondStep);
+        keep(ix, s2 + otherArcCost(secondArc, a) * secondStep);
         heap.push(c, x);
       }
     }
