@@ -39,10 +39,10 @@ export const SERVICE_PACKAGES = [
  */
 async function serviceModules() {
   try {
-    const [start, cluster, stores] = await Promise.all([
-      import('./service/startService.js'), import('./service/serveCluster.js'), import('./store/openStore.js'),
+    const [start, cluster, threads, stores] = await Promise.all([
+      import('./service/startService.js'), import('./service/serveCluster.js'), import('./service/serveThreads.js'), import('./store/openStore.js'),
     ]);
-    return { configFromEnv: start.configFromEnv, startService: start.startService, startCluster: cluster.startCluster, openStore: stores.openStore };
+    return { configFromEnv: start.configFromEnv, startService: start.startService, startCluster: cluster.startCluster, startServiceThreads: threads.startServiceThreads, openStore: stores.openStore };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
     const missing = /Cannot find (?:package|module) '([^']+)'/.exec((err as Error).message)?.[1];
@@ -373,17 +373,18 @@ export function buildProgram(): Command {
     .option('--trust-proxy <proxies>', 'true, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed')
     .option('--zones-per-client <n>', 'most zones one client may store (default 1000)')
     .option('--vertices-per-client <n>', "most vertices in all of one client's zones (default 1000000)")
-    .option('--workers <n>', "processes serving requests (default: half the machine's cores; 1: a single process)")
-    .option('--trip-threads <n>', 'threads trips run on, per process (default: the cores each process\'s share leaves beside its event loop, at least 1)')
+    .option('--workers <n>', "event loops serving requests (default: half the machine's cores; 1: a single one)")
+    .option('--worker-mode <mode>', 'threads (one copy of the graph; default on Linux with Node 22.12+) or processes (one copy each)')
+    .option('--trip-threads <n>', 'threads trips run on, per worker (default: the cores each worker\'s share leaves beside its event loop, at least 1)')
     .option('--prepare-vehicles <types>', 'Maplink vehicle types whose routes each trip thread prepares, comma-separated, or none (default TRUCK_WITH_TWO_DOUBLE_AXLES)')
     .option('--basemap-url <template>', 'raster tiles under the map page\'s roads, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (default none: offline)')
     .option('--basemap-attribution <text>', 'the attribution the basemap\'s licence asks for')
     .action(async (opts: Record<string, string | undefined>) => {
       // First of all: it starts this process again, with the allocator's setting, where Node can.
       restartWithMallocTuning();
-      const { configFromEnv, startService, startCluster } = await serviceModules();
+      const { configFromEnv, startService, startCluster, startServiceThreads } = await serviceModules();
       const env = { ...process.env };
-      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', tripThreads: 'DETOUR_TRIP_THREADS', prepareVehicles: 'DETOUR_PREPARE_VEHICLES', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
+      const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', workerMode: 'DETOUR_WORKER_MODE', tripThreads: 'DETOUR_TRIP_THREADS', prepareVehicles: 'DETOUR_PREPARE_VEHICLES', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };
       for (const [flag, name] of Object.entries(flags)) if (opts[flag] !== undefined) env[name] = opts[flag];
       let config: ServeConfig;
       try {
@@ -397,7 +398,7 @@ export function buildProgram(): Command {
         throw new DetourError('INVALID_INPUT', message);
       }
       if (config.workers > 1) {
-        const running = await startCluster(config).catch((err: Error) => {
+        const running = await (config.workerMode === 'threads' ? startServiceThreads(config) : startCluster(config)).catch((err: Error) => {
           if (err instanceof DetourError) throw err;
           throw new DetourError('SERVICE_START_FAILED', `cannot start the service: ${err.message}`);
         });

@@ -7,11 +7,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import type { RateLimiterMemory } from 'rate-limiter-flexible';
 import { Writable } from 'node:stream';
 import { DEFAULT_GRAPH_PATH, importGeoJson } from '../src/index.js';
 import { createService, type ServiceOptions } from '../src/service/createService.js';
 import { DEMO_CLIENT_NAME, ensureDemoClient, isLoopback } from '../src/service/demoClient.js';
-import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, LimitRefusal, LoginLimits } from '../src/service/loginLimits.js';
+import { addressUnit, DEFAULT_FAILED_LOGIN_LIMITS, IssuanceLimit, LimitRefusal, LimitsOverPort, LoginLimits, serveLimits } from '../src/service/loginLimits.js';
 import { configFromEnv } from '../src/service/startService.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import type { Store } from '../src/store/Store.js';
@@ -498,5 +500,35 @@ describe('login limits across node:cluster workers', () => {
     rmSync(dir, { recursive: true, force: true });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').pop()!), { admitted: 7 }, '20 attempts over two workers, one budget of 7');
+  });
+});
+
+describe('login limits across service threads', () => {
+  test('two threads\' limits count against the main thread\'s counters: one budget, refusals with their wait, a success giving its attempt back, issuance shared', async () => {
+    const counters = new Map<string, RateLimiterMemory>();
+    const channels = [new MessageChannel(), new MessageChannel()];
+    for (const c of channels) serveLimits(c.port1, counters);
+    try {
+      const rules = { ...DEFAULT_FAILED_LOGIN_LIMITS, perClientAddress: 7 };
+      const [a, b] = await Promise.all(channels.map((c) => LoginLimits.create(rules, { kind: 'thread', limits: new LimitsOverPort(c.port2) })));
+      // Ten attempts at once, five through each thread: one budget of seven.
+      const tries = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).admit('client', '192.0.2.1')));
+      assert.equal(tries.filter((t) => t.status === 'fulfilled').length, 7);
+      const refusal = (tries.find((t) => t.status === 'rejected') as PromiseRejectedResult).reason;
+      assert.ok(refusal instanceof LimitRefusal, String(refusal));
+      assert.equal(refusal.rule, 'client-address');
+      assert.ok(refusal.retryMillis > 0 && refusal.retryMillis <= rules.windowSeconds * 1000, String(refusal.retryMillis));
+      // A success through one thread gives its attempt back for the other.
+      const other = await a.admit('other', '192.0.2.2');
+      for (let i = 0; i < 6; i++) await b.admit('other', '192.0.2.2');
+      await a.success(other);
+      await b.admit('other', '192.0.2.2');
+      await assert.rejects(b.admit('other', '192.0.2.2'), LimitRefusal);
+      const issuance = await Promise.all(channels.map((c) => IssuanceLimit.create({ perClient: 3, windowSeconds: 60 }, { kind: 'thread', limits: new LimitsOverPort(c.port2) })));
+      const issued = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => issuance[i % 2].consume('client')));
+      assert.equal(issued.filter((t) => t.status === 'fulfilled').length, 3, 'five tokens through two threads, one budget of three');
+    } finally {
+      for (const c of channels) c.port1.close();
+    }
   });
 });

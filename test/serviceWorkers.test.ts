@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
-import { configFromEnv } from '../src/service/startService.js';
+import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf } from '../src/index.js';
+import { configFromEnv, threadsCanSharePort } from '../src/service/startService.js';
 import { mallocTuning, MMAP_THRESHOLD_BYTES, MMAP_THRESHOLD_ENV } from '../src/service/mallocTuning.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import pg from 'pg';
@@ -56,10 +56,13 @@ class Served {
     child.stderr!.setEncoding('utf8').on('data', (d) => (this.log += d));
   }
 
-  static async start(dataDir: string, ...args: string[]): Promise<Served> {
+  /**
+   * `serve --port 0 ...args`, on processes unless args say `--worker-mode threads`, with no vehicle
+   * class prepared unless `env` names some (each worker process would prepare the truck; tripThreads.test covers that).
+   */
+  static async start(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<Served> {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
-      // No vehicle class prepared: these tests are about processes, and each worker would prepare the truck (tripThreads.test covers that).
-      env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '', DETOUR_PREPARE_VEHICLES: 'none' },
+      env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_WORKERS: '', DETOUR_WORKER_MODE: 'processes', DETOUR_PREPARE_VEHICLES: 'none', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const served = new Served(child);
@@ -69,10 +72,11 @@ class Served {
 
   /** Waits until the primary announces its address and every worker has logged its own line (processes write in any order). */
   async ready(): Promise<void> {
-    const announced = await this.waitFor(/listening on (http:\/\/\S+) with (\d+) worker processes/);
+    const announced = await this.waitFor(/listening on (http:\/\/\S+) with (\d+) (worker processes|service threads)/);
     this.url = announced[1];
     const workers = Number(announced[2]);
-    await this.waitFor(new RegExp(`(worker \\d+ \\(pid \\d+\\) serving[\\s\\S]*){${workers}}`));
+    const serving = announced[3] === 'service threads' ? 'service thread \\d+ serving' : 'worker \\d+ \\(pid \\d+\\) serving';
+    await this.waitFor(new RegExp(`(${serving}[\\s\\S]*){${workers}}`));
   }
 
   /** Waits (60 s at most) until the log matches. */
@@ -86,21 +90,32 @@ class Served {
     }
   }
 
-  /** Process ids of the workers that logged a completed request to `path` after log offset `from`. */
+  /** The workers (process ids, or service thread numbers) that logged a completed request to `path` after log offset `from`. */
   servedBy(path: string, from: number): Set<number> {
-    const pids = new Set<number>();
+    const servers = new Set<number>();
     const requests = new Map<string, string>();
     for (const line of this.log.slice(from).split('\n')) {
       if (!line.startsWith('{')) continue;
       const entry = JSON.parse(line);
-      if (entry.req?.url) requests.set(`${entry.pid}/${entry.reqId}`, entry.req.url);
-      if (entry.msg === 'request completed' && requests.get(`${entry.pid}/${entry.reqId}`)?.startsWith(path)) pids.add(entry.pid);
+      const key = `${entry.pid}/${entry.thread}/${entry.reqId}`;
+      if (entry.req?.url) requests.set(key, entry.req.url);
+      if (entry.msg === 'request completed' && requests.get(key)?.startsWith(path)) servers.add(entry.thread ?? entry.pid);
     }
-    return pids;
+    return servers;
   }
 
   workerPids(): number[] {
     return [...this.log.matchAll(/worker \d+ \(pid (\d+)\) serving/g)].map((m) => Number(m[1]));
+  }
+
+  /** Service threads that said they serve. */
+  serviceThreads(): number[] {
+    return [...this.log.matchAll(/service thread (\d+) serving/g)].map((m) => Number(m[1]));
+  }
+
+  /** Process ids of the log's entries. */
+  loggingPids(): Set<number> {
+    return new Set([...this.log.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1])));
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
@@ -128,22 +143,24 @@ function expectedDistance(zone?: { name: string; geometries: ReturnType<typeof b
 
 /** Inserts, replaces and deletes a zone through one worker; checks trips served by both workers use each state. */
 async function zoneChangesReachEveryWorker(served: Served, client: { clientId: string; clientSecret: string }): Promise<void> {
-  assert.equal(served.workerPids().length, 2);
-  assert.match(served.log, /with 2 worker processes/);
+  assert.equal(served.workerPids().length + served.serviceThreads().length, 2);
+  assert.match(served.log, /with 2 (worker processes|service threads)/);
   const token = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
   assert.equal(token.status, 200);
   const headers = { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
   const trip = (zones?: string[]) => freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], ...(zones && { restrictionZones: zones }) }));
+  // Processes take connections in turn; threads as the kernel's hash of each connection spreads them: up to 40 trips.
   const tripsOnBothWorkers = async (zones: string[] | undefined, expected: { status: number; distance?: number }) => {
     const from = served.log.length;
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 40 && (i < 6 || served.servedBy(TRIP_PATH, from).size < 2); i++) {
       const res = await trip(zones);
       assert.equal(res.status, expected.status, JSON.stringify(res.body));
       if (expected.distance !== undefined) assert.equal(res.body.totalDistance, expected.distance);
+      if (i >= 5) await new Promise((r) => setTimeout(r, 20)); // the log lines
     }
     await served.waitFor(/request completed[\s\S]*request completed/, from);
     await new Promise((r) => setTimeout(r, 200)); // the last log lines
-    assert.equal(served.servedBy(TRIP_PATH, from).size, 2, 'the six trips were served by both workers');
+    assert.equal(served.servedBy(TRIP_PATH, from).size, 2, 'the trips were served by both workers');
   };
 
   const straight = expectedDistance();
@@ -167,6 +184,28 @@ async function zoneChangesReachEveryWorker(served: Served, client: { clientId: s
   await tripsOnBothWorkers(undefined, { status: 201, distance: straight });
 }
 
+/**
+ * A token request whose body arrives only after SIGTERM reached the service and `stopping` shows in
+ * its log: the worker already holds it, so it must still be answered.
+ */
+function tokenAcrossSigterm(served: Served, client: { clientId: string; clientSecret: string }, stopping: RegExp): Promise<Reply> {
+  const body = new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString();
+  return new Promise<Reply>((resolve, reject) => {
+    const req = httpRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, { method: 'POST', agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+    setTimeout(async () => {
+      served.child.kill('SIGTERM');
+      await served.waitFor(stopping);
+      req.end(body.slice(10));
+    }, 500);
+  });
+}
+
 describe('serve --workers', () => {
   test('DETOUR_WORKERS and DETOUR_TRIP_THREADS: by default half the cores, each with the cores its share leaves; whole numbers from 1 to 64, clear errors', () => {
     const cores = availableParallelism();
@@ -181,6 +220,17 @@ describe('serve --workers', () => {
     for (const bad of ['0', '-2', '1.5', 'many', '65', ' ']) assert.throws(() => configFromEnv({ DETOUR_WORKERS: bad }), /DETOUR_WORKERS must be a whole number of processes from 1 to 64/);
   });
 
+  test('DETOUR_WORKER_MODE: threads by default where threads can share a port (Linux, Node 22.12+ or 23.1+), else processes; threads asked for elsewhere is a clear error', () => {
+    for (const [version, platform, can] of [['20.20.2', 'linux', false], ['22.11.0', 'linux', false], ['22.12.0', 'linux', true], ['23.0.0', 'linux', false], ['23.1.0', 'linux', true], ['24.0.0', 'linux', true], ['24.0.0', 'darwin', false]] as const) {
+      assert.equal(threadsCanSharePort(version, platform), can, `${version} ${platform}`);
+    }
+    assert.equal(configFromEnv({}).workerMode, threadsCanSharePort() ? 'threads' : 'processes');
+    assert.equal(configFromEnv({ DETOUR_WORKER_MODE: 'processes' }).workerMode, 'processes');
+    assert.throws(() => configFromEnv({ DETOUR_WORKER_MODE: 'fibers' }), /DETOUR_WORKER_MODE must be threads or processes, got "fibers"/);
+    if (threadsCanSharePort()) assert.equal(configFromEnv({ DETOUR_WORKER_MODE: 'threads' }).workerMode, 'threads');
+    else assert.throws(() => configFromEnv({ DETOUR_WORKER_MODE: 'threads' }), /DETOUR_WORKER_MODE threads needs Linux and Node 22\.12 or later/);
+  });
+
   let dir: string;
   let client: { clientId: string; clientSecret: string };
   let served: Served;
@@ -189,7 +239,7 @@ describe('serve --workers', () => {
     const store = new SqliteStore(join(dir, 'detour.sqlite'));
     client = await newClient(store);
     await store.close();
-    served = await Served.start(dir, '--workers', '2');
+    served = await Served.start(dir, ['--workers', '2']);
   });
   after(async () => {
     await served?.stop('SIGKILL');
@@ -261,7 +311,7 @@ describe('serve --workers', () => {
       const pgClient = await newClient(store);
       const url = new URL(PG_TEST_URL);
       url.searchParams.set('options', `-c search_path=${schema}`);
-      pgServed = await Served.start(dir, '--workers', '2', '--database-url', url.toString());
+      pgServed = await Served.start(dir, ['--workers', '2', '--database-url', url.toString()]);
       assert.match(pgServed.log, /store: postgres at/);
       await zoneChangesReachEveryWorker(pgServed, pgClient);
       assert.equal(await pgServed.stop(), 0);
@@ -290,22 +340,7 @@ describe('serve --workers', () => {
   });
 
   test('SIGTERM: a request in flight is answered, then the primary and its workers exit 0', async () => {
-    // A token request whose body arrives only after SIGTERM: the worker already holds it.
-    const body = new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString();
-    const reply = new Promise<Reply>((resolve, reject) => {
-      const req = httpRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, { method: 'POST', agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(async () => {
-        served.child.kill('SIGTERM');
-        await served.waitFor(/SIGTERM: worker finishing requests in flight/);
-        req.end(body.slice(10));
-      }, 500);
-    });
+    const reply = tokenAcrossSigterm(served, client, /SIGTERM: worker finishing requests in flight/);
     const answered = await reply;
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     assert.ok(answered.body.access_token);
@@ -338,7 +373,7 @@ describe('serve --workers', () => {
   });
 
   test('a primary killed with SIGKILL leaves no worker behind holding the port', async () => {
-    const orphaned = await Served.start(join(dir, 'orphans'), '--workers', '2');
+    const orphaned = await Served.start(join(dir, 'orphans'), ['--workers', '2']);
     const pids = orphaned.workerPids();
     assert.equal(pids.length, 2);
     assert.equal(await orphaned.stop('SIGKILL'), null);
@@ -367,5 +402,116 @@ describe('serve --workers', () => {
     const [code] = await once(failed, 'exit');
     assert.equal(code, 1, stderr);
     assert.match(stderr, /^detour: FILE_NOT_FOUND: .*missing\.detour/m);
+  });
+});
+
+describe('serve --workers on threads', { skip: threadsCanSharePort() ? false : `Node ${process.version} on ${process.platform} cannot share a port between threads` }, () => {
+  let dir: string;
+  let client: { clientId: string; clientSecret: string };
+  /** Locked out by the login limits' test. */
+  let guessed: { clientId: string; clientSecret: string };
+  let served: Served;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'detour-threads-'));
+    const store = new SqliteStore(join(dir, 'detour.sqlite'));
+    client = await newClient(store);
+    guessed = await newClient(store);
+    await store.close();
+    served = await Served.start(dir, ['--workers', '2', '--worker-mode', 'threads'], { DETOUR_PREPARE_VEHICLES: 'TRUCK_WITH_TWO_DOUBLE_AXLES' });
+  });
+  after(async () => {
+    await served?.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const token = async () => {
+    const res = await freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret }).toString());
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return { authorization: `Bearer ${res.body.access_token}`, clientid: client.clientId, 'content-type': 'application/json' };
+  };
+
+  test('two service threads of one process, one graph loaded once: they share the port and one SQLite file, and a zone inserted, replaced or deleted through one is used by the trips on both', async () => {
+    assert.deepEqual(served.serviceThreads().sort(), [0, 1]);
+    assert.equal(served.loggingPids().size, 1, 'one process');
+    assert.equal([...served.log.matchAll(/shared by 2 service threads/g)].length, 1, 'the graph loaded by the main thread alone');
+    await zoneChangesReachEveryWorker(served, client);
+  });
+
+  test('the vehicle class is made once, by thread 0, and taken by the other thread and the one matrix worker; truck trips on both threads and truck matrices answer as the library does', async () => {
+    const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
+    const from = served.log.length;
+    for (let i = 0; ; i++) {
+      const health = await Promise.all(Array.from({ length: 8 }, () => freshRequest(`${served.url}/health`, 'GET', {})));
+      if (health.every((h) => h.body.vehicleClasses === '1/1' && h.body.matrixVehicleClasses === '1/1')) break;
+      if (i > 300) assert.fail(`the class is not ready everywhere: ${JSON.stringify(health.map((h) => h.body))}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(served.servedBy('/health', from).size, 2, 'both threads said the class is ready');
+    assert.equal([...served.log.matchAll(/vehicle class \S+: its \w+ made by service thread/g)].length, 2, 'two parts made, once each');
+    assert.equal([...served.log.matchAll(/vehicle class TRUCK_WITH_TWO_DOUBLE_AXLES: its hierarchies made by service thread 0, shared/g)].length, 1);
+    assert.equal([...served.log.matchAll(/vehicle class TRUCK_WITH_TWO_DOUBLE_AXLES: its cells made by service thread 0, shared/g)].length, 1);
+    const headers = await token();
+    const expected = Math.round(router.route({ points: [west, east], calculationMode: 'THE_FASTEST', vehicle: truck }).distance);
+    const tripsFrom = served.log.length;
+    for (let i = 0; i < 40 && (i < 6 || served.servedBy(TRIP_PATH, tripsFrom).size < 2); i++) {
+      const res = await freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES' }));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.totalDistance, expected);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(served.servedBy(TRIP_PATH, tripsFrom).size, 2, 'truck trips on both threads');
+    const points = [west, east, { latitude: 57.69, longitude: 11.97, siteId: 'south' }];
+    const matrixFrom = served.log.length;
+    for (let i = 0; i < 40 && (i < 2 || served.servedBy('/matrix', matrixFrom).size < 2); i++) {
+      const res = await freshRequest(`${served.url}/matrix/v1/calculations`, 'POST', headers, JSON.stringify({ origins: points, destinations: points, calculationMode: 'THE_SHORTEST', vehicleType: 'TRUCK_WITH_TWO_DOUBLE_AXLES' }));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      let k = 0;
+      for (const o of points) {
+        for (const d of points) {
+          const e = res.body.elements[k++];
+          assert.equal(e.distance, Math.round(router.route({ points: [o, d], calculationMode: 'THE_SHORTEST', vehicle: truck }).distance), `${o.siteId} -> ${d.siteId}`);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(served.servedBy('/matrix', matrixFrom).size, 2, 'matrices through both threads');
+  });
+
+  test('failed logins count against one limit for the whole process: the eleventh wrong secret from an address is refused whichever thread takes it', async () => {
+    const from = served.log.length;
+    const wrong = () => freshRequest(`${served.url}${TOKEN_PATH}?grant_type=client_credentials`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ client_id: guessed.clientId, client_secret: 'wrong-secret-0000000000000' }).toString());
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await wrong()).status);
+    assert.deepEqual(statuses, Array(10).fill(401));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(served.servedBy(TOKEN_PATH, from).size, 2, 'both threads counted attempts');
+    for (let i = 0; i < 4; i++) {
+      const refused = await wrong();
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    }
+  });
+
+  test('a second service asking for the same port is refused (EADDRINUSE), as a single process is: threads share the port only among themselves', async () => {
+    const second = spawn(process.execPath, [CLI, 'serve', '--port', new URL(served.url).port, '--workers', '2', '--worker-mode', 'threads'], {
+      env: { ...process.env, DETOUR_DATA_DIR: join(dir, 'second'), DATABASE_URL: '', LOG_LEVEL: 'error', DETOUR_PREPARE_VEHICLES: 'none' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    second.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => second.kill('SIGKILL'), 30_000);
+    const [code, signal] = await once(second, 'exit');
+    clearTimeout(timer);
+    assert.equal(signal, null, 'the second service started on the port in use');
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^detour: SERVICE_START_FAILED: .*EADDRINUSE/m);
+  });
+
+  test('SIGTERM: a request in flight is answered, then every service thread stops and the process exits 0', async () => {
+    const reply = tokenAcrossSigterm(served, client, /(SIGTERM: service thread \d finishing requests in flight[\s\S]*){2}/);
+    const answered = await reply;
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    const [code] = served.child.exitCode !== null ? [served.child.exitCode] : await once(served.child, 'exit');
+    assert.equal(code, 0, served.log);
   });
 });

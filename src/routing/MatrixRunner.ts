@@ -22,13 +22,28 @@ export interface MatrixJobRequest {
 
 type Reply = { id: number; result: MatrixResult } | { id: number; error: ThreadError } | { id: number; classes: number };
 
+/** A matrix as callers ask for it: its zones calculated. */
+export type MatrixRunRequest = Omit<MatrixJobRequest, 'zones'> & { zones?: CalculatedZone[] };
+
+/**
+ * Where a service's matrices are computed: its own MatrixRunner, or one its process's main thread
+ * runs for every service thread (MatricesOverPort).
+ */
+export interface Matrices {
+  run(request: MatrixRunRequest): Promise<MatrixResult>;
+  /** Matrices asked for here and not answered yet. */
+  readonly pending: number;
+  /** Vehicle classes whose matrices run on their own hierarchies. */
+  vehicleClassesReady(): Promise<number>;
+}
+
 /**
  * Runs Router.matrix on one worker thread, so a matrix never holds the calling thread's event
  * loop. The worker shares the graph's, hierarchy's, overlay's and snap index's buffers; matrices
  * queue on it one after another. DetourErrors (bad points, zones not usable) reject with the same code.
  * Call close() when done.
  */
-export class MatrixRunner {
+export class MatrixRunner implements Matrices {
   private worker?: WorkerRequests<Reply>;
   /** Vehicle classes' parts given so far: what the worker is sent when it starts. */
   private readonly classParts: VehicleClassPart[] = [];
@@ -63,17 +78,22 @@ export class MatrixRunner {
   }
 
   /** The matrix of `request`, computed on the worker thread. */
-  async run(request: {
-    origins: LatLon[]; destinations: LatLon[]; calculationMode?: CalculationMode; zones?: CalculatedZone[]; avoidanceTypes?: AvoidanceType[]; vehicle?: Vehicle;
-    departure?: number | string;
-  }): Promise<MatrixResult> {
-    const zones = (request.zones ?? []).map(zoneFields);
+  run(request: MatrixRunRequest): Promise<MatrixResult> {
+    return this.runPosted({ ...request, zones: (request.zones ?? []).map(zoneFields) });
+  }
+
+  /** The same with the zones as a thread posts them. */
+  async runPosted(request: MatrixJobRequest): Promise<MatrixResult> {
     const reply = await this.startWorker().request({
-      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones, avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle, departure: request.departure },
+      request: { origins: request.origins, destinations: request.destinations, calculationMode: request.calculationMode, zones: request.zones, avoidanceTypes: request.avoidanceTypes, vehicle: request.vehicle, departure: request.departure },
     });
     if ('error' in reply) throw fromThreadError(reply.error);
     if (!('result' in reply)) throw new Error('the matrix worker answered a matrix without one');
     return reply.result;
+  }
+
+  vehicleClassesReady(): Promise<number> {
+    return Promise.resolve(this.vehicleClasses);
   }
 
   /** Starts the worker now: it prepares what matrices use (Router.prepareMatrices) before the first one arrives. */

@@ -75,12 +75,17 @@ export function vehicleHierarchiesInWorker(data: SharedRouterData, vehicle: Vehi
   });
 }
 
-/** A worker thread's Router over the graph sharedRouterData posted: nothing is copied or rebuilt. */
-export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterOptions, 'maxSnapDistance'> = {}): Router {
+/** The graph sharedRouterData posted, on the same memory: nothing is copied or rebuilt. */
+export function graphOnSharedData(data: SharedRouterData): HierarchyGraph {
   const graph = withHierarchy(new RoadGraph(data.arrays, data.meta, data.indexes), data.hierarchy);
   graph.adoptRoadMillis(data.roadMillis);
   graph.adoptReverseAdjacency(data.reverse);
-  const router = new Router(graph, { ...options, maxSnapDistance: data.maxSnapDistance });
+  return graph;
+}
+
+/** A worker thread's Router over the graph sharedRouterData posted: nothing is copied or rebuilt. */
+export function routerOnSharedData(data: SharedRouterData, options: Omit<RouterOptions, 'maxSnapDistance'> = {}): Router {
+  const router = new Router(graphOnSharedData(data), { ...options, maxSnapDistance: data.maxSnapDistance });
   for (const t of data.roadTimes) router.adoptRoadTimes(t);
   return router;
 }

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import type { MessagePort } from 'node:worker_threads';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -16,7 +17,7 @@ import { fromDetourError, HttpError, apiError, notUtf8, oauthError, schemaIssues
 import { utf8Body } from './jsonText.js';
 import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, TRIP_RETENTION_DAYS, zoneResponseSchema } from './schemas.js';
 import {
-  DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
+  DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LimitsOverPort, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
 } from './loginLimits.js';
 import { ScryptThreads } from './scryptThreads.js';
 import { tokenRoutes } from './tokenRoutes.js';
@@ -25,7 +26,8 @@ import { documentRoute } from './openApiRoute.js';
 import { matrixRoutes } from './matrixRoutes.js';
 import { mapRoutes, type Basemap } from './mapRoutes.js';
 import { Jobs, type JobSolver, type JobsOptions } from './Jobs.js';
-import { MatrixRunner } from '../routing/MatrixRunner.js';
+import { MatrixRunner, type Matrices } from '../routing/MatrixRunner.js';
+import type { SharedRouterData, VehicleClassPart } from '../routing/routerThread.js';
 import type { Vehicle } from '../routing/vehicle.js';
 import { TripThreads } from '../trip/TripThreads.js';
 import { VerifiedSecrets } from './verifiedSecrets.js';
@@ -105,7 +107,19 @@ export interface ServiceOptions {
    * (default 256 per thread; more: 503 TRIPS_BUSY with Retry-After); the vehicle classes each thread
    * prepares once started (Router.prepareVehicle; default none).
    */
-  trips?: { retentionMillis?: number; threads?: number; prepare?: boolean; maxQueued?: number; vehicles?: Vehicle[] };
+  trips?: {
+    retentionMillis?: number; threads?: number; prepare?: boolean; maxQueued?: number; vehicles?: Vehicle[];
+    /** Another service of the process makes the vehicle classes: this one adopts the parts it is given (app.adoptVehicleClass). */
+    adoptVehicles?: boolean;
+    /** Told each part of a vehicle class this service made, on shared memory (for the process's other services). */
+    onVehicleClass?: (part: VehicleClassPart) => void;
+  };
+  /**
+   * One of a process's service threads (serve --workers N on threads): `shared` is what `graph` was
+   * made from (its trip threads get it as it is), `matrices` the process's matrix worker, `limits`
+   * the port of the login limits every thread counts against (serveLimits).
+   */
+  serviceThread?: { shared: SharedRouterData; matrices: Matrices; limits: MessagePort };
 }
 
 declare module 'fastify' {
@@ -117,6 +131,8 @@ declare module 'fastify' {
     zoneWarmUp: { running: boolean; done: number; total: number };
     /** The threads trips run on, with the calculated zones registered there. */
     tripThreads: TripThreads;
+    /** A vehicle class's part made by another service of the process, for the trip threads and the matrix worker. */
+    adoptVehicleClass(part: VehicleClassPart): void;
   }
 }
 
@@ -197,13 +213,20 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   // Trips run on threads; each calculated zone is sent there once, and its cells customized there
   // between trips, not by its first trip.
   // Matrices run on a worker thread (the event loop keeps answering), with the vehicle classes the trip threads make.
-  const matrixRunner = new MatrixRunner(options.graph, {
+  // A service thread's matrices run on its process's matrix worker, which takes the classes from the process.
+  const ownMatrices = options.serviceThread ? undefined : new MatrixRunner(options.graph, {
     onVehicleError: (err) => app.log.warn({ err }, 'the matrix worker could not take a vehicle class (its matrices stay exact, slower)'),
   });
+  const matrices: Matrices = options.serviceThread?.matrices ?? ownMatrices!;
   const tripThreads = new TripThreads(options.graph, {
     threads: options.trips?.threads,
     vehicles: options.trips?.vehicles,
-    onVehicleClass: (part) => matrixRunner.adoptVehicleClass(part),
+    adoptVehicles: options.trips?.adoptVehicles,
+    shared: options.serviceThread?.shared,
+    onVehicleClass: (part) => {
+      ownMatrices?.adoptVehicleClass(part);
+      options.trips?.onVehicleClass?.(part);
+    },
     onVehicleError: (err) => app.log.warn({ err }, 'could not make a vehicle class\'s hierarchies (its routes stay exact, slower)'),
     onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
   });
@@ -211,6 +234,10 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     ...options.zoneCalculator, onCalculated: (zone) => tripThreads.addZone(zone), onDropped: (zone) => tripThreads.forgetZone(zone),
   });
   app.decorate('tripThreads', tripThreads);
+  app.decorate('adoptVehicleClass', (part: VehicleClassPart) => {
+    tripThreads.adoptVehicleClass(part);
+    ownMatrices?.adoptVehicleClass(part);
+  });
   app.decorate('zoneCache', zones);
   app.decorate('zoneWarmUp', { running: false, done: 0, total: 0 });
   app.decorate('store', options.store);
@@ -314,13 +341,13 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const solvers = {} as Record<JobKind, JobSolver>;
   const jobs = new Jobs({ store: options.store, solvers, now, log: app.log, ...options.matrix });
   app.addHook('onReady', async () => {
-    if (options.matrix?.prepare) matrixRunner.start();
+    if (options.matrix?.prepare) ownMatrices?.start();
     if (options.trips?.prepare) tripThreads.start();
     jobs.start();
   });
   app.addHook('onClose', async () => {
     await jobs.stop();
-    await matrixRunner.close();
+    await ownMatrices?.close();
     await tripThreads.close();
   });
   const callbackHosts = options.matrix?.callbackHosts?.map((h) => h.toLowerCase());
@@ -331,7 +358,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     setSolver: (solver) => { solvers.trip = solver; },
   });
   await app.register(matrixRoutes, {
-    prefix: '/matrix/v1', store: options.store, zones, runner: matrixRunner, jobs, now, zoneWaitMillis, callbackHosts,
+    prefix: '/matrix/v1', store: options.store, zones, runner: matrices, jobs, now, zoneWaitMillis, callbackHosts,
     retentionMillis: options.matrix?.retentionMillis ?? 7 * 24 * 3600_000,
     setSolver: (solver) => { solvers.matrix = solver; },
   });
@@ -349,14 +376,18 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     return { status: 'ok', store: options.store.kind, graph, zonesCalculated: zones.size, zonesWarmUp: warmUp.running ? `${warmUp.done}/${warmUp.total}` : 'done', zonesPrepared: tripThreads.zonesPrepared, zonesToPrepare: tripThreads.zonesToPrepare,
       tripThreads: `${tripThreads.started}/${tripThreads.threads}`, tripsUnderWay: tripThreads.trips,
       vehicleClasses: `${tripThreads.vehicleClassesAdopted}/${options.trips?.vehicles?.length ?? 0}`,
-      matrixVehicleClasses: `${matrixRunner.vehicleClasses}/${options.trips?.vehicles?.length ?? 0}` };
+      matrixVehicleClasses: `${await matrices.vehicleClassesReady()}/${options.trips?.vehicles?.length ?? 0}` };
   });
   return app;
 }
 
 /** The backend of the login limits: the option, else PostgreSQL, a cluster worker's primary, or memory. */
 function limitBackend(options: ServiceOptions): LimitBackend {
-  const kind = options.limitBackend ?? (options.store instanceof PostgresStore ? 'postgres' : cluster.isWorker ? 'cluster' : 'memory');
+  const kind = options.limitBackend ?? (options.store instanceof PostgresStore ? 'postgres' : cluster.isWorker ? 'cluster' : options.serviceThread ? 'thread' : 'memory');
+  if (kind === 'thread') {
+    if (!options.serviceThread) throw new DetourError(ErrorCode.INVALID_INPUT, 'login limits on the main thread need a service thread\'s port');
+    return { kind, limits: new LimitsOverPort(options.serviceThread.limits) };
+  }
   if (kind !== 'postgres') return { kind };
   if (!(options.store instanceof PostgresStore)) throw new DetourError(ErrorCode.INVALID_INPUT, 'login limits on PostgreSQL need the PostgreSQL store');
   return { kind, pool: options.store.pool };

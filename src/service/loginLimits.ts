@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
+import type { MessagePort } from 'node:worker_threads';
 import type pg from 'pg';
 import {
   RateLimiterCluster, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract,
@@ -35,8 +36,14 @@ export const DEFAULT_FAILED_LOGIN_LIMITS: FailedLoginLimits = {
   knownAddressSeconds: 7 * 24 * 3600,
 };
 
-/** Where the counts live: this process, the cluster's primary (RateLimiterClusterMaster), or PostgreSQL. */
-export type LimitBackend = { kind: 'memory' } | { kind: 'cluster' } | { kind: 'postgres'; pool: pg.Pool };
+/**
+ * Where the counts live: this process, the cluster's primary (RateLimiterClusterMaster), the
+ * process's main thread for service threads (serveLimits at the other end of `port`), or PostgreSQL.
+ */
+export type LimitBackend = { kind: 'memory' } | { kind: 'cluster' } | { kind: 'thread'; limits: LimitsOverPort } | { kind: 'postgres'; pool: pg.Pool };
+
+/** What the limits call on a counter: rate-limiter-flexible's limiters, or LimitsOverPort's. */
+type Limiter = Pick<RateLimiterAbstract, 'consume' | 'get' | 'penalty' | 'reward'>;
 
 /** The PostgreSQL table of the counts (created when missing, in the pool's search_path). */
 export const LIMITS_TABLE = 'detour_login_limits';
@@ -53,7 +60,7 @@ export class LimitRefusal {
 export interface Admission {
   clientId: string;
   address: string;
-  counted: RateLimiterAbstract[];
+  counted: Limiter[];
 }
 
 /**
@@ -96,11 +103,11 @@ const isRefusal = (err: unknown): err is RateLimiterRes => err instanceof RateLi
 export class LoginLimits {
   private constructor(
     readonly rules: FailedLoginLimits,
-    private readonly clientAddress: RateLimiterAbstract,
-    private readonly address: RateLimiterAbstract,
-    private readonly client: RateLimiterAbstract,
-    private readonly clientPace: RateLimiterAbstract,
-    private readonly knownAddress: RateLimiterAbstract,
+    private readonly clientAddress: Limiter,
+    private readonly address: Limiter,
+    private readonly client: Limiter,
+    private readonly clientPace: Limiter,
+    private readonly knownAddress: Limiter,
   ) {}
 
   /** The limiters on `backend` (on PostgreSQL once their table exists). */
@@ -114,7 +121,7 @@ export class LoginLimits {
       { keyPrefix: 'login_known_address', points: 1, duration: rules.knownAddressSeconds },
     ];
     const limiters = await Promise.all(specs.map((spec) => makeLimiter(spec, backend)));
-    return new LoginLimits(rules, ...(limiters as [RateLimiterAbstract, RateLimiterAbstract, RateLimiterAbstract, RateLimiterAbstract, RateLimiterAbstract]));
+    return new LoginLimits(rules, ...(limiters as [Limiter, Limiter, Limiter, Limiter, Limiter]));
   }
 
   /**
@@ -124,7 +131,7 @@ export class LoginLimits {
    */
   async admit(clientId: string, remoteAddress: string): Promise<Admission> {
     const address = addressUnit(remoteAddress);
-    const counted: RateLimiterAbstract[] = [];
+    const counted: Limiter[] = [];
     const admission = { clientId, address, counted };
     const pair = keyOf(clientId, address);
     try {
@@ -160,7 +167,7 @@ export class LoginLimits {
 
   /** Gives back what admit() counted (the secret was right, or it was never verified). */
   async giveBack(admission: Admission): Promise<void> {
-    const keys = new Map<RateLimiterAbstract, string>([
+    const keys = new Map<Limiter, string>([
       [this.address, keyOf(admission.address)],
       [this.clientAddress, keyOf(admission.clientId, admission.address)],
       [this.client, keyOf(admission.clientId)],
@@ -181,7 +188,7 @@ export const DEFAULT_TOKEN_ISSUANCE_LIMIT: TokenIssuanceLimit = { perClient: 120
 
 /** Counts issued tokens per client id; checked only after the secret is verified, so only the client itself can use it up. */
 export class IssuanceLimit {
-  private constructor(private readonly limiter: RateLimiterAbstract) {}
+  private constructor(private readonly limiter: Limiter) {}
 
   /** The issuance counter on `backend` (windowSeconds in seconds). */
   static async create(rule: TokenIssuanceLimit, backend: LimitBackend): Promise<IssuanceLimit> {
@@ -206,12 +213,14 @@ interface LimiterSpec {
   duration: number;
 }
 
-async function makeLimiter(spec: LimiterSpec, backend: LimitBackend): Promise<RateLimiterAbstract> {
+async function makeLimiter(spec: LimiterSpec, backend: LimitBackend): Promise<Limiter> {
   switch (backend.kind) {
     case 'memory':
       return new RateLimiterMemory(spec);
     case 'cluster':
       return new RateLimiterCluster({ ...spec, timeoutMs: 2000 });
+    case 'thread':
+      return backend.limits.limiter(spec);
     case 'postgres':
       await ensureLimitsTable(backend.pool);
       return new RateLimiterPostgres({ ...spec, storeClient: backend.pool, storeType: 'pool', tableName: LIMITS_TABLE, tableCreated: true });
@@ -240,4 +249,92 @@ function ensureLimitsTable(pool: pg.Pool): Promise<void> {
     tablesReady.set(pool, ready);
   }
   return ready;
+}
+
+/** A counter operation as a service thread posts it to serveLimits (LimitsOverPort). */
+interface LimitCall {
+  id: number;
+  spec: LimiterSpec;
+  op: 'consume' | 'get' | 'penalty' | 'reward';
+  key: string;
+  points?: number;
+  customDuration?: number;
+}
+
+/** serveLimits' answer: the counter's state, whether the operation was refused, or a failure. */
+type LimitAnswer = { id: number; res: RateLimiterResFields | null; refused?: true } | { id: number; error: string };
+
+type RateLimiterResFields = Pick<RateLimiterRes, 'remainingPoints' | 'msBeforeNext' | 'consumedPoints' | 'isFirstInDuration'>;
+
+const resOf = (f: RateLimiterResFields) => new RateLimiterRes(f.remainingPoints, f.msBeforeNext, f.consumedPoints, f.isFirstInDuration);
+const fieldsOf = (r: RateLimiterRes): RateLimiterResFields => ({ remainingPoints: r.remainingPoints, msBeforeNext: r.msBeforeNext, consumedPoints: r.consumedPoints, isFirstInDuration: r.isFirstInDuration });
+
+/**
+ * The counters of the process's main thread (serveLimits) as a service thread uses them, so every
+ * thread of `serve --workers N` counts against the same limits (rate-limiter-flexible's cluster
+ * limiter speaks to a cluster primary, not to threads). A refusal rejects with a RateLimiterRes, as
+ * the library's limiters do; no answer within 2 s rejects with an Error.
+ */
+export class LimitsOverPort {
+  private readonly waiting = new Map<number, (answer: LimitAnswer) => void>();
+  private nextId = 1;
+
+  constructor(private readonly port: MessagePort) {
+    port.on('message', (answer: LimitAnswer) => {
+      this.waiting.get(answer.id)?.(answer);
+      this.waiting.delete(answer.id);
+    });
+    // Waiting on an answer only (its timer): an idle port keeps no thread alive.
+    port.unref();
+  }
+
+  /** The counter of `spec` (the main thread makes it on first use). */
+  limiter(spec: LimiterSpec): Limiter {
+    const call = (op: LimitCall['op'], key: string | number, points?: number, customDuration?: number) => this.call({ spec, op, key: String(key), points, customDuration });
+    return {
+      consume: (key, points = 1, options) => call('consume', key, points, options?.customDuration) as Promise<RateLimiterRes>,
+      get: (key) => call('get', key),
+      penalty: (key, points = 1) => call('penalty', key, points) as Promise<RateLimiterRes>,
+      reward: (key, points = 1) => call('reward', key, points) as Promise<RateLimiterRes>,
+    };
+  }
+
+  private async call(message: Omit<LimitCall, 'id'>): Promise<RateLimiterRes | null> {
+    const id = this.nextId++;
+    const answer = await new Promise<LimitAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`the login limits did not answer within 2 s (${message.op})`));
+      }, 2000);
+      this.waiting.set(id, (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+      this.port.postMessage({ ...message, id } satisfies LimitCall);
+    });
+    if ('error' in answer) throw new Error(answer.error);
+    const res = answer.res && resOf(answer.res);
+    if (answer.refused) throw res;
+    return res;
+  }
+}
+
+/**
+ * The counters of a process's service threads, on its main thread: answers LimitsOverPort's
+ * calls arriving on `port` from in-memory limiters, one per kind of count, shared by every port
+ * served with the same `limiters` map.
+ */
+export function serveLimits(port: MessagePort, limiters: Map<string, RateLimiterMemory>): void {
+  port.on('message', (call: LimitCall) => {
+    let limiter = limiters.get(call.spec.keyPrefix);
+    if (!limiter) limiters.set(call.spec.keyPrefix, (limiter = new RateLimiterMemory(call.spec)));
+    const done = (res: RateLimiterRes | null, refused?: true) => port.postMessage({ id: call.id, res: res && fieldsOf(res), ...(refused && { refused }) } satisfies LimitAnswer);
+    const op = call.op === 'get' ? limiter.get(call.key)
+      : call.op === 'consume' ? limiter.consume(call.key, call.points, call.customDuration === undefined ? {} : { customDuration: call.customDuration })
+        : limiter[call.op](call.key, call.points);
+    op.then((res) => done(res), (err: unknown) => {
+      if (isRefusal(err)) done(err, true);
+      else port.postMessage({ id: call.id, error: (err as Error)?.message ?? String(err) } satisfies LimitAnswer);
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { MatrixRunner } from '../routing/MatrixRunner.js';
+import type { Matrices } from '../routing/MatrixRunner.js';
 import type { Store } from '../store/Store.js';
 import { linearMatrix } from '../trip/linearMatrix.js';
 import { decimalCoordinate, startDateIssues, unsupportedAvoidance, unsupportedFeature } from '../trip/maplinkVocabulary.js';
@@ -20,7 +20,7 @@ import type { AvoidanceType } from '../routing/avoidance.js';
 export interface MatrixRoutesOptions {
   store: Store;
   zones: ZoneCache;
-  runner: MatrixRunner;
+  runner: Matrices;
   jobs: Jobs;
   now: () => number;
   zoneWaitMillis: number;

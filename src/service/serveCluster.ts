@@ -4,9 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { DetourError } from '../errors.js';
-import { openStore } from '../store/openStore.js';
 import { mallocTuning } from './mallocTuning.js';
-import { setUpDemoClient, type ServeConfig } from './startService.js';
+import { setUpStore, type ServeConfig } from './startService.js';
 
 /** The environment variable carrying a worker's configuration (JSON of ServeConfig) from the primary. */
 export const WORKER_CONFIG_ENV = 'DETOUR_WORKER_CONFIG';
@@ -46,7 +45,7 @@ export interface RunningCluster {
 }
 
 /** An address the workers listen on as the host of a URL a local client can use. */
-function hostForUrl(address: string | undefined): string {
+export function hostForUrl(address: string | undefined): string {
   if (!address || address === '0.0.0.0') return '127.0.0.1';
   if (address === '::') return '[::1]';
   return address.includes(':') ? `[${address}]` : address;
@@ -75,13 +74,7 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
   const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
   const log = pino({ level: config.logLevel });
 
-  const store = await openStore(config);
-  try {
-    log.info(`store: ${store.kind} at ${store.location}`);
-    await setUpDemoClient(store, config, log);
-  } finally {
-    await store.close();
-  }
+  await setUpStore(config, log);
   new RateLimiterClusterMaster();
 
   cluster.setupPrimary({ exec: workerEntry(), args: [], execArgv: process.execArgv });

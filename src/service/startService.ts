@@ -11,6 +11,10 @@ import { ensureDemoClient } from './demoClient.js';
 import { TRIP_RETENTION_DAYS } from './schemas.js';
 import { zoneSource } from './zoneRoutes.js';
 import { RoadIndex } from '../zones/RoadIndex.js';
+import type { MessagePort } from 'node:worker_threads';
+import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
+import type { Matrices } from '../routing/MatrixRunner.js';
+import type { SharedRouterData, VehicleClassPart } from '../routing/routerThread.js';
 import { VEHICLE_TYPE_FIGURES, vehicleOf } from '../routing/vehicle.js';
 
 /** How the service is run: flags override the environment, which overrides these defaults. */
@@ -41,9 +45,16 @@ export interface ServeConfig {
   demoClient?: boolean;
   /**
    * DETOUR_WORKERS, default half the machine's cores (os.availableParallelism(), at least 1):
-   * processes serving requests, each with its trip threads; 1: one process, no cluster.
+   * event loops serving requests (service threads or processes: workerMode), each with its trip
+   * threads; 1: one process, one event loop.
    */
   workers: number;
+  /**
+   * DETOUR_WORKER_MODE: `threads` (default where Node can share a port between threads: Linux,
+   * Node 22.12 or later) serves with `workers` threads of one process over one copy of the graph;
+   * `processes` forks `workers` processes (node:cluster), each loading the graph.
+   */
+  workerMode: WorkerMode;
   /** DETOUR_TRIP_THREADS, default the cores each worker's share leaves beside its event loop (at least 1): threads trips run on, per worker. */
   tripThreads: number;
   /** DETOUR_TRIP_RETENTION_DAYS, whole days from 1 to 30, default 7: how long trips' solutions are kept, by default and at most. */
@@ -64,7 +75,26 @@ export interface ServeConfig {
   basemap?: { url: string; attribution: string };
 }
 
-/** The most worker processes (and trip threads per worker) `serve` starts: each process holds a whole graph, so more than cores only costs memory. */
+export type WorkerMode = 'threads' | 'processes';
+
+/**
+ * Whether this Node can open one port on several threads of a process (`reusePort`: Linux, Node
+ * 22.12+ or 23.1+); elsewhere `serve --workers N` runs processes.
+ */
+export function threadsCanSharePort(version = process.versions.node, platform = process.platform): boolean {
+  const [major, minor] = version.split('.').map(Number);
+  return platform === 'linux' && (major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12));
+}
+
+function parseWorkerMode(value: string | undefined): WorkerMode {
+  if (value === undefined || value.trim() === '') return threadsCanSharePort() ? 'threads' : 'processes';
+  const mode = value.trim();
+  if (mode !== 'threads' && mode !== 'processes') throw new Error(`DETOUR_WORKER_MODE must be threads or processes, got ${JSON.stringify(value)}`);
+  if (mode === 'threads' && !threadsCanSharePort()) throw new Error(`DETOUR_WORKER_MODE threads needs Linux and Node 22.12 or later (threads sharing a port); this is Node ${process.versions.node} on ${process.platform}: use processes`);
+  return mode;
+}
+
+/** The most workers (and trip threads per worker) `serve` starts: more than cores only costs memory. */
 export const MAX_WORKERS = 64;
 
 /** The configuration from environment variables (see ServeConfig for the names). */
@@ -90,6 +120,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     docs: parseBoolean('DETOUR_DOCS', env.DETOUR_DOCS) ?? true,
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
     workers,
+    workerMode: parseWorkerMode(env.DETOUR_WORKER_MODE),
     tripThreads: parseCount('DETOUR_TRIP_THREADS', env.DETOUR_TRIP_THREADS, 'threads', Math.max(1, Math.floor(availableParallelism() / workers) - 1)),
     tripRetentionDays: tripRetentionDays(env.DETOUR_TRIP_RETENTION_DAYS),
     prepareVehicles: parseVehicleTypes(env.DETOUR_PREPARE_VEHICLES),
@@ -220,12 +251,46 @@ export async function setUpDemoClient(store: Store, config: Pick<ServeConfig, 'h
   for (const c of demo.exposedDemoClients) log.warn({ client_id: c.clientId }, `the demo client is active while listening on ${config.host}; \`detour clients revoke ${c.clientId}\` if it should not be`);
 }
 
+/**
+ * What the parent of `serve --workers N` does once for its workers: opens the store (so the
+ * migrations run once), creates the demo client when that is allowed, and closes it again.
+ */
+export async function setUpStore(config: ServeConfig, log: Parameters<typeof setUpDemoClient>[2]): Promise<void> {
+  const store = await openStore(config);
+  try {
+    log.info(`store: ${store.kind} at ${store.location}`);
+    await setUpDemoClient(store, config, log);
+  } finally {
+    await store.close();
+  }
+}
+
 export interface StartOptions {
   /**
    * This process is a worker of `serve --workers N`: the primary has already migrated the store
    * and created the demo client, and it announces the address once every worker listens.
    */
   clusterWorker?: boolean;
+  /**
+   * This is service thread `index` of `serve --workers N` on threads (startServiceThreads): the
+   * main thread has migrated the store, created the demo client and loaded the graph, which this
+   * thread serves on the same port as the others (reusePort). Only thread 0 makes the vehicle
+   * classes; the others adopt them (app.adoptVehicleClass).
+   */
+  serviceThread?: ServiceThreadOptions;
+}
+
+export interface ServiceThreadOptions {
+  index: number;
+  /** The graph the main thread loaded, on its memory (graphOnSharedData(shared)). */
+  graph: HierarchyGraph;
+  shared: SharedRouterData;
+  matrices: Matrices;
+  limits: MessagePort;
+  /** Told each part of a vehicle class thread 0 made. */
+  onVehicleClass?: (part: VehicleClassPart) => void;
+  /** Parts of vehicle classes made before this thread started (by the thread it replaces, or thread 0). */
+  vehicleParts: VehicleClassPart[];
 }
 
 /**
@@ -234,25 +299,31 @@ export interface StartOptions {
  * its primary did), listens, then calculates the stored zones in the background.
  */
 export async function startService(config: ServeConfig, options: StartOptions = {}): Promise<RunningService> {
-  const graph = await openGraph(config.graphPath);
+  const thread = options.serviceThread;
+  const graph = thread?.graph ?? await openGraph(config.graphPath);
   const store = await openStore(config);
   let app: FastifyInstance;
   try {
     app = await createService({
-      graph, store, logger: { level: config.logLevel }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
+      graph, store, logger: { level: config.logLevel, ...(thread && { base: { pid: process.pid, thread: thread.index } }) }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
       matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
-      trips: { retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads, vehicles: config.prepareVehicles.map((t) => vehicleOf(t)!) },
+      trips: {
+        retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads, vehicles: config.prepareVehicles.map((t) => vehicleOf(t)!),
+        adoptVehicles: thread !== undefined && thread.index > 0, onVehicleClass: thread?.onVehicleClass,
+      },
+      serviceThread: thread && { shared: thread.shared, matrices: thread.matrices, limits: thread.limits },
     });
   } catch (err) {
     await store.close();
     throw err;
   }
+  for (const part of thread?.vehicleParts ?? []) app.adoptVehicleClass(part);
   const log = app.log;
   log.info(`graph ${config.graphPath}: ${graph.nodeCount} nodes, ${graph.edgeCount} edges (${graph.meta.attribution ?? 'no attribution'})`);
   log.info(`store: ${store.kind} at ${store.location}`);
 
-  if (!options.clusterWorker) await setUpDemoClient(store, config, log);
+  if (!options.clusterWorker && !thread) await setUpDemoClient(store, config, log);
 
   const cleanup = setInterval(() => {
     store.deleteExpiredTokens(Date.now()).catch((err) => log.warn({ err }, 'could not delete expired tokens'));
@@ -265,7 +336,8 @@ export async function startService(config: ServeConfig, options: StartOptions = 
 
   let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host });
+    // Service threads share the port: the kernel spreads connections over their sockets.
+    address = await app.listen({ port: config.port, host: config.host, ...(thread && { reusePort: true }) });
   } catch (err) {
     clearInterval(cleanup);
     await app.close();
@@ -280,6 +352,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
   );
   const url = address.replace('0.0.0.0', '127.0.0.1');
   if (options.clusterWorker) log.info(`worker ${cluster.worker?.id} (pid ${process.pid}) serving ${url}`);
+  else if (thread) log.info(`service thread ${thread.index} serving ${url}`);
   else log.info(`detour is listening on ${url} ${config.docs ? `(API reference: ${url}/docs)` : '(no /docs: DETOUR_DOCS=false)'}`);
   let closing: Promise<void> | undefined;
   const close = () =>

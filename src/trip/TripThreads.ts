@@ -69,6 +69,13 @@ export interface TripThreadsOptions {
   onVehicleError?: (error: Error) => void;
   /** Told each part of a vehicle class once made, on shared memory, for other threads to adopt (the matrix worker's: MatrixRunner.adoptVehicleClass). */
   onVehicleClass?: (part: VehicleClassPart) => void;
+  /**
+   * The vehicle classes are made elsewhere (another service thread of the process): these threads
+   * prepare none of them and route each on its own router once given both its parts (adoptVehicleClass).
+   */
+  adoptVehicles?: boolean;
+  /** The graph as the threads receive it, when the caller has it already (a service thread's graph came so): not made again. */
+  shared?: SharedRouterData;
 }
 
 /**
@@ -132,6 +139,24 @@ export class TripThreads {
 
   constructor(readonly graph: HierarchyGraph, private readonly options: TripThreadsOptions = {}) {
     this.slots = new Array(Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1))).fill(undefined);
+    this.shared = options.shared;
+  }
+
+  /**
+   * A part of a vehicle class made elsewhere (on shared memory): every thread adopts it, now and
+   * when started, and it is not made here.
+   */
+  adoptVehicleClass(part: VehicleClassPart): void {
+    if (this.closed) return;
+    if ('roads' in part) {
+      if (this.preparedRoads.has(vehicleKey(part.roads.vehicle))) return;
+      this.preparedRoads.set(vehicleKey(part.roads.vehicle), part.roads);
+      for (const thread of this.slots) if (thread) this.sendVehicleRoads(thread, part.roads);
+    } else {
+      if (this.classes.some((c) => vehicleKey(c.vehicle) === vehicleKey(part.vehicle))) return;
+      this.classes.push(part);
+      for (const thread of this.slots) if (thread) this.sendClass(thread, part.vehicle, part.hierarchies);
+    }
   }
 
   /** Starts every thread now (a service does at start, so no trip waits for one). */
@@ -281,6 +306,7 @@ export class TripThreads {
     for (const c of this.classes) this.sendClass(thread, c.vehicle, c.hierarchies);
     for (const roads of this.preparedRoads.values()) this.sendVehicleRoads(thread, roads);
     // The first slot's thread prepares the classes' cells (those not prepared yet: its predecessor may have stopped), the others adopt them.
+    if (this.options.adoptVehicles) return thread;
     if (i === 0) for (const vehicle of this.options.vehicles ?? []) if (!this.preparedRoads.has(vehicleKey(vehicle))) this.sendPrepare(thread, vehicle);
     this.classesMade ??= this.makeClasses();
     return thread;
@@ -324,6 +350,8 @@ export class TripThreads {
   private async makeClasses(): Promise<void> {
     for (const vehicle of this.options.vehicles ?? []) {
       if (this.closed) return;
+      // Adopted already (a service thread that replaced the one that made it).
+      if (this.classes.some((c) => vehicleKey(c.vehicle) === vehicleKey(vehicle))) continue;
       try {
         const hierarchies = await vehicleHierarchiesInWorker(this.shared!, vehicle, this.stopping.signal);
         if (this.closed) return;
