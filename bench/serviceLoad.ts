@@ -1,6 +1,7 @@
 /**
  * The HTTP service under load: `npm run bench:service` (builds, then runs this file).
- * Starts the built `detour serve` with --workers 1 and 2 on a loopback port and drives it with
+ * Starts the built `detour serve` with --workers 1 and 2 (service threads, and processes too where
+ * serve makes threads) on a loopback port and drives it with
  * autocannon from this process (load generator included, as the issue's targets assume):
  * trips with two zones at 20 and 100 connections, zone inserts, and trips during a token flood of
  * 20 requests per second (right and wrong secrets) with GET /health measured meanwhile.
@@ -18,6 +19,7 @@ import autocannon from 'autocannon';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } from '../src/index.js';
 import { registerClient } from '../src/service/credentials.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
+import { configFromEnv, type WorkerMode } from '../src/service/startService.js';
 import { seededRandom } from './seededRandom.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -41,10 +43,10 @@ interface Running {
 }
 
 /** `detour serve --workers N` on a free loopback port, its log (LOG_LEVEL=info, the default) going to a file as in production. */
-async function serve(dataDir: string, workers: number): Promise<Running> {
+async function serve(dataDir: string, workers: number, mode?: WorkerMode): Promise<Running> {
   const logPath = join(dataDir, 'serve.log');
   const logFd = openSync(logPath, 'w');
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--workers', String(workers)], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--workers', String(workers), ...(mode ? ['--worker-mode', mode] : [])], {
     env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
     stdio: ['ignore', logFd, 'inherit'],
   });
@@ -147,6 +149,8 @@ function serviceCpuSeconds(pid: number): number {
 /** A service under test: its URL, the headers of an authorised client, and its credentials. */
 interface Subject {
   workers: number;
+  /** `--workers N` as the rows name it, with how the workers are made. */
+  label: string;
   running: Running;
   dir: string;
   headers: Record<string, string>;
@@ -154,12 +158,12 @@ interface Subject {
   clientSecret: string;
 }
 
-async function startSubject(workers: number): Promise<Subject> {
+async function startSubject(workers: number, mode?: WorkerMode): Promise<Subject> {
   const dir = mkdtempSync(join(tmpdir(), 'detour-load-'));
   const store = new SqliteStore(join(dir, 'detour.sqlite'));
   const { client, clientSecret } = await registerClient(store, { applicationName: 'load' });
   await store.close();
-  const running = await serve(dir, workers);
+  const running = await serve(dir, workers, mode);
   const tokenRes = await fetch(`${running.url}${TOKEN_PATH}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: client.clientId, client_secret: clientSecret }) });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const headers = { authorization: `Bearer ${token}`, clientid: client.clientId, 'content-type': 'application/json' };
@@ -167,7 +171,7 @@ async function startSubject(workers: number): Promise<Subject> {
     const res = await fetch(`${running.url}/restriction/v1/restrictionZones`, { method: 'POST', headers, body: JSON.stringify(z) });
     if (res.status !== 201) throw new Error(`zone insert: ${res.status} ${await res.text()}`);
   }
-  return { workers, running, dir, headers, clientId: client.clientId, clientSecret };
+  return { workers, label: `--workers ${workers}${mode ? ` (${mode === 'threads' ? 'service threads' : 'processes'})` : ''}`, running, dir, headers, clientId: client.clientId, clientSecret };
 }
 
 /** A trip run with the service's CPU time per request (ms) and the load generator's share of a core. */
@@ -193,7 +197,8 @@ const medianBy = <T>(runs: T[], key: (t: T) => number): T => [...runs].sort((a, 
 
 const started = new Date();
 const loadBefore = loadavg()[0];
-const subjects = [await startSubject(1), await startSubject(2)];
+// Two workers as serve makes them here, and as processes too where it makes service threads.
+const subjects = [await startSubject(1), await startSubject(2, configFromEnv({}).workerMode), ...(configFromEnv({}).workerMode === 'threads' ? [await startSubject(2, 'processes')] : [])];
 const results: { trips20: TripRun[]; trips100?: TripRun; inserts?: Load; memory?: { total: number; processes: number } }[] = subjects.map(() => ({ trips20: [] }));
 let flood: { before: TripRun; healthBefore: Load; trips: TripRun; health: Load; tokens: Load } | undefined;
 try {
@@ -227,14 +232,14 @@ try {
 }
 const loadAfter = loadavg()[0];
 
-const [one, two] = results.map((r) => ({ ...r, median20: medianBy(r.trips20, (t) => t.rps) }));
+const summaries = results.map((r, i) => ({ ...r, label: subjects[i].label, median20: medianBy(r.trips20, (t) => t.rps) }));
+const [one, two] = summaries;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 const row = (label: string, l: Load & Partial<TripRun>) =>
   `| ${label} | ${l.rps.toFixed(0)} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.cpuMsPerRequest === undefined ? '' : `${l.cpuMsPerRequest.toFixed(2)} ms`} | ${l.serviceCores === undefined ? '' : l.serviceCores.toFixed(2)} | ${l.generatorCores === undefined ? '' : l.generatorCores.toFixed(2)} | ${l.codes} |`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
 // The median of the ratios of adjacent rounds: each pair ran under nearly the same background load.
-const roundRatios = one.trips20.map((t, i) => two.trips20[i].rps / t.rps);
-const speedup = medianBy(roundRatios, (r) => r);
+const ratiosOf = (other: typeof one) => one.trips20.map((t, i) => other.trips20[i].rps / t.rps);
 const lines = [
   SECTION,
   '',
@@ -243,42 +248,42 @@ const lines = [
   '(other work on the machine competes with the service and autocannon alike). The built `detour serve` (SQLite, default city,',
   'LOG_LEVEL=info to a file) and autocannon, in this process, share the machine. Trips: 300 random routable pairs around two',
   `500 m zones, polyline output, one token, keep-alive connections. The 20-connection trips are ${ROUNDS} rounds alternating`,
-  '--workers 1 and 2 (the median round shown); "service CPU" is the CPU time of all its processes per request, "service',
+  `${subjects.map((x) => x.label).join(', ')} (the median round shown); "service CPU" is the CPU time of all its processes per request, "service`,
   '(cores)" the CPU seconds they got per second (what the machine gave them), "generator" the cores autocannon\'s process used.',
   '',
   '| run | req/s | p50 | p99 | service CPU / request | service (cores) | generator (cores) | status codes |',
   '|---|---|---|---|---|---|---|---|',
-  row('trips, 20 connections, --workers 1', one.median20),
-  row('trips, 20 connections, --workers 2', two.median20),
-  row('trips, 100 connections, --workers 1', one.trips100!),
-  row('trips, 100 connections, --workers 2', two.trips100!),
-  row('zone inserts (500 m squares), 10 connections, --workers 1', one.inserts!),
-  row('zone inserts (500 m squares), 10 connections, --workers 2', two.inserts!),
+  ...summaries.map((x) => row(`trips, 20 connections, ${x.label}`, x.median20)),
+  ...summaries.map((x) => row(`trips, 100 connections, ${x.label}`, x.trips100!)),
+  ...summaries.map((x) => row(`zone inserts (500 m squares), 10 connections, ${x.label}`, x.inserts!)),
   row('trips, 20 connections, --workers 1, just before the token flood', flood!.before),
   row('GET /health at 20/s beside those trips, no token flood', flood!.healthBefore),
   row('trips, 20 connections, --workers 1, during the token flood', flood!.trips),
   row('GET /health at 20/s during the token flood', flood!.health),
   row('token flood: 20 requests/s, right and wrong secrets in turn', flood!.tokens),
   '',
-  `Rounds at 20 connections, req/s (service cores): --workers 1 ${one.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}; --workers 2 ${two.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}.`,
+  `Rounds at 20 connections, req/s (service cores): ${summaries.map((x) => `${x.label} ${x.trips20.map((t) => `${t.rps.toFixed(0)} (${t.serviceCores.toFixed(2)})`).join(', ')}`).join('; ')}.`,
   '',
-  'Reading the figures: each process calculates trips on its trip thread (one per process here, the default on two',
-  'cores) while its event loop reads, authenticates, stores and answers, so one process keeps more than a core busy',
-  '("service (cores)"); two processes run four busy threads on two cores, and a trip costs more CPU there ("service CPU /',
-  'request"): on this machine the 1.6x target of two workers is not what to aim for, and `serve` starts one process per',
+  'Reading the figures: each worker calculates trips on its trip thread (one per worker here, the default on two',
+  'cores) while its event loop reads, authenticates, stores and answers, so one worker keeps more than a core busy',
+  '("service (cores)"); two workers run four busy threads on two cores, and a trip costs more CPU there ("service CPU /',
+  'request"): on this machine the 1.6x target of two workers is not what to aim for, and `serve` starts one worker per',
   'two cores. The token flood costs what one token request costs (scrypt N=2^15, about',
   '50 ms of CPU) times its rate; scrypt runs on threads of its own at nice 10 (src/service/scryptThreads.ts), so on a',
   'busy machine it takes the CPU the trips leave. The status codes of the flood row show how many were verified',
   '(200, 401) and how many were turned away cheaply (429, 503).',
   '',
-  `Memory (resident, after the trip runs): --workers 1 ${one.memory!.total.toFixed(0)} MB in ${one.memory!.processes} process; ` +
-    `--workers 2 ${two.memory!.total.toFixed(0)} MB in ${two.memory!.processes} processes: a primary without the graph plus one whole service per worker, each with its own copy of the graph (a country graph costs N times its size).`,
+  `Memory (resident, after the trip runs): ${summaries.map((x) => `${x.label} ${x.memory!.total.toFixed(0)} MB in ${x.memory!.processes} process${x.memory!.processes > 1 ? 'es' : ''}`).join('; ')}. ` +
+    'Worker processes are a primary without the graph plus one whole service per worker, each with its own copy of the graph (a country graph costs N times its size); service threads share the process\'s one copy (docs/SERVICE.md, "Running on every core").',
   '',
   '| target (issue 8) | measured | |',
   '|---|---|---|',
-  `| trips, 20 connections: --workers 2 >= 1.6x --workers 1 | ${speedup.toFixed(2)}x (median of the rounds' ratios ${roundRatios.map((r) => r.toFixed(2)).join(', ')}) | ${verdict(speedup >= 1.6)} |`,
-  `| trips, 20 connections, --workers 2: p99 <= 30 ms | ${ms(two.median20.p99)} | ${verdict(two.median20.p99 <= 30)} |`,
-  `| trips, 100 connections, --workers 2: p99 <= 150 ms | ${ms(two.trips100!.p99)} | ${verdict(two.trips100!.p99 <= 150)} |`,
+  ...summaries.slice(1).map((x) => {
+    const ratios = ratiosOf(x), median = medianBy(ratios, (r) => r);
+    return `| trips, 20 connections: ${x.label} >= 1.6x --workers 1 | ${median.toFixed(2)}x (median of the rounds' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}) | ${verdict(median >= 1.6)} |`;
+  }),
+  `| trips, 20 connections, ${two.label}: p99 <= 30 ms | ${ms(two.median20.p99)} | ${verdict(two.median20.p99 <= 30)} |`,
+  `| trips, 100 connections, ${two.label}: p99 <= 150 ms | ${ms(two.trips100!.p99)} | ${verdict(two.trips100!.p99 <= 150)} |`,
   `| during the token flood: trips >= 80 % of their rate without it | ${((flood!.trips.rps / flood!.before.rps) * 100).toFixed(0)} % (${flood!.trips.rps.toFixed(0)} vs ${flood!.before.rps.toFixed(0)} req/s) | ${verdict(flood!.trips.rps >= 0.8 * flood!.before.rps)} |`,
   `| during the token flood: /health p99 <= 50 ms | ${ms(flood!.health.p99)} | ${verdict(flood!.health.p99 <= 50)} |`,
   '',
