@@ -1,5 +1,5 @@
 import { setPriority } from 'node:os';
-import { isMainThread, Worker, type Transferable } from 'node:worker_threads';
+import { isMainThread, Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** Nice value of background threads (zone calculations, matrices, scrypt): below the event loop's. */
 export const BACKGROUND_NICE = 10;
@@ -27,14 +27,14 @@ export function lowerThreadPriority(nice = BACKGROUND_NICE): void {
  * --import in a worker's execArgv, so from sources the worker registers tsx before importing the
  * module, a loader of its own for each thread.
  */
-export function startModuleWorker(from: string, name: string, workerData: unknown, transferList?: Transferable[]): Worker {
+export function startModuleWorker(from: string, name: string, workerData: unknown, options: Pick<WorkerOptions, 'transferList' | 'resourceLimits'> = {}): Worker {
   if (from.endsWith('.ts')) {
     const source = new URL(`./${name}.ts`, from).href;
     const tsx = import.meta.resolve('tsx/esm/api');
     const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source)}); })`;
-    return new Worker(boot, { eval: true, workerData, transferList });
+    return new Worker(boot, { ...options, eval: true, workerData });
   }
-  return new Worker(new URL(`./${name}.js`, from), { workerData, transferList });
+  return new Worker(new URL(`./${name}.js`, from), { ...options, workerData });
 }
 
 /**

@@ -238,8 +238,45 @@ for (const { make, skip } of kinds) {
         await secondStore.close();
       }
     });
+
+    test('an instance started again under its name takes back at once the jobs it left under way; another name\'s wait for their lease', async () => {
+      // Two jobs taken up with a long lease by instances that died: "restarted/0" and "elsewhere/0".
+      const taken = new Map<string, string>();
+      for (const taker of ['restarted/0', 'elsewhere/0']) {
+        for (let tries = 0; tries < 5 && !taken.has(taker); tries++) {
+          const candidate = crypto.randomUUID();
+          await store.insertJob({ id: candidate, clientId: client.clientId, kind: 'matrix', status: 'ENQUEUED', request: { origins, destinations }, attempts: 0, createdAt: clock - 60_000, updatedAt: clock, expiresAt: clock + 3600_000 });
+          if ((await store.claimJob(clock, 600_000, 3, taker))?.id === candidate) taken.set(taker, candidate);
+        }
+      }
+      assert.equal(taken.size, 2, 'the test took both jobs up');
+      const restarted = await listen(graph, await kind.open(), { now: () => clock, failedLogins: { perClient: 1000, perAddress: 1000 }, matrix: { pollMillis: 50, taker: 'restarted/0' } });
+      try {
+        const done = await untilDone(restarted.url, headers, taken.get('restarted/0')!);
+        assert.equal(done.status, 'SOLVED');
+        const events = await http(`${restarted.url}/matrix/v1/events?jobId=${taken.get('restarted/0')}`, { headers });
+        assert.deepEqual(events.body.map((e: { status: string }) => e.status), ['ENQUEUED', 'PROCESSING', 'PROCESSING', 'SOLVED']);
+        const waiting = await http(`${restarted.url}/matrix/v1/jobs/${taken.get('elsewhere/0')}`, { headers });
+        assert.equal(waiting.body.status, 'PROCESSING', 'another instance\'s job keeps its lease');
+        assert.equal(await store.releaseJobsOf('elsewhere/0', clock), 1);
+        assert.equal((await untilDone(restarted.url, headers, taken.get('elsewhere/0')!)).status, 'SOLVED');
+      } finally {
+        const restartedStore = restarted.app.store;
+        await restarted.close();
+        await restartedStore.close();
+      }
+    });
   });
 }
+
+test('DETOUR_INSTANCE_ID: the name an instance takes jobs up under, by default the host name and port; none with port 0', async () => {
+  const { configFromEnv } = await import('../src/service/startService.js');
+  const { hostname } = await import('node:os');
+  assert.equal(configFromEnv({}).instanceId, `${hostname()}:3000`);
+  assert.equal(configFromEnv({ PORT: '8080' }).instanceId, `${hostname()}:8080`);
+  assert.equal(configFromEnv({ PORT: '0' }).instanceId, undefined);
+  assert.equal(configFromEnv({ PORT: '0', DETOUR_INSTANCE_ID: 'routing-1' }).instanceId, 'routing-1');
+});
 
 test('callback hosts: DETOUR_MATRIX_CALLBACK_HOSTS, host or host:port, http(s) only, no credentials in the URL', async () => {
   const { configFromEnv } = await import('../src/service/startService.js');

@@ -31,6 +31,12 @@ export interface JobsOptions {
   /** Callback attempts (default 3) and the time each may take (default 5 s). */
   callbackAttempts?: number;
   callbackTimeoutMillis?: number;
+  /**
+   * The name this instance takes jobs up under, the same when it starts again (serve: the host,
+   * port and worker); at start it takes back at once the jobs a predecessor of that name left
+   * PROCESSING. Unnamed: such jobs wait for their leases.
+   */
+  taker?: string;
 }
 
 /**
@@ -56,7 +62,12 @@ export class Jobs {
 
   start(): void {
     this.stopped = false;
-    this.poke();
+    const { store, now, log, taker } = this.options;
+    if (!taker) return this.poke();
+    store.releaseJobsOf(taker, now()).then(
+      (released) => { if (released > 0) log.info(`jobs: took back ${released} job(s) left under way by ${taker} before it stopped`); },
+      (err: unknown) => log.warn({ err }, 'jobs: could not take back the jobs of a stopped predecessor (they wait for their leases)'),
+    ).finally(() => this.poke());
   }
 
   /** Looks for jobs now (after a POST on this instance). */
@@ -86,7 +97,7 @@ export class Jobs {
       await store.deleteExpiredJobs(now());
       for (;;) {
         if (this.stopped) return;
-        const job = await store.claimJob(now(), this.leaseMillis, this.maxAttempts);
+        const job = await store.claimJob(now(), this.leaseMillis, this.maxAttempts, this.options.taker);
         if (!job) return;
         await this.run(job);
       }

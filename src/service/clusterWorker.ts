@@ -4,7 +4,7 @@
  * whole process group) stops taking requests, finishes those in flight and exits 0.
  */
 import { DetourError } from '../errors.js';
-import { WORKER_CONFIG_ENV, type WorkerStartFailed } from './serveCluster.js';
+import { WORKER_CONFIG_ENV, WORKER_SLOT_ENV, type WorkerStartFailed } from './serveCluster.js';
 import { startService, type ServeConfig } from './startService.js';
 
 const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? 'null') as ServeConfig | null;
@@ -14,7 +14,7 @@ if (!config) {
 }
 
 try {
-  const service = await startService(config, { clusterWorker: true });
+  const service = await startService(config, { clusterWorker: true, workerSlot: Number(process.env[WORKER_SLOT_ENV] ?? 0) });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

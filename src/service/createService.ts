@@ -89,7 +89,7 @@ export interface ServiceOptions {
    * Jobs of both APIs (matrices, asynchronous trips): lease, poll and attempts (see JobsOptions),
    * callback hosts (default any); and how long matrix solutions are kept (default 7 days).
    */
-  matrix?: Pick<JobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis'> & {
+  matrix?: Pick<JobsOptions, 'leaseMillis' | 'pollMillis' | 'maxAttempts' | 'callbackAttempts' | 'callbackTimeoutMillis' | 'taker'> & {
     retentionMillis?: number;
     callbackHosts?: string[];
     /**

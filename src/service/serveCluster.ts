@@ -10,6 +10,9 @@ import { setUpStore, type ServeConfig } from './startService.js';
 /** The environment variable carrying a worker's configuration (JSON of ServeConfig) from the primary. */
 export const WORKER_CONFIG_ENV = 'DETOUR_WORKER_CONFIG';
 
+/** The environment variable carrying a worker's number (0 to N - 1; a replacement gets the number of the worker it replaces). */
+export const WORKER_SLOT_ENV = 'DETOUR_WORKER_SLOT';
+
 /** A message a worker sends the primary before exiting when it cannot start (the port is taken, the graph is missing...). */
 export interface WorkerStartFailed {
   type: 'detour:start-failed';
@@ -94,7 +97,12 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
 
   let stoppedResult: (code: number) => void;
   const stoppedPromise = new Promise<number>((resolve) => (stoppedResult = resolve));
-  const fork = () => workers.add(cluster.fork(env));
+  const slots = new Map<Worker, number>();
+  const fork = (slot: number) => {
+    const worker = cluster.fork({ ...env, [WORKER_SLOT_ENV]: String(slot) });
+    slots.set(worker, slot);
+    workers.add(worker);
+  };
 
   const stop = (reason: string): Promise<number> =>
     (stopping ??= new Promise<number>((resolve) => {
@@ -131,6 +139,8 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
   });
   cluster.on('exit', (worker, code, signal) => {
     workers.delete(worker);
+    const slot = slots.get(worker) ?? 0;
+    slots.delete(worker);
     if (stopping) {
       // Ended by our SIGTERM before installing its handler: a worker still starting, with nothing in flight.
       const stoppedWhileStarting = code === null && signal === 'SIGTERM';
@@ -154,10 +164,10 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
     }
     restarts.push(now);
     log.error(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how}: starting a replacement`);
-    fork();
+    fork(slot);
   });
 
-  for (let i = 0; i < config.workers; i++) fork();
+  for (let i = 0; i < config.workers; i++) fork(i);
   await startedPromise;
   log.info(`detour is listening on ${url} with ${config.workers} worker processes (API reference: ${url}/docs)`);
   return {

@@ -117,7 +117,7 @@ export async function startServiceThreads(config: ServeConfig, options: ClusterO
     serveLimits(limitsChannel.port1, limiters);
     serveMatrices(matricesChannel.port1, matrices);
     const data: ServiceThreadData = { config: { ...config, port }, index, shared, limits: limitsChannel.port2, matrices: matricesChannel.port2, vehicleParts };
-    const worker = startModuleWorker(import.meta.url, 'serviceThread', data, [limitsChannel.port2, matricesChannel.port2]);
+    const worker = startModuleWorker(import.meta.url, 'serviceThread', data, { transferList: [limitsChannel.port2, matricesChannel.port2] });
     slots[index] = worker;
     let failed: DetourError | undefined;
     worker.on('message', (report: ServiceThreadReport) => {

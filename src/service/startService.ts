@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_GRAPH_PATH } from '../defaultCity.js';
@@ -57,6 +57,12 @@ export interface ServeConfig {
   workerMode: WorkerMode;
   /** DETOUR_TRIP_THREADS, default the cores each worker's share leaves beside its event loop (at least 1): threads trips run on, per worker. */
   tripThreads: number;
+  /**
+   * DETOUR_INSTANCE_ID, default host name:port (none with port 0): the name this instance takes
+   * jobs up under (with its worker's number), so when it starts again it takes back at once the
+   * jobs it left under way (Jobs' taker) instead of waiting for their leases.
+   */
+  instanceId?: string;
   /** DETOUR_TRIP_RETENTION_DAYS, whole days from 1 to 30, default 7: how long trips' solutions are kept, by default and at most. */
   tripRetentionDays: number;
   /**
@@ -121,6 +127,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
     demoClient: parseBoolean('DETOUR_DEMO_CLIENT', env.DETOUR_DEMO_CLIENT),
     workers,
     workerMode: parseWorkerMode(env.DETOUR_WORKER_MODE),
+    instanceId: env.DETOUR_INSTANCE_ID || (port === 0 ? undefined : `${hostname()}:${port}`),
     tripThreads: parseCount('DETOUR_TRIP_THREADS', env.DETOUR_TRIP_THREADS, 'threads', Math.max(1, Math.floor(availableParallelism() / workers) - 1)),
     tripRetentionDays: tripRetentionDays(env.DETOUR_TRIP_RETENTION_DAYS),
     prepareVehicles: parseVehicleTypes(env.DETOUR_PREPARE_VEHICLES),
@@ -271,6 +278,8 @@ export interface StartOptions {
    * and created the demo client, and it announces the address once every worker listens.
    */
   clusterWorker?: boolean;
+  /** Which of `serve --workers N`'s workers this process is (0 to N - 1; a replacement keeps the number of the one it replaces). */
+  workerSlot?: number;
   /**
    * This is service thread `index` of `serve --workers N` on threads (startServiceThreads): the
    * main thread has migrated the store, created the demo client and loaded the graph, which this
@@ -307,7 +316,8 @@ export async function startService(config: ServeConfig, options: StartOptions = 
     app = await createService({
       graph, store, logger: { level: config.logLevel, ...(thread && { base: { pid: process.pid, thread: thread.index } }) }, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy,
       zoneQuota: config.zoneQuota, tokenLifetimeSeconds: config.tokenLifetimeSeconds, docs: config.docs,
-      matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true }, basemap: config.basemap,
+      matrix: { callbackHosts: config.matrixCallbackHosts, prepare: true, taker: config.instanceId && `${config.instanceId}/${thread?.index ?? options.workerSlot ?? 0}` },
+      basemap: config.basemap,
       trips: {
         retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads, vehicles: config.prepareVehicles.map((t) => vehicleOf(t)!),
         adoptVehicles: thread !== undefined && thread.index > 0, onVehicleClass: thread?.onVehicleClass,

@@ -282,7 +282,7 @@ export class PostgresStore implements Store {
     return jobEventsOf(rows, rows.length > 0 ? undefined : await this.getJob(clientId, kind, id, now));
   }
 
-  async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {
+  async claimJob(now: number, leaseMillis: number, maxAttempts: number, taker?: string): Promise<Job | undefined> {
     return this.inTransaction(async (db) => {
       for (;;) {
         // SKIP LOCKED: instances polling at once each take a different job, none waits on another.
@@ -296,11 +296,16 @@ export class PostgresStore implements Store {
           await addJobEvent(db, row.id, 'FAILED', now, failure);
           continue;
         }
-        await db.query("UPDATE jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = $1, updated_at = $2 WHERE id = $3", [now + leaseMillis, now, row.id]);
+        await db.query("UPDATE jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = $1, taker = $2, updated_at = $3 WHERE id = $4", [now + leaseMillis, taker ?? null, now, row.id]);
         await addJobEvent(db, row.id, 'PROCESSING', now);
         return jobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
       }
     });
+  }
+
+  async releaseJobsOf(taker: string, now: number): Promise<number> {
+    const { rowCount } = await this.pool.query("UPDATE jobs SET lease_until = $1 WHERE status = 'PROCESSING' AND taker = $2 AND lease_until >= $3", [now - 1, taker, now]);
+    return rowCount ?? 0;
   }
 
   async renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean> {

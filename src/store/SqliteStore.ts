@@ -520,7 +520,7 @@ export class SqliteStore implements Store {
     return jobEventsOf(rows, rows.length > 0 ? undefined : await this.getJob(clientId, kind, id, now));
   }
 
-  async claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined> {
+  async claimJob(now: number, leaseMillis: number, maxAttempts: number, taker?: string): Promise<Job | undefined> {
     // IMMEDIATE: the write lock first, so two processes on one file never take the same job.
     return this.writing(() => this.db.immediate(() => {
       for (;;) {
@@ -533,11 +533,15 @@ export class SqliteStore implements Store {
           this.addJobEvent(row.id, 'FAILED', now, failure);
           continue;
         }
-        this.statement("UPDATE jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?").run(now + leaseMillis, now, row.id);
+        this.statement("UPDATE jobs SET status = 'PROCESSING', attempts = attempts + 1, lease_until = ?, taker = ?, updated_at = ? WHERE id = ?").run(now + leaseMillis, taker ?? null, now, row.id);
         this.addJobEvent(row.id, 'PROCESSING', now);
         return jobFromRow({ ...row, status: 'PROCESSING', attempts: Number(row.attempts) + 1, updated_at: now });
       }
     }));
+  }
+
+  async releaseJobsOf(taker: string, now: number): Promise<number> {
+    return this.writing(() => this.statement("UPDATE jobs SET lease_until = ? WHERE status = 'PROCESSING' AND taker = ? AND lease_until >= ?").run(now - 1, taker, now).changes);
   }
 
   async renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean> {

@@ -247,7 +247,12 @@ export interface JobStore {
    * died), unless it has had `maxAttempts` already (then it FAILS): marks it PROCESSING with a
    * lease until now + leaseMillis. Atomic across instances: a job goes to one taker at a time.
    */
-  claimJob(now: number, leaseMillis: number, maxAttempts: number): Promise<Job | undefined>;
+  claimJob(now: number, leaseMillis: number, maxAttempts: number, taker?: string): Promise<Job | undefined>;
+  /**
+   * Ends the leases of the PROCESSING jobs `taker` took up (an instance started again under the
+   * same name: its predecessor died with them), so they are taken up at once; returns how many.
+   */
+  releaseJobsOf(taker: string, now: number): Promise<number>;
   /** Extends a PROCESSING job's lease to now + leaseMillis (its taker is alive); false when it is no longer PROCESSING. */
   renewJobLease(id: string, now: number, leaseMillis: number): Promise<boolean>;
   /** Records SOLVED with its solution or FAILED with why; false when the job is gone or no longer PROCESSING. */

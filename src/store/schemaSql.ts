@@ -118,4 +118,6 @@ export const MIGRATIONS: readonly Migration[] = [
   // 6: a zone's revision and size read from an index: SQLite keeps a row's columns in order, these
   // after the body, so reading them from the row walks a large body's overflow pages (1,400 for 6 MB).
   'CREATE INDEX zones_without_body ON zones (client_id, name, revision, vertex_count);',
+  // 7: who took a job up, so an instance started again takes its own back at once (releaseJobsOf).
+  'ALTER TABLE jobs ADD COLUMN taker TEXT;',
 ];
