@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
-import { ScryptThreads } from '../src/service/scryptThreads.js';
+import { MessageChannel } from 'node:worker_threads';
+import { ScryptThreads, scryptOverPort, serveScrypt } from '../src/service/scryptThreads.js';
 import { hashSecret, verifySecret } from '../src/service/credentials.js';
 
 const OPTIONS = { N: 1 << 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -37,6 +38,22 @@ test('scrypt on the low-priority threads gives the keys node:crypto gives, and l
     await assert.rejects(threads.derive('x', randomBytes(16), 32, { N: 3 }), /N|cost|Invalid/i);
     assert.deepEqual(await threads.derive('again', jobs[0].salt, 32, OPTIONS), scryptSync('again', jobs[0].salt, 32, OPTIONS));
   } finally {
+    await threads.close();
+  }
+});
+
+test('a service thread\'s scrypt over a port runs on the process\'s threads: the same keys, errors passed back', async () => {
+  const threads = new ScryptThreads(1);
+  const channels = [new MessageChannel(), new MessageChannel()];
+  try {
+    for (const c of channels) serveScrypt(c.port1, threads.derive);
+    const derives = channels.map((c) => scryptOverPort(c.port2));
+    const jobs = Array.from({ length: 4 }, (_, i) => ({ secret: `secret-${i}`, salt: randomBytes(16) }));
+    const keys = await Promise.all(jobs.map((j, i) => derives[i % 2](j.secret, j.salt, 32, OPTIONS)));
+    jobs.forEach((j, i) => assert.deepEqual(keys[i], scryptSync(j.secret, j.salt, 32, OPTIONS)));
+    await assert.rejects(derives[0]('x', randomBytes(16), 32, { ...OPTIONS, N: 3 }), /N|invalid|Invalid/);
+  } finally {
+    for (const c of channels) c.port1.close();
     await threads.close();
   }
 });

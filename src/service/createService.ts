@@ -19,7 +19,7 @@ import { apiErrorSchema, apigeeFaultSchema, oauthErrorSchema, TRIP_RETENTION_DAY
 import {
   DEFAULT_FAILED_LOGIN_LIMITS, DEFAULT_TOKEN_ISSUANCE_LIMIT, IssuanceLimit, LimitsOverPort, LoginLimits, type FailedLoginLimits, type LimitBackend, type TokenIssuanceLimit,
 } from './loginLimits.js';
-import { ScryptThreads } from './scryptThreads.js';
+import { ScryptThreads, type ScryptDerive } from './scryptThreads.js';
 import { tokenRoutes } from './tokenRoutes.js';
 import { tripRoutes } from './tripRoutes.js';
 import { documentRoute } from './openApiRoute.js';
@@ -117,9 +117,10 @@ export interface ServiceOptions {
   /**
    * One of a process's service threads (serve --workers N on threads): `shared` is what `graph` was
    * made from (its trip threads get it as it is), `matrices` the process's matrix worker, `limits`
-   * the port of the login limits every thread counts against (serveLimits).
+   * the port of the login limits every thread counts against (serveLimits), `scrypt` the process's
+   * scrypt threads (scryptOverPort).
    */
-  serviceThread?: { shared: SharedRouterData; matrices: Matrices; limits: MessagePort };
+  serviceThread?: { shared: SharedRouterData; matrices: Matrices; limits: MessagePort; scrypt: ScryptDerive };
 }
 
 declare module 'fastify' {
@@ -323,8 +324,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   app.addHook('onRoute', documentRoute);
   const backend = limitBackend(options);
   const maxConcurrentVerifications = options.maxConcurrentVerifications ?? Math.max(2, Math.floor(availableParallelism() / 2));
-  const scryptThreads = new ScryptThreads(Math.min(maxConcurrentVerifications, availableParallelism()));
-  app.addHook('onClose', () => scryptThreads.close());
+  const scryptThreads = options.serviceThread ? undefined : new ScryptThreads(Math.min(maxConcurrentVerifications, availableParallelism()));
+  app.addHook('onClose', async () => scryptThreads?.close());
   await app.register(tokenRoutes, {
     store: options.store,
     now,
@@ -332,7 +333,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     loginLimits: await LoginLimits.create({ ...DEFAULT_FAILED_LOGIN_LIMITS, ...options.failedLogins }, backend),
     issuance: await IssuanceLimit.create({ ...DEFAULT_TOKEN_ISSUANCE_LIMIT, ...options.tokenIssuance }, backend),
     maxConcurrentVerifications,
-    derive: scryptThreads.derive,
+    derive: options.serviceThread?.scrypt ?? scryptThreads!.derive,
     verified: new VerifiedSecrets((options.verificationCacheSeconds ?? 300) * 1000),
     onVerification: options.onSecretVerification,
   });

@@ -1,4 +1,5 @@
 import { scrypt, type ScryptOptions } from 'node:crypto';
+import type { MessagePort } from 'node:worker_threads';
 import { startModuleWorker, WorkerRequests } from '../workerThread.js';
 
 /** Derives a scrypt key (the shape credentials.ts verifies with). */
@@ -69,4 +70,41 @@ export class ScryptThreads {
     this.threads[slot] = thread;
     return thread;
   }
+}
+
+type ScryptCall = { id: number; secret: string; salt: Uint8Array; keyBytes: number; options: ScryptOptions };
+
+/**
+ * A service thread's scrypt on its process's one ScryptThreads (serveScrypt on the main thread), so
+ * `serve --workers N` on threads keeps one set of scrypt threads, not one per service thread.
+ */
+export function scryptOverPort(port: MessagePort): ScryptDerive {
+  const waiting = new Map<number, (reply: Reply) => void>();
+  let nextId = 1;
+  port.on('message', (reply: Reply) => {
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
+    if (waiting.size === 0) port.unref();
+  });
+  port.unref();
+  return async (secret, salt, keyBytes, options) => {
+    const id = nextId++;
+    const reply = await new Promise<Reply>((resolve) => {
+      waiting.set(id, resolve);
+      port.ref();
+      port.postMessage({ id, secret, salt, keyBytes, options } satisfies ScryptCall);
+    });
+    if (reply.error !== undefined) throw new Error(reply.error);
+    return Buffer.from(reply.key!.buffer, reply.key!.byteOffset, reply.key!.length);
+  };
+}
+
+/** Answers a service thread's scryptOverPort calls on `port` with `derive` (the process's ScryptThreads). */
+export function serveScrypt(port: MessagePort, derive: ScryptDerive): void {
+  port.on('message', (call: ScryptCall) => {
+    derive(call.secret, Buffer.from(call.salt), call.keyBytes, call.options).then(
+      (key) => port.postMessage({ id: call.id, key } satisfies Reply),
+      (err: unknown) => port.postMessage({ id: call.id, error: (err as Error)?.message ?? String(err) } satisfies Reply),
+    );
+  });
 }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import type { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -11,6 +12,7 @@ import { startModuleWorker } from '../workerThread.js';
 import { RoadIndex } from '../zones/RoadIndex.js';
 import { serveLimits } from './loginLimits.js';
 import { serveMatrices } from './matricesOverPort.js';
+import { ScryptThreads, serveScrypt } from './scryptThreads.js';
 import { hostForUrl, type ClusterOptions } from './serveCluster.js';
 import { setUpStore, type ServeConfig } from './startService.js';
 
@@ -19,9 +21,12 @@ export interface ServiceThreadData {
   config: ServeConfig;
   index: number;
   shared: SharedRouterData;
-  /** The login limits' port (serveLimits) and the matrix worker's (serveMatrices). */
+  /** The login limits' port (serveLimits), the matrix worker's (serveMatrices) and the scrypt threads' (serveScrypt). */
   limits: MessagePort;
   matrices: MessagePort;
+  scrypt: MessagePort;
+  /** The thread's share of the process's scrypt verifications under way. */
+  maxConcurrentVerifications: number;
   vehicleParts: VehicleClassPart[];
 }
 
@@ -77,6 +82,9 @@ export async function startServiceThreads(config: ServeConfig, options: ClusterO
   });
   matrices.start();
   const limiters = new Map<string, RateLimiterMemory>();
+  // One pool of scrypt threads for the process, its bound on verifications under way shared out.
+  const verifications = Math.max(2, Math.floor(availableParallelism() / 2));
+  const scrypt = new ScryptThreads(Math.min(verifications, availableParallelism()));
   const vehicleParts: VehicleClassPart[] = [];
 
   const slots: Array<Worker | undefined> = new Array(config.workers).fill(undefined);
@@ -103,7 +111,7 @@ export async function startServiceThreads(config: ServeConfig, options: ClusterO
       }, stopTimeoutMs);
       onAllExited = () => {
         clearTimeout(killer);
-        void matrices.close().finally(() => {
+        void Promise.all([matrices.close(), scrypt.close()]).finally(() => {
           resolve(exitCode);
           stoppedResult(exitCode);
         });
@@ -113,11 +121,15 @@ export async function startServiceThreads(config: ServeConfig, options: ClusterO
     }));
 
   const startThread = (index: number, port: number): Worker => {
-    const limitsChannel = new MessageChannel(), matricesChannel = new MessageChannel();
+    const limitsChannel = new MessageChannel(), matricesChannel = new MessageChannel(), scryptChannel = new MessageChannel();
     serveLimits(limitsChannel.port1, limiters);
     serveMatrices(matricesChannel.port1, matrices);
-    const data: ServiceThreadData = { config: { ...config, port }, index, shared, limits: limitsChannel.port2, matrices: matricesChannel.port2, vehicleParts };
-    const worker = startModuleWorker(import.meta.url, 'serviceThread', data, { transferList: [limitsChannel.port2, matricesChannel.port2] });
+    serveScrypt(scryptChannel.port1, scrypt.derive);
+    const data: ServiceThreadData = {
+      config: { ...config, port }, index, shared, limits: limitsChannel.port2, matrices: matricesChannel.port2, scrypt: scryptChannel.port2,
+      maxConcurrentVerifications: Math.max(1, Math.ceil(verifications / config.workers)), vehicleParts,
+    };
+    const worker = startModuleWorker(import.meta.url, 'serviceThread', data, { transferList: [limitsChannel.port2, matricesChannel.port2, scryptChannel.port2] });
     slots[index] = worker;
     let failed: DetourError | undefined;
     worker.on('message', (report: ServiceThreadReport) => {
@@ -144,6 +156,7 @@ export async function startServiceThreads(config: ServeConfig, options: ClusterO
     worker.on('exit', (code) => {
       limitsChannel.port1.close();
       matricesChannel.port1.close();
+      scryptChannel.port1.close();
       listening.delete(worker);
       if (slots[index] === worker) slots[index] = undefined;
       if (stopping) {

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DetourError } from '../errors.js';
 import { graphOnSharedData } from '../routing/routerThread.js';
 import { MatricesOverPort } from './matricesOverPort.js';
+import { scryptOverPort } from './scryptThreads.js';
 import type { ServiceThreadData, ServiceThreadOrder, ServiceThreadReport } from './serveThreads.js';
 import { startService } from './startService.js';
 
@@ -17,6 +18,7 @@ try {
   const service = await startService(data.config, {
     serviceThread: {
       index: data.index, graph: graphOnSharedData(data.shared), shared: data.shared, matrices: new MatricesOverPort(data.matrices), limits: data.limits,
+      scrypt: scryptOverPort(data.scrypt), maxConcurrentVerifications: data.maxConcurrentVerifications,
       vehicleParts: data.vehicleParts, onVehicleClass: (part) => report({ type: 'vehicleClass', part }),
     },
   });

@@ -14,6 +14,7 @@ import { RoadIndex } from '../zones/RoadIndex.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { Matrices } from '../routing/MatrixRunner.js';
+import type { ScryptDerive } from './scryptThreads.js';
 import type { SharedRouterData, VehicleClassPart } from '../routing/routerThread.js';
 import { VEHICLE_TYPE_FIGURES, vehicleOf } from '../routing/vehicle.js';
 
@@ -296,6 +297,9 @@ export interface ServiceThreadOptions {
   shared: SharedRouterData;
   matrices: Matrices;
   limits: MessagePort;
+  scrypt: ScryptDerive;
+  /** scrypt verifications this thread may have under way (its share of the process's). */
+  maxConcurrentVerifications: number;
   /** Told each part of a vehicle class thread 0 made. */
   onVehicleClass?: (part: VehicleClassPart) => void;
   /** Parts of vehicle classes made before this thread started (by the thread it replaces, or thread 0). */
@@ -322,7 +326,8 @@ export async function startService(config: ServeConfig, options: StartOptions = 
         retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads, vehicles: config.prepareVehicles.map((t) => vehicleOf(t)!),
         adoptVehicles: thread !== undefined && thread.index > 0, onVehicleClass: thread?.onVehicleClass,
       },
-      serviceThread: thread && { shared: thread.shared, matrices: thread.matrices, limits: thread.limits },
+      serviceThread: thread && { shared: thread.shared, matrices: thread.matrices, limits: thread.limits, scrypt: thread.scrypt },
+      maxConcurrentVerifications: thread?.maxConcurrentVerifications,
     });
   } catch (err) {
     await store.close();
