@@ -217,7 +217,7 @@ describe('serve --workers', () => {
     for (const bad of ['0', '2.5', '65']) assert.throws(() => configFromEnv({ DETOUR_TRIP_THREADS: bad }), /DETOUR_TRIP_THREADS must be a whole number of threads from 1 to 64/);
     assert.equal(configFromEnv({ DETOUR_WORKERS: '1' }).workers, 1);
     assert.equal(configFromEnv({ DETOUR_WORKERS: '3' }).workers, 3);
-    for (const bad of ['0', '-2', '1.5', 'many', '65', ' ']) assert.throws(() => configFromEnv({ DETOUR_WORKERS: bad }), /DETOUR_WORKERS must be a whole number of processes from 1 to 64/);
+    for (const bad of ['0', '-2', '1.5', 'many', '65', ' ']) assert.throws(() => configFromEnv({ DETOUR_WORKERS: bad }), /DETOUR_WORKERS must be a whole number of workers from 1 to 64/);
   });
 
   test('DETOUR_WORKER_MODE: threads by default where threads can share a port (Linux, Node 22.12+ or 23.1+), else processes; threads asked for elsewhere is a clear error', () => {

@@ -55,8 +55,9 @@ export interface RunningThreads {
  * Runs `serve --workers N` as N service threads of this process over one copy of the graph. The
  * main thread opens the store once (migrations, demo client), loads the graph and what routing
  * threads read beside it (snap index, road index, reverse adjacency, road times) on
- * SharedArrayBuffers, hosts the login limits every thread counts against (serveLimits) and the
- * process's one matrix worker (serveMatrices), then starts the threads: each runs a whole fastify
+ * SharedArrayBuffers, hosts the login limits every thread counts against (serveLimits), the
+ * process's one matrix worker (serveMatrices) and its scrypt threads (serveScrypt, each thread
+ * given its share of the verifications under way), then starts the threads: each runs a whole fastify
  * service with its own store connection, trip threads and zone calculations, listening on the same
  * port with reusePort (the kernel spreads connections over them). Thread 0 makes the vehicle
  * classes; the main thread hands each part to the matrix worker and the other threads. A thread

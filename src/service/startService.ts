@@ -109,7 +109,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServeConfig
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (0 to 65535), got ${JSON.stringify(env.PORT)}`);
   // A process's event loop (HTTP, JSON, the store) and its trip thread each keep about a core busy under load.
-  const workers = parseCount('DETOUR_WORKERS', env.DETOUR_WORKERS, 'processes', Math.max(1, Math.floor(availableParallelism() / 2)));
+  const workers = parseCount('DETOUR_WORKERS', env.DETOUR_WORKERS, 'workers', Math.max(1, Math.floor(availableParallelism() / 2)));
   return {
     port,
     host: env.HOST || '127.0.0.1',
