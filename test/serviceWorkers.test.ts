@@ -437,7 +437,7 @@ describe('serve --workers on threads', { skip: threadsCanSharePort() ? false : `
     await zoneChangesReachEveryWorker(served, client);
   });
 
-  test('the vehicle class is made once, by thread 0, and taken by the other thread and the one matrix worker; truck trips on both threads and truck matrices answer as the library does', async () => {
+  test('the vehicle class is made once, by thread 0, and taken by the other thread and the one matrix worker; truck trips on both threads, truck matrices and a matrix job answer as the library does', async () => {
     const truck = vehicleOf('TRUCK_WITH_TWO_DOUBLE_AXLES')!;
     const from = served.log.length;
     for (let i = 0; ; i++) {
@@ -476,6 +476,18 @@ describe('serve --workers on threads', { skip: threadsCanSharePort() ? false : `
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.equal(served.servedBy('/matrix', matrixFrom).size, 2, 'matrices through both threads');
+    // A matrix job: taken up by either thread's jobs, solved on the process's matrix worker.
+    const posted = await freshRequest(`${served.url}/matrix/v1/problems`, 'POST', headers, JSON.stringify({ origins: points, destinations: points, calculationMode: 'THE_SHORTEST' }));
+    assert.equal(posted.status, 202, JSON.stringify(posted.body));
+    let job: Reply;
+    for (let i = 0; ; i++) {
+      job = await freshRequest(`${served.url}/matrix/v1/jobs/${posted.body.id}`, 'GET', headers);
+      if (job.body.status === 'SOLVED' || i > 200) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(job.body.status, 'SOLVED', JSON.stringify(job.body));
+    const solution = await freshRequest(`${served.url}/matrix/v1/solutions/${posted.body.id}`, 'GET', headers);
+    assert.equal(solution.body.elements[1].distance, Math.round(router.route({ points: [west, east], calculationMode: 'THE_SHORTEST' }).distance));
   });
 
   test('failed logins count against one limit for the whole process: the eleventh wrong secret from an address is refused whichever thread takes it', async () => {
