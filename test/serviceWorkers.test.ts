@@ -184,6 +184,29 @@ async function zoneChangesReachEveryWorker(served: Served, client: { clientId: s
   await tripsOnBothWorkers(undefined, { status: 201, distance: straight });
 }
 
+/** zoneChangesReachEveryWorker on a service started with `args` over a PostgreSQL schema of its own; the service stops with 0. */
+async function zoneChangesOnPostgres(dir: string, args: string[]): Promise<void> {
+  const schema = `detour_workers_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+  const store = await PostgresStore.open({ connectionString: PG_TEST_URL, schema });
+  let pgServed: Served | undefined;
+  try {
+    const pgClient = await newClient(store);
+    const url = new URL(PG_TEST_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    pgServed = await Served.start(dir, [...args, '--database-url', url.toString()]);
+    assert.match(pgServed.log, /store: postgres at/);
+    await zoneChangesReachEveryWorker(pgServed, pgClient);
+    assert.equal(await pgServed.stop(), 0);
+  } finally {
+    await pgServed?.stop('SIGKILL');
+    await store.close();
+    const admin = new pg.Client({ connectionString: PG_TEST_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  }
+}
+
 /**
  * A token request whose body arrives only after SIGTERM reached the service and `stopping` shows in
  * its log: the worker already holds it, so it must still be answered.
@@ -304,25 +327,7 @@ describe('serve --workers', () => {
   test('the same on PostgreSQL', async (t) => {
     const skip = await postgresSkipReason();
     if (skip) return t.skip(skip);
-    const schema = `detour_workers_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
-    const store = await PostgresStore.open({ connectionString: PG_TEST_URL, schema });
-    let pgServed: Served | undefined;
-    try {
-      const pgClient = await newClient(store);
-      const url = new URL(PG_TEST_URL);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      pgServed = await Served.start(dir, ['--workers', '2', '--database-url', url.toString()]);
-      assert.match(pgServed.log, /store: postgres at/);
-      await zoneChangesReachEveryWorker(pgServed, pgClient);
-      assert.equal(await pgServed.stop(), 0);
-    } finally {
-      await pgServed?.stop('SIGKILL');
-      await store.close();
-      const admin = new pg.Client({ connectionString: PG_TEST_URL });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    }
+    await zoneChangesOnPostgres(dir, ['--workers', '2']);
   });
 
   test('a killed worker is replaced and the service keeps answering on both', async () => {
@@ -435,6 +440,12 @@ describe('serve --workers on threads', { skip: threadsCanSharePort() ? false : `
     assert.equal(served.loggingPids().size, 1, 'one process');
     assert.equal([...served.log.matchAll(/shared by 2 service threads/g)].length, 1, 'the graph loaded by the main thread alone');
     await zoneChangesReachEveryWorker(served, client);
+  });
+
+  test('the same on PostgreSQL (login limits there, a pool per thread)', async (t) => {
+    const skip = await postgresSkipReason();
+    if (skip) return t.skip(skip);
+    await zoneChangesOnPostgres(dir, ['--workers', '2', '--worker-mode', 'threads']);
   });
 
   test('the vehicle class is made once, by thread 0, and taken by the other thread and the one matrix worker; truck trips on both threads, truck matrices and a matrix job answer as the library does', async () => {
