@@ -1,5 +1,5 @@
 import { setPriority } from 'node:os';
-import { isMainThread, Worker, type WorkerOptions } from 'node:worker_threads';
+import { isMainThread, type MessagePort, Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** Nice value of background threads (zone calculations, matrices, scrypt): below the event loop's. */
 export const BACKGROUND_NICE = 10;
@@ -38,41 +38,43 @@ export function startModuleWorker(from: string, name: string, workerData: unknow
 }
 
 /**
- * Requests and their replies over one worker thread: request() posts {id, ...message} and
- * resolves with the reply carrying that id. The thread keeps the process alive only while a
- * reply is awaited; when it fails or stops, every waiting request rejects and `gone` is called
- * (so the owner starts a new one next time).
+ * Requests and their replies over a worker thread or a MessagePort: request() posts {id,
+ * ...message} and resolves with the reply carrying that id. The endpoint keeps the process alive
+ * only while a reply is awaited; a port closed at the other end rejects every waiting request.
  */
-export class WorkerRequests<Reply extends { id: number }> {
+export class PortRequests<Reply extends { id: number }> {
   private readonly waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
   private nextId = 1;
-  private closing = false;
+  /** Kept referenced whatever is awaited (a thread being stopped). */
+  protected held = false;
 
-  constructor(readonly worker: Worker, gone: () => void) {
-    worker.on('message', (reply: Reply) => {
+  constructor(private readonly endpoint: Worker | MessagePort) {
+    const answered = (reply: Reply) => {
       const waiter = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
-      if (this.waiting.size === 0 && !this.closing) worker.unref();
+      if (this.waiting.size === 0 && !this.held) endpoint.unref();
       waiter?.resolve(reply);
-    });
-    const failAll = (reason: string) => {
-      for (const { reject } of this.waiting.values()) reject(new Error(reason));
-      this.waiting.clear();
-      gone();
     };
-    worker.on('error', (err) => failAll(`worker thread failed: ${err.message}`));
-    worker.on('exit', () => failAll('worker thread stopped'));
-    // After the listeners: adding a 'message' listener refs the worker again.
-    worker.unref();
+    if (endpoint instanceof Worker) endpoint.on('message', answered);
+    else endpoint.on('message', answered).on('close', () => this.failAll('the other end of the port closed'));
+    // After the listener: adding a 'message' listener refs the endpoint again.
+    endpoint.unref();
   }
 
-  /** Posts `message` with a new id; resolves with its reply. */
-  request(message: Record<string, unknown>): Promise<Reply> {
+  /** Posts `message` with a new id; resolves with its reply, or rejects after `timeoutMillis` when given. */
+  request(message: Record<string, unknown>, timeoutMillis?: number): Promise<Reply> {
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.ref(); // a request under way keeps the process alive
-      this.worker.postMessage({ ...message, id });
+      let timer: NodeJS.Timeout | undefined;
+      if (timeoutMillis !== undefined) {
+        timer = setTimeout(() => {
+          this.waiting.delete(id);
+          reject(new Error(`no answer within ${timeoutMillis} ms`));
+        }, timeoutMillis);
+      }
+      this.waiting.set(id, { resolve: (reply) => { clearTimeout(timer); resolve(reply); }, reject });
+      this.endpoint.ref(); // a request under way keeps the process alive
+      this.endpoint.postMessage({ ...message, id });
     });
   }
 
@@ -81,9 +83,31 @@ export class WorkerRequests<Reply extends { id: number }> {
     return this.waiting.size;
   }
 
+  /** Rejects every waiting request. */
+  protected failAll(reason: string): void {
+    for (const { reject } of this.waiting.values()) reject(new Error(reason));
+    this.waiting.clear();
+  }
+}
+
+/**
+ * Requests over one worker thread (PortRequests); when the thread fails or stops, every waiting
+ * request rejects and `gone` is called (so the owner starts a new one next time).
+ */
+export class WorkerRequests<Reply extends { id: number }> extends PortRequests<Reply> {
+  constructor(readonly worker: Worker, gone: () => void) {
+    super(worker);
+    const stopped = (reason: string) => {
+      this.failAll(reason);
+      gone();
+    };
+    worker.on('error', (err) => stopped(`worker thread failed: ${err.message}`));
+    worker.on('exit', () => stopped('worker thread stopped'));
+  }
+
   /** Stops the thread; waiting requests reject. Held while it stops: an unreferenced thread's exit would not keep the process waiting for it. */
   async close(): Promise<void> {
-    this.closing = true; // a reply arriving meanwhile must not unreference it again
+    this.held = true; // a reply arriving meanwhile must not unreference it again
     this.worker.ref();
     await this.worker.terminate();
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { MessagePort } from 'node:worker_threads';
 import type pg from 'pg';
+import { PortRequests } from '../workerThread.js';
 import {
   RateLimiterCluster, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
@@ -276,16 +277,10 @@ const fieldsOf = (r: RateLimiterRes): RateLimiterResFields => ({ remainingPoints
  * the library's limiters do; no answer within 2 s rejects with an Error.
  */
 export class LimitsOverPort {
-  private readonly waiting = new Map<number, (answer: LimitAnswer) => void>();
-  private nextId = 1;
+  private readonly requests: PortRequests<LimitAnswer>;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (answer: LimitAnswer) => {
-      this.waiting.get(answer.id)?.(answer);
-      this.waiting.delete(answer.id);
-    });
-    // Waiting on an answer only (its timer): an idle port keeps no thread alive.
-    port.unref();
+  constructor(port: MessagePort) {
+    this.requests = new PortRequests(port);
   }
 
   /** The counter of `spec` (the main thread makes it on first use). */
@@ -300,18 +295,7 @@ export class LimitsOverPort {
   }
 
   private async call(message: Omit<LimitCall, 'id'>): Promise<RateLimiterRes | null> {
-    const id = this.nextId++;
-    const answer = await new Promise<LimitAnswer>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new Error(`the login limits did not answer within 2 s (${message.op})`));
-      }, 2000);
-      this.waiting.set(id, (a) => {
-        clearTimeout(timer);
-        resolve(a);
-      });
-      this.port.postMessage({ ...message, id } satisfies LimitCall);
-    });
+    const answer = await this.requests.request(message, 2000);
     if ('error' in answer) throw new Error(answer.error);
     const res = answer.res && resOf(answer.res);
     if (answer.refused) throw res;

@@ -2,6 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { MatrixResult } from '../routing/matrix.js';
 import type { Matrices, MatrixJobRequest, MatrixRunner, MatrixRunRequest } from '../routing/MatrixRunner.js';
 import { fromThreadError, threadError, zoneFields, type ThreadError } from '../routing/routerThread.js';
+import { PortRequests } from '../workerThread.js';
 
 type MatrixCall = { id: number; request: MatrixJobRequest } | { id: number; classes: true };
 type MatrixAnswer = { id: number; result: MatrixResult } | { id: number; error: ThreadError } | { id: number; classes: number };
@@ -12,27 +13,17 @@ type MatrixAnswer = { id: number; result: MatrixResult } | { id: number; error: 
  * metric, a vehicle class's matrix arrays) for every service thread, instead of one each.
  */
 export class MatricesOverPort implements Matrices {
-  private readonly waiting = new Map<number, { resolve(a: MatrixAnswer): void; reject(e: Error): void }>();
-  private nextId = 1;
+  private readonly requests: PortRequests<MatrixAnswer>;
   private asked = 0;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (answer: MatrixAnswer) => {
-      this.waiting.get(answer.id)?.resolve(answer);
-      this.waiting.delete(answer.id);
-      if (this.waiting.size === 0) port.unref();
-    });
-    port.on('close', () => {
-      for (const w of this.waiting.values()) w.reject(new Error('the matrix worker of the process stopped'));
-      this.waiting.clear();
-    });
-    port.unref();
+  constructor(port: MessagePort) {
+    this.requests = new PortRequests(port);
   }
 
   async run(request: MatrixRunRequest): Promise<MatrixResult> {
     this.asked++;
     try {
-      const answer = await this.call({ request: { ...request, zones: (request.zones ?? []).map(zoneFields) } });
+      const answer = await this.requests.request({ request: { ...request, zones: (request.zones ?? []).map(zoneFields) } });
       if ('error' in answer) throw fromThreadError(answer.error);
       if (!('result' in answer)) throw new Error('the matrix worker answered a matrix without one');
       return answer.result;
@@ -46,17 +37,8 @@ export class MatricesOverPort implements Matrices {
   }
 
   async vehicleClassesReady(): Promise<number> {
-    const answer = await this.call({ classes: true });
+    const answer = await this.requests.request({ classes: true });
     return 'classes' in answer ? answer.classes : 0;
-  }
-
-  private call(message: { request: MatrixJobRequest } | { classes: true }): Promise<MatrixAnswer> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.port.ref();
-      this.port.postMessage({ ...message, id } as MatrixCall);
-    });
   }
 }
 

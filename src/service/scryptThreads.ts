@@ -1,6 +1,6 @@
 import { scrypt, type ScryptOptions } from 'node:crypto';
 import type { MessagePort } from 'node:worker_threads';
-import { startModuleWorker, WorkerRequests } from '../workerThread.js';
+import { PortRequests, startModuleWorker, WorkerRequests } from '../workerThread.js';
 
 /** Derives a scrypt key (the shape credentials.ts verifies with). */
 export type ScryptDerive = (secret: string, salt: Buffer, keyBytes: number, options: ScryptOptions) => Promise<Buffer>;
@@ -79,21 +79,9 @@ type ScryptCall = { id: number; secret: string; salt: Uint8Array; keyBytes: numb
  * `serve --workers N` on threads keeps one set of scrypt threads, not one per service thread.
  */
 export function scryptOverPort(port: MessagePort): ScryptDerive {
-  const waiting = new Map<number, (reply: Reply) => void>();
-  let nextId = 1;
-  port.on('message', (reply: Reply) => {
-    waiting.get(reply.id)?.(reply);
-    waiting.delete(reply.id);
-    if (waiting.size === 0) port.unref();
-  });
-  port.unref();
+  const requests = new PortRequests<Reply>(port);
   return async (secret, salt, keyBytes, options) => {
-    const id = nextId++;
-    const reply = await new Promise<Reply>((resolve) => {
-      waiting.set(id, resolve);
-      port.ref();
-      port.postMessage({ id, secret, salt, keyBytes, options } satisfies ScryptCall);
-    });
+    const reply = await requests.request({ secret, salt, keyBytes, options } satisfies Omit<ScryptCall, 'id'>);
     if (reply.error !== undefined) throw new Error(reply.error);
     return Buffer.from(reply.key!.buffer, reply.key!.byteOffset, reply.key!.length);
   };
