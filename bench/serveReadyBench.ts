@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { RoadGraph } from '../src/graph/RoadGraph.js';
 import { saveGraph } from '../src/hierarchy/graphFiles.js';
 import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
-import { MMAP_THRESHOLD_ENV } from '../src/service/mallocTuning.js';
+import { MMAP_THRESHOLD_ENV } from '../src/service/processTuning.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph } from './scaleGraphs.js';
 
@@ -83,7 +83,7 @@ async function run(file: string, port: number, prepareVehicles?: string): Promis
       if (Number.isNaN(readyMs)) await sleep(50);
     }
     const rssReady = rssOf(child.pid!);
-    // Whether the process runs with the allocator's setting (src/service/mallocTuning.ts): set by serve itself on Node 22.15+.
+    // Whether the process runs with the allocator's setting (src/service/processTuning.ts): set by serve itself on Node 22.15+.
     const tuned = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith(`${MMAP_THRESHOLD_ENV}=`));
     let t = performance.now();
     const token = await (await fetch(`${base}/oauth/client_credential/accesstoken?grant_type=client_credentials`, {

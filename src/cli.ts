@@ -24,7 +24,7 @@ import { calculateZone, type CalculatedZone } from './zones/calculateZone.js';
 import { loadZoneFile } from './zones/loadZoneFile.js';
 import type { ServeConfig } from './service/startService.js';
 import { API_PRODUCTS, registerClient } from './service/credentials.js';
-import { restartWithMallocTuning } from './service/mallocTuning.js';
+import { restartTuned } from './service/processTuning.js';
 import type { Store } from './store/Store.js';
 
 /** The packages `serve` and `clients` need beyond the library (optional peer dependencies). */
@@ -380,8 +380,8 @@ export function buildProgram(): Command {
     .option('--basemap-url <template>', 'raster tiles under the map page\'s roads, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (default none: offline)')
     .option('--basemap-attribution <text>', 'the attribution the basemap\'s licence asks for')
     .action(async (opts: Record<string, string | undefined>) => {
-      // First of all: it starts this process again, with the allocator's setting, where Node can.
-      restartWithMallocTuning();
+      // First of all: it starts this process again, with the allocator's and V8's settings, where Node can.
+      restartTuned();
       const { configFromEnv, startService, startCluster, startServiceThreads } = await serviceModules();
       const env = { ...process.env };
       const flags: Record<string, string> = { port: 'PORT', host: 'HOST', graph: 'DETOUR_GRAPH', dataDir: 'DETOUR_DATA_DIR', databaseUrl: 'DATABASE_URL', logLevel: 'LOG_LEVEL', corsOrigins: 'DETOUR_CORS_ORIGINS', trustProxy: 'DETOUR_TRUST_PROXY', zonesPerClient: 'DETOUR_ZONES_PER_CLIENT', verticesPerClient: 'DETOUR_VERTICES_PER_CLIENT', workers: 'DETOUR_WORKERS', workerMode: 'DETOUR_WORKER_MODE', tripThreads: 'DETOUR_TRIP_THREADS', prepareVehicles: 'DETOUR_PREPARE_VEHICLES', basemapUrl: 'DETOUR_BASEMAP_URL', basemapAttribution: 'DETOUR_BASEMAP_ATTRIBUTION' };

@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf } from '../src/index.js';
 import { configFromEnv, threadsCanSharePort } from '../src/service/startService.js';
-import { mallocTuning, MMAP_THRESHOLD_BYTES, MMAP_THRESHOLD_ENV } from '../src/service/mallocTuning.js';
+import { mallocTuning, MMAP_THRESHOLD_BYTES, MMAP_THRESHOLD_ENV, SEMI_SPACE_FLAG, SEMI_SPACE_MIB, v8Tuning } from '../src/service/processTuning.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/PostgresStore.js';
@@ -283,14 +283,27 @@ describe('serve --workers', () => {
     assert.deepEqual(mallocTuning({}, { platform: 'darwin', glibc: undefined }), {});
   });
 
-  test('service processes start with that setting: every cluster worker, and a single process where Node can start itself again (process.execve)', async (t) => {
+  test('V8\'s setting: the young generation\'s semi-spaces held at 16 MiB unless the process\'s flags or NODE_OPTIONS set their size', () => {
+    const flag = `${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`;
+    assert.deepEqual(v8Tuning([], {}), [flag]);
+    assert.deepEqual(v8Tuning(['--enable-source-maps'], { NODE_OPTIONS: '--max-old-space-size=4096' }), [flag]);
+    assert.deepEqual(v8Tuning(['--max-semi-space-size=64'], {}), []);
+    assert.deepEqual(v8Tuning([], { NODE_OPTIONS: '--enable-source-maps --max_semi_space_size=8' }), []);
+  });
+
+  test('service processes start with those settings: every cluster worker, and a single process where Node can start itself again (process.execve)', async (t) => {
     if (Object.keys(mallocTuning(process.env)).length === 0) return t.skip('not Linux with glibc, or this environment tunes the allocator itself: serve adds nothing');
+    if (v8Tuning(process.execArgv, process.env).length === 0) return t.skip('this process sets the semi-space size itself: serve adds nothing');
     const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    const setting = `${MMAP_THRESHOLD_ENV}=${MMAP_THRESHOLD_BYTES}`;
+    const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const setting = `${MMAP_THRESHOLD_ENV}=${MMAP_THRESHOLD_BYTES}`, flag = `${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`;
     // The cluster the tests share, before any of them stops a worker.
     const running = served.workerPids().filter((pid) => existsSync(`/proc/${pid}/environ`));
     assert.ok(running.length >= 2, `workers running: ${running.join(', ')}`);
-    for (const pid of running) assert.ok(environ(pid).includes(setting), `worker ${pid}`);
+    for (const pid of running) {
+      assert.ok(environ(pid).includes(setting), `worker ${pid}`);
+      assert.ok(cmdline(pid).includes(flag), `worker ${pid}: ${cmdline(pid).join(' ')}`);
+    }
     // A single process: the pid the supervisor started is the one that serves, with the setting where Node has execve.
     const single = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', '1'], {
       env: { ...process.env, DETOUR_DATA_DIR: join(dir, 'single'), DATABASE_URL: '', LOG_LEVEL: 'info', DETOUR_PREPARE_VEHICLES: 'none' },
@@ -302,6 +315,7 @@ describe('serve --workers', () => {
       assert.equal(alone.log.match(/"pid":(\d+)/)?.[1], String(single.pid));
       const canRestart = typeof (process as { execve?: unknown }).execve === 'function';
       assert.equal(environ(single.pid!).includes(setting), canRestart, `Node ${process.version}`);
+      assert.equal(cmdline(single.pid!).includes(flag), canRestart, `Node ${process.version}: ${cmdline(single.pid!).join(' ')}`);
     } finally {
       await alone.stop('SIGKILL');
     }

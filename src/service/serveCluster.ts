@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { DetourError } from '../errors.js';
-import { mallocTuning } from './mallocTuning.js';
+import { mallocTuning, v8Tuning } from './processTuning.js';
 import { setUpStore, type ServeConfig } from './startService.js';
 
 /** The environment variable carrying a worker's configuration (JSON of ServeConfig) from the primary. */
@@ -80,8 +80,8 @@ export async function startCluster(config: ServeConfig, options: ClusterOptions 
   await setUpStore(config, log);
   new RateLimiterClusterMaster();
 
-  cluster.setupPrimary({ exec: workerEntry(), args: [], execArgv: process.execArgv });
-  // Workers start with the allocator's setting (mallocTuning) where the primary did not already.
+  // Workers start with the allocator's and V8's settings (processTuning.ts) where the primary did not already.
+  cluster.setupPrimary({ exec: workerEntry(), args: [], execArgv: [...v8Tuning(process.execArgv, process.env), ...process.execArgv] });
   const env = { ...mallocTuning(process.env), [WORKER_CONFIG_ENV]: JSON.stringify(config) };
   const workers = new Set<Worker>();
   const startFailures = new Map<Worker, DetourError>();
