@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { RoadGraph } from '../src/graph/RoadGraph.js';
 import { saveGraph } from '../src/hierarchy/graphFiles.js';
 import { withHierarchy } from '../src/hierarchy/hierarchySections.js';
-import { MMAP_THRESHOLD_ENV } from '../src/service/processTuning.js';
+import { MMAP_THRESHOLD_ENV, SEMI_SPACE_FLAG, SEMI_SPACE_MIB } from '../src/service/processTuning.js';
 import { updateResults } from './results.js';
 import { parseSizes, scaleGraph } from './scaleGraphs.js';
 
@@ -83,8 +83,9 @@ async function run(file: string, port: number, prepareVehicles?: string): Promis
       if (Number.isNaN(readyMs)) await sleep(50);
     }
     const rssReady = rssOf(child.pid!);
-    // Whether the process runs with the allocator's setting (src/service/processTuning.ts): set by serve itself on Node 22.15+.
-    const tuned = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith(`${MMAP_THRESHOLD_ENV}=`));
+    // Whether the process runs with serve's settings (src/service/processTuning.ts): set by serve itself on Node 22.15+.
+    const tuned = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith(`${MMAP_THRESHOLD_ENV}=`))
+      && readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').includes(`${SEMI_SPACE_FLAG}=${SEMI_SPACE_MIB}`);
     let t = performance.now();
     const token = await (await fetch(`${base}/oauth/client_credential/accesstoken?grant_type=client_credentials`, {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=${id}&client_secret=${secret}`,
@@ -156,8 +157,8 @@ const rows = files.map(({ label, file, prepareVehicles }, f) => {
 const ready = median(results[0].map((x) => x.readyMs));
 const allTuned = results.flat().every((r) => r.tuned), noneTuned = results.flat().every((r) => !r.tuned);
 const tunedNote = allTuned
-  ? `The service processes ran with glibc's mmap threshold fixed (${MMAP_THRESHOLD_ENV}, set by serve itself on this Node: docs/SERVICE.md).`
-  : noneTuned ? `The service processes ran without glibc's mmap threshold fixed (${MMAP_THRESHOLD_ENV}: serve sets it itself on Node 22.15 and later; docs/SERVICE.md).` : 'Some service processes ran with glibc\'s mmap threshold fixed and some without.';
+  ? `The service processes ran with serve's settings: glibc's mmap threshold fixed (${MMAP_THRESHOLD_ENV}) and V8's semi-spaces held at ${SEMI_SPACE_MIB} MiB (${SEMI_SPACE_FLAG}), set by serve itself on this Node (docs/SERVICE.md).`
+  : noneTuned ? `The service processes ran without serve's settings (${MMAP_THRESHOLD_ENV}, ${SEMI_SPACE_FLAG}: serve sets them itself on Node 22.15 and later; docs/SERVICE.md).` : 'Some service processes ran with serve\'s settings and some without.';
 const plainMatrix = median(results[2].map((x) => x.rssMatrix)), truckClasses = median(results[0].map((x) => x.rssClasses));
 const section = [
   `## Serve readiness: synthetic country ${size.key}`,

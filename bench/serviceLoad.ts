@@ -1,7 +1,8 @@
 /**
  * The HTTP service under load: `npm run bench:service` (builds, then runs this file).
  * Starts the built `detour serve` with --workers 1 and 2 (service threads, and processes too where
- * serve makes threads) on a loopback port and drives it with
+ * serve makes threads), and --workers 1 with the young generation V8 would size itself (a peer of
+ * serve's held semi-spaces, src/service/processTuning.ts), on a loopback port and drives it with
  * autocannon from this process (load generator included, as the issue's targets assume):
  * trips with two zones at 20 and 100 connections, zone inserts, and trips during a token flood of
  * 20 requests per second (right and wrong secrets) with GET /health measured meanwhile.
@@ -20,6 +21,7 @@ import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone } fr
 import { registerClient } from '../src/service/credentials.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
 import { configFromEnv, type WorkerMode } from '../src/service/startService.js';
+import { SEMI_SPACE_FLAG, SEMI_SPACE_MIB } from '../src/service/processTuning.js';
 import { seededRandom } from './seededRandom.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -28,6 +30,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLI = process.env.BENCH_CLI || fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 const TOKEN_PATH = '/oauth/client_credential/accesstoken?grant_type=client_credentials';
 const SECTION = '## Service under load';
+/** The peer's semi-space size (MiB): what Node 24 grows each one to on a machine of 24 GiB. */
+const PEER_SEMI_SPACE_MIB = 64;
 
 if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
 
@@ -43,11 +47,11 @@ interface Running {
 }
 
 /** `detour serve --workers N` on a free loopback port, its log (LOG_LEVEL=info, the default) going to a file as in production. */
-async function serve(dataDir: string, workers: number, mode?: WorkerMode): Promise<Running> {
+async function serve(dataDir: string, workers: number, mode?: WorkerMode, nodeOptions?: string): Promise<Running> {
   const logPath = join(dataDir, 'serve.log');
   const logFd = openSync(logPath, 'w');
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--workers', String(workers), ...(mode ? ['--worker-mode', mode] : [])], {
-    env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
+    env: { ...process.env, DETOUR_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...(nodeOptions && { NODE_OPTIONS: nodeOptions }) },
     stdio: ['ignore', logFd, 'inherit'],
   });
   closeSync(logFd);
@@ -156,14 +160,17 @@ interface Subject {
   headers: Record<string, string>;
   clientId: string;
   clientSecret: string;
+  /** A peer of --workers 1 (its own V8 flags), left out of the workers' targets. */
+  peer: boolean;
 }
 
-async function startSubject(workers: number, mode?: WorkerMode): Promise<Subject> {
+/** `nodeOptions`: the service's NODE_OPTIONS (a peer run with V8 flags of its own). */
+async function startSubject(workers: number, mode?: WorkerMode, nodeOptions?: string): Promise<Subject> {
   const dir = mkdtempSync(join(tmpdir(), 'detour-load-'));
   const store = new SqliteStore(join(dir, 'detour.sqlite'));
   const { client, clientSecret } = await registerClient(store, { applicationName: 'load' });
   await store.close();
-  const running = await serve(dir, workers, mode);
+  const running = await serve(dir, workers, mode, nodeOptions);
   const tokenRes = await fetch(`${running.url}${TOKEN_PATH}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: client.clientId, client_secret: clientSecret }) });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const headers = { authorization: `Bearer ${token}`, clientid: client.clientId, 'content-type': 'application/json' };
@@ -171,7 +178,8 @@ async function startSubject(workers: number, mode?: WorkerMode): Promise<Subject
     const res = await fetch(`${running.url}/restriction/v1/restrictionZones`, { method: 'POST', headers, body: JSON.stringify(z) });
     if (res.status !== 201) throw new Error(`zone insert: ${res.status} ${await res.text()}`);
   }
-  return { workers, label: `--workers ${workers}${mode ? ` (${mode === 'threads' ? 'service threads' : 'processes'})` : ''}`, running, dir, headers, clientId: client.clientId, clientSecret };
+  const label = `--workers ${workers}${mode ? ` (${mode === 'threads' ? 'service threads' : 'processes'})` : ''}${nodeOptions ? ` with NODE_OPTIONS=${nodeOptions}` : ''}`;
+  return { workers, label, running, dir, headers, clientId: client.clientId, clientSecret, peer: nodeOptions !== undefined };
 }
 
 /** A trip run with the service's CPU time per request (ms) and the load generator's share of a core. */
@@ -198,7 +206,11 @@ const medianBy = <T>(runs: T[], key: (t: T) => number): T => [...runs].sort((a, 
 const started = new Date();
 const loadBefore = loadavg()[0];
 // Two workers as serve makes them here, and as processes too where it makes service threads.
-const subjects = [await startSubject(1), await startSubject(2, configFromEnv({}).workerMode), ...(configFromEnv({}).workerMode === 'threads' ? [await startSubject(2, 'processes')] : [])];
+// And --workers 1 with the young generation V8 would size itself (serve leaves an operator's semi-space size alone).
+const subjects = [
+  await startSubject(1), await startSubject(2, configFromEnv({}).workerMode), ...(configFromEnv({}).workerMode === 'threads' ? [await startSubject(2, 'processes')] : []),
+  await startSubject(1, undefined, `${SEMI_SPACE_FLAG}=${PEER_SEMI_SPACE_MIB}`),
+];
 const results: { trips20: TripRun[]; trips100?: TripRun; inserts?: Load; memory?: { total: number; processes: number } }[] = subjects.map(() => ({ trips20: [] }));
 let flood: { before: TripRun; healthBefore: Load; trips: TripRun; health: Load; tokens: Load } | undefined;
 try {
@@ -240,6 +252,9 @@ const row = (label: string, l: Load & Partial<TripRun>) =>
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
 // The median of the ratios of adjacent rounds: each pair ran under nearly the same background load.
 const ratiosOf = (other: typeof one) => one.trips20.map((t, i) => other.trips20[i].rps / t.rps);
+const peer = summaries[subjects.findIndex((x) => x.peer)];
+const peerRatios = one.trips20.map((t, i) => t.rps / peer.trips20[i].rps);
+const peerRatio = medianBy(peerRatios, (r) => r);
 const lines = [
   SECTION,
   '',
@@ -276,9 +291,13 @@ const lines = [
   `Memory (resident, after the trip runs): ${summaries.map((x) => `${x.label} ${x.memory!.total.toFixed(0)} MB in ${x.memory!.processes} process${x.memory!.processes > 1 ? 'es' : ''}`).join('; ')}. ` +
     'Worker processes are a primary without the graph plus one whole service per worker, each with its own copy of the graph (a country graph costs N times its size); service threads share the process\'s one copy (docs/SERVICE.md, "Running on every core").',
   '',
+  `V8's young generation: \`serve\` holds each semi-space at ${SEMI_SPACE_MIB} MiB (src/service/processTuning.ts); the last subject sets ${PEER_SEMI_SPACE_MIB} MiB itself, what Node 24 grows to on this machine (Node 20 and 22 stop at ${SEMI_SPACE_MIB}). ` +
+    `--workers 1 at 20 connections: ${(peerRatio * 100).toFixed(0)} % of the peer's trips per second (median of the rounds' ratios ${peerRatios.map((r) => r.toFixed(2)).join(', ')}), ` +
+    `resident ${one.memory!.total.toFixed(0)} MB against ${peer.memory!.total.toFixed(0)} MB after 100 connections.`,
+  '',
   '| target (issue 8) | measured | |',
   '|---|---|---|',
-  ...summaries.slice(1).map((x) => {
+  ...summaries.slice(1).filter((x, i) => !subjects[i + 1].peer).map((x) => {
     const ratios = ratiosOf(x), median = medianBy(ratios, (r) => r);
     return `| trips, 20 connections: ${x.label} >= 1.6x --workers 1 | ${median.toFixed(2)}x (median of the rounds' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}) | ${verdict(median >= 1.6)} |`;
   }),
