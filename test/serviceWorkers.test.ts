@@ -548,6 +548,40 @@ describe('serve --workers on threads', { skip: threadsCanSharePort() ? false : `
     assert.match(stderr, /^detour: SERVICE_START_FAILED: .*EADDRINUSE/m);
   });
 
+  test('a service thread that dies is replaced on the same port and serves again; one dying past maxRestarts stops the service with exit code 1', async () => {
+    const script = join(dir, 'threadDies.mjs');
+    writeFileSync(script, `
+      import { startServiceThreads } from ${JSON.stringify(srcModule('service/serveThreads'))};
+      import { configFromEnv } from ${JSON.stringify(srcModule('service/startService'))};
+      const config = configFromEnv({ PORT: '0', DETOUR_DATA_DIR: ${JSON.stringify(join(dir, 'dies'))}, DETOUR_WORKERS: '2', DETOUR_WORKER_MODE: 'threads', LOG_LEVEL: 'info', DETOUR_PREPARE_VEHICLES: 'none' });
+      const threads = [];
+      const running = await startServiceThreads(config, { maxRestarts: 1, restartWindowMs: 60_000, onServiceThread: (index, thread) => { threads[index] = thread; } });
+      running.stopped.then((code) => { console.log('stopped with ' + code); process.exit(code); });
+      // A line on stdin names the service thread to end (terminate(): exit code 1, as a thread that failed).
+      process.stdin.setEncoding('utf8').on('data', (line) => void threads[Number(line.trim())].terminate());`);
+    const child = spawn(process.execPath, [...SCRIPT_NODE_ARGS, script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const dying = new Served(child);
+    try {
+      await dying.ready();
+      let from = dying.log.length;
+      child.stdin!.write('1\n');
+      await dying.waitFor(/service thread 1 stopped with code 1: starting a replacement/, from);
+      await dying.waitFor(/service thread 1 replaced the one that stopped and serves again/, from);
+      // Fresh connections, spread by the kernel over both threads' sockets: the replacement takes its share.
+      from = dying.log.length;
+      for (let i = 0; i < 40; i++) assert.equal((await freshRequest(`${dying.url}/health`, 'GET', {})).status, 200);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual([...dying.servedBy('/health', from)].sort(), [0, 1], 'both threads served, the replacement among them');
+      child.stdin!.write('1\n');
+      const [code] = await once(child, 'exit');
+      assert.equal(code, 1, dying.log);
+      assert.match(dying.log, /service thread 1 stopped with code 1; 1 replacements within 60000 ms already: stopping the service/);
+      assert.match(dying.log, /stopped with 1/);
+    } finally {
+      await dying.stop('SIGKILL');
+    }
+  });
+
   test('SIGTERM: a request in flight is answered, then every service thread stops and the process exits 0', async () => {
     const reply = tokenAcrossSigterm(served, client, /(SIGTERM: service thread \d finishing requests in flight[\s\S]*){2}/);
     const answered = await reply;

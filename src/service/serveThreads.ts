@@ -39,6 +39,12 @@ export type ServiceThreadReport =
 /** What the main thread tells a service thread. */
 export type ServiceThreadOrder = { type: 'stop'; reason: string } | { type: 'vehicleClass'; part: VehicleClassPart };
 
+/** startServiceThreads' options: the cluster's, and who is told of each service thread started. */
+export interface ServiceThreadsOptions extends ClusterOptions {
+  /** Called with each service thread as it starts, replacements too (supervision, tests). */
+  onServiceThread?: (index: number, thread: Worker) => void;
+}
+
 /** A running `serve --workers N` on threads: the address they share, and a graceful stop. */
 export interface RunningThreads {
   url: string;
@@ -63,7 +69,7 @@ export interface RunningThreads {
  * classes; the main thread hands each part to the matrix worker and the other threads. A thread
  * that dies is replaced (at most maxRestarts per restartWindowMs, as startCluster).
  */
-export async function startServiceThreads(config: ServeConfig, options: ClusterOptions = {}): Promise<RunningThreads> {
+export async function startServiceThreads(config: ServeConfig, options: ServiceThreadsOptions = {}): Promise<RunningThreads> {
   const maxRestarts = options.maxRestarts ?? 5 * config.workers;
   const restartWindowMs = options.restartWindowMs ?? 60_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
@@ -132,6 +138,7 @@ export async function startServiceThreads(config: ServeConfig, options: ClusterO
     };
     const worker = startModuleWorker(import.meta.url, 'serviceThread', data, { transferList: [limitsChannel.port2, matricesChannel.port2, scryptChannel.port2] });
     slots[index] = worker;
+    options.onServiceThread?.(index, worker);
     let failed: DetourError | undefined;
     worker.on('message', (report: ServiceThreadReport) => {
       if (report.type === 'listening') {
