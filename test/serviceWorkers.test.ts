@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateZone, DEFAULT_GRAPH_PATH, loadGraph, Router, validateZone, vehicleOf } from '../src/index.js';
+import { ZoneCalculator } from '../src/zones/ZoneCalculator.js';
 import { configFromEnv, threadsCanSharePort } from '../src/service/startService.js';
 import { mallocTuning, MMAP_THRESHOLD_BYTES, MMAP_THRESHOLD_ENV, SEMI_SPACE_FLAG, SEMI_SPACE_MIB, v8Tuning } from '../src/service/processTuning.js';
 import { SqliteStore } from '../src/store/SqliteStore.js';
@@ -516,6 +517,32 @@ describe('serve --workers on threads', { skip: threadsCanSharePort() ? false : `
     assert.equal(job.body.status, 'SOLVED', JSON.stringify(job.body));
     const solution = await freshRequest(`${served.url}/matrix/v1/solutions/${posted.body.id}`, 'GET', headers);
     assert.equal(solution.body.elements[1].distance, Math.round(router.route({ points: [west, east], calculationMode: 'THE_SHORTEST' }).distance));
+  });
+
+  test('one zone worker for the process: a zone the zone worker calculates is calculated once, and the other thread\'s trips take that calculation', async () => {
+    // A rim along the city's south and east edges: its box meets every road (the zone worker's work), its strip few.
+    const [s, n, w, e] = [57.652, 57.755, 11.871, 12.095];
+    const rim = {
+      name: 'rim',
+      geometries: [{ vertices: [[s, w], [s, e], [n, e], [n, e - 0.004], [s + 0.004, e - 0.004], [s + 0.004, w]].map(([latitude, longitude]) => ({ latitude, longitude })) }],
+    };
+    assert.ok(new ZoneCalculator(graph).runsOnWorker(validateZone(rim)), 'the rim goes to the zone worker');
+    const headers = await token();
+    const from = served.log.length;
+    const inserted = await freshRequest(`${served.url}${ZONES_PATH}`, 'POST', headers, JSON.stringify(rim));
+    assert.equal(inserted.status, 201, JSON.stringify(inserted.body));
+    const expected = expectedDistance(rim as Parameters<typeof expectedDistance>[0]);
+    const tripsFrom = served.log.length;
+    for (let i = 0; i < 40 && (i < 6 || served.servedBy(TRIP_PATH, tripsFrom).size < 2); i++) {
+      const res = await freshRequest(`${served.url}${TRIP_PATH}`, 'POST', headers, JSON.stringify({ calculationMode: 'THE_FASTEST', points: [west, east], restrictionZones: ['rim'] }));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.totalDistance, expected);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(served.servedBy(TRIP_PATH, tripsFrom).size, 2, 'trips through both threads');
+    const log = served.log.slice(from);
+    assert.equal([...log.matchAll(/\/rim@[^:]+: calculated on the process's zone worker/g)].length, 1, 'calculated once');
+    assert.ok([...log.matchAll(/\/rim@[^:]+: service thread \d takes the calculation made for another thread/g)].length >= 1, 'taken by the other thread');
   });
 
   test('failed logins count against one limit for the whole process: the eleventh wrong secret from an address is refused whichever thread takes it', async () => {

@@ -12,6 +12,7 @@ import { SnapIndex } from '../graph/SnapIndex.js';
 import { PostgresStore } from '../store/PostgresStore.js';
 import { DEFAULT_ZONE_QUOTA, UnstorableText, type JobKind, type Store, type ZoneQuota } from '../store/Store.js';
 import { ZoneCache, type ZoneCacheOptions } from '../zones/ZoneCache.js';
+import type { ZoneWork } from '../zones/ZoneCalculator.js';
 import { sweepZoneCache } from './resolveZones.js';
 import { fromDetourError, HttpError, apiError, notUtf8, oauthError, schemaIssues } from './httpErrors.js';
 import { utf8Body } from './jsonText.js';
@@ -118,9 +119,9 @@ export interface ServiceOptions {
    * One of a process's service threads (serve --workers N on threads): `shared` is what `graph` was
    * made from (its trip threads get it as it is), `matrices` the process's matrix worker, `limits`
    * the port of the login limits every thread counts against (serveLimits), `scrypt` the process's
-   * scrypt threads (scryptOverPort).
+   * scrypt threads (scryptOverPort), `zones` the process's zone worker (zoneWorkOverPort).
    */
-  serviceThread?: { shared: SharedRouterData; matrices: Matrices; limits: MessagePort; scrypt: ScryptDerive };
+  serviceThread?: { shared: SharedRouterData; matrices: Matrices; limits: MessagePort; scrypt: ScryptDerive; zones: ZoneWork };
 }
 
 declare module 'fastify' {
@@ -232,7 +233,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     onZoneError: (err) => app.log.warn({ err }, 'could not customize the routing cells around a zone'),
   });
   const zones = new ZoneCache(options.graph, {
-    ...options.zoneCalculator, onCalculated: (zone) => tripThreads.addZone(zone), onDropped: (zone) => tripThreads.forgetZone(zone),
+    ...options.zoneCalculator, ...(options.serviceThread && { remote: options.serviceThread.zones }),
+    onCalculated: (zone) => tripThreads.addZone(zone), onDropped: (zone) => tripThreads.forgetZone(zone),
   });
   app.decorate('tripThreads', tripThreads);
   app.decorate('adoptVehicleClass', (part: VehicleClassPart) => {

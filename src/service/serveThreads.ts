@@ -9,6 +9,8 @@ import { MatrixRunner } from '../routing/MatrixRunner.js';
 import { sharedRouterData, type SharedRouterData, type VehicleClassPart } from '../routing/routerThread.js';
 import { vehicleOf } from '../routing/vehicle.js';
 import { startModuleWorker } from '../workerThread.js';
+import { ZoneCalculator, type ZoneWorkerReply } from '../zones/ZoneCalculator.js';
+import { serveZoneWork } from '../zones/zoneWorkOverPort.js';
 import { RoadIndex } from '../zones/RoadIndex.js';
 import { serveLimits } from './loginLimits.js';
 import { serveMatrices } from './matricesOverPort.js';
@@ -21,10 +23,11 @@ export interface ServiceThreadData {
   config: ServeConfig;
   index: number;
   shared: SharedRouterData;
-  /** The login limits' port (serveLimits), the matrix worker's (serveMatrices) and the scrypt threads' (serveScrypt). */
+  /** The login limits' port (serveLimits), the matrix worker's (serveMatrices), the scrypt threads' (serveScrypt) and the zone worker's (serveZoneWork). */
   limits: MessagePort;
   matrices: MessagePort;
   scrypt: MessagePort;
+  zones: MessagePort;
   /** The thread's share of the process's scrypt verifications under way. */
   maxConcurrentVerifications: number;
   vehicleParts: VehicleClassPart[];
@@ -92,6 +95,9 @@ export async function startServiceThreads(config: ServeConfig, options: ServiceT
   // One pool of scrypt threads for the process, its bound on verifications under way shared out.
   const verifications = Math.max(2, Math.floor(availableParallelism() / 2));
   const scrypt = new ScryptThreads(Math.min(verifications, availableParallelism()));
+  // One zone worker for the process: owners take turns across the threads, and a zone revision named on several threads is calculated once.
+  const zoneCalculator = new ZoneCalculator(graph);
+  const sharedZones = new Map<string, Promise<ZoneWorkerReply>>();
   const vehicleParts: VehicleClassPart[] = [];
 
   const slots: Array<Worker | undefined> = new Array(config.workers).fill(undefined);
@@ -118,7 +124,7 @@ export async function startServiceThreads(config: ServeConfig, options: ServiceT
       }, stopTimeoutMs);
       onAllExited = () => {
         clearTimeout(killer);
-        void Promise.all([matrices.close(), scrypt.close()]).finally(() => {
+        void Promise.all([matrices.close(), scrypt.close(), zoneCalculator.close()]).finally(() => {
           resolve(exitCode);
           stoppedResult(exitCode);
         });
@@ -128,15 +134,19 @@ export async function startServiceThreads(config: ServeConfig, options: ServiceT
     }));
 
   const startThread = (index: number, port: number): Worker => {
-    const limitsChannel = new MessageChannel(), matricesChannel = new MessageChannel(), scryptChannel = new MessageChannel();
+    const limitsChannel = new MessageChannel(), matricesChannel = new MessageChannel(), scryptChannel = new MessageChannel(), zonesChannel = new MessageChannel();
     serveLimits(limitsChannel.port1, limiters);
     serveMatrices(matricesChannel.port1, matrices);
     serveScrypt(scryptChannel.port1, scrypt.derive);
+    serveZoneWork(zonesChannel.port1, zoneCalculator, sharedZones, (key, reused) => {
+      const zone = key.replace('\n', '/'); // client id / zone name @ revision
+      log.info(reused ? `zone ${zone}: service thread ${index} takes the calculation made for another thread` : `zone ${zone}: calculated on the process's zone worker for service thread ${index}`);
+    });
     const data: ServiceThreadData = {
-      config: { ...config, port }, index, shared, limits: limitsChannel.port2, matrices: matricesChannel.port2, scrypt: scryptChannel.port2,
+      config: { ...config, port }, index, shared, limits: limitsChannel.port2, matrices: matricesChannel.port2, scrypt: scryptChannel.port2, zones: zonesChannel.port2,
       maxConcurrentVerifications: Math.max(1, Math.ceil(verifications / config.workers)), vehicleParts,
     };
-    const worker = startModuleWorker(import.meta.url, 'serviceThread', data, { transferList: [limitsChannel.port2, matricesChannel.port2, scryptChannel.port2] });
+    const worker = startModuleWorker(import.meta.url, 'serviceThread', data, { transferList: [limitsChannel.port2, matricesChannel.port2, scryptChannel.port2, zonesChannel.port2] });
     slots[index] = worker;
     options.onServiceThread?.(index, worker);
     let failed: DetourError | undefined;
@@ -165,6 +175,7 @@ export async function startServiceThreads(config: ServeConfig, options: ServiceT
       limitsChannel.port1.close();
       matricesChannel.port1.close();
       scryptChannel.port1.close();
+      zonesChannel.port1.close();
       listening.delete(worker);
       if (slots[index] === worker) slots[index] = undefined;
       if (stopping) {

@@ -10,6 +10,7 @@ import { MatricesOverPort } from './matricesOverPort.js';
 import { scryptOverPort } from './scryptThreads.js';
 import type { ServiceThreadData, ServiceThreadOrder, ServiceThreadReport } from './serveThreads.js';
 import { startService } from './startService.js';
+import { zoneWorkOverPort } from '../zones/zoneWorkOverPort.js';
 
 const data = workerData as ServiceThreadData;
 const report = (r: ServiceThreadReport) => parentPort!.postMessage(r);
@@ -18,7 +19,7 @@ try {
   const service = await startService(data.config, {
     serviceThread: {
       index: data.index, graph: graphOnSharedData(data.shared), shared: data.shared, matrices: new MatricesOverPort(data.matrices), limits: data.limits,
-      scrypt: scryptOverPort(data.scrypt), maxConcurrentVerifications: data.maxConcurrentVerifications,
+      scrypt: scryptOverPort(data.scrypt), zones: zoneWorkOverPort(data.zones), maxConcurrentVerifications: data.maxConcurrentVerifications,
       vehicleParts: data.vehicleParts, onVehicleClass: (part) => report({ type: 'vehicleClass', part }),
     },
   });

@@ -15,6 +15,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { HierarchyGraph } from '../hierarchy/ContractionHierarchy.js';
 import type { Matrices } from '../routing/MatrixRunner.js';
 import type { ScryptDerive } from './scryptThreads.js';
+import type { ZoneWork } from '../zones/ZoneCalculator.js';
 import type { SharedRouterData, VehicleClassPart } from '../routing/routerThread.js';
 import { VEHICLE_TYPE_FIGURES, vehicleOf } from '../routing/vehicle.js';
 
@@ -298,6 +299,8 @@ export interface ServiceThreadOptions {
   matrices: Matrices;
   limits: MessagePort;
   scrypt: ScryptDerive;
+  /** The process's zone worker (zoneWorkOverPort). */
+  zones: ZoneWork;
   /** scrypt verifications this thread may have under way (its share of the process's). */
   maxConcurrentVerifications: number;
   /** Told each part of a vehicle class thread 0 made. */
@@ -326,7 +329,7 @@ export async function startService(config: ServeConfig, options: StartOptions = 
         retentionMillis: config.tripRetentionDays * 24 * 3600_000, prepare: true, threads: config.tripThreads, vehicles: config.prepareVehicles.map((t) => vehicleOf(t)!),
         adoptVehicles: thread !== undefined && thread.index > 0, onVehicleClass: thread?.onVehicleClass,
       },
-      serviceThread: thread && { shared: thread.shared, matrices: thread.matrices, limits: thread.limits, scrypt: thread.scrypt },
+      serviceThread: thread && { shared: thread.shared, matrices: thread.matrices, limits: thread.limits, scrypt: thread.scrypt, zones: thread.zones },
       maxConcurrentVerifications: thread?.maxConcurrentVerifications,
     });
   } catch (err) {

@@ -157,7 +157,7 @@ export class ZoneCache {
       this.drop(oldKey, oldEntry);
     }
     if (json !== undefined && json.length > LARGE_ZONE_JSON) {
-      const entry: Entry = { revision, name, owner, usedAt, pending: this.calculator.calculateJson(name, json, owner) };
+      const entry: Entry = { revision, name, owner, usedAt, pending: this.calculator.calculateJson(name, json, owner, `${key}@${revision}`) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
@@ -181,7 +181,7 @@ export class ZoneCache {
       entry = { revision, name, owner, usedAt, result, pending: Promise.resolve(result) };
       this.onCalculated(result);
     } else {
-      entry = { revision, name, owner, usedAt, pending: this.calculator.calculate(z, true, owner) };
+      entry = { revision, name, owner, usedAt, pending: this.calculator.calculate(z, true, owner, `${key}@${revision}`) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);

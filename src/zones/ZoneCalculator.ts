@@ -28,9 +28,21 @@ export interface ZoneCalculatorOptions {
    * jagged polygon (a sawtooth, a star) meeting few roads never holds the calling thread.
    */
   edgeTestThreshold?: number;
+  /**
+   * Where the worker's work goes instead of a worker of this calculator's own: a service thread's
+   * process-wide zone worker (zoneWorkOverPort), which takes each owner in turn across the threads
+   * and calculates a zone revision asked for by several threads once.
+   */
+  remote?: ZoneWork;
 }
 
-interface WorkerReply {
+/**
+ * Hands a message to a zone worker in its owner's turn and resolves with the worker's reply; `key`
+ * names a calculation (a zone's revision) that may be answered from one made or under way for it.
+ */
+export type ZoneWork = (owner: string, message: Record<string, unknown>, key?: string) => Promise<ZoneWorkerReply>;
+
+export interface ZoneWorkerReply {
   id: number;
   status: ZoneStatus;
   roads: Uint32Array;
@@ -56,7 +68,7 @@ interface WorkerReply {
 /** Work waiting for the worker thread. */
 interface QueuedWork {
   message: Record<string, unknown>;
-  resolve: (reply: WorkerReply) => void;
+  resolve: (reply: ZoneWorkerReply) => void;
   reject: (err: Error) => void;
 }
 
@@ -67,17 +79,19 @@ interface QueuedWork {
  * delays another's zone by at most the piece under way. Call close() when done.
  */
 export class ZoneCalculator {
-  private worker?: WorkerRequests<WorkerReply>;
+  private worker?: WorkerRequests<ZoneWorkerReply>;
   /** Per owner, its work in order; the Map's order is the turn order (an owner served goes to the back). */
   private readonly queued = new Map<string, QueuedWork[]>();
   private busy = false;
   private readonly running = new Map<string, Promise<CalculatedZone>>();
   private readonly workerThreshold: number;
   private readonly edgeTestThreshold: number;
+  private readonly remote?: ZoneWork;
 
   constructor(readonly graph: RoadGraph, options: ZoneCalculatorOptions = {}) {
     this.workerThreshold = options.workerThreshold ?? 10_000;
     this.edgeTestThreshold = options.edgeTestThreshold ?? 1_000_000;
+    this.remote = options.remote;
   }
 
   /**
@@ -109,11 +123,12 @@ export class ZoneCalculator {
 
   /**
    * Calculates a zone; resolves when done (never rejects: failures are CALCULATION_ERROR).
-   * `onWorker` is runsOnWorker's answer, for a caller that already asked.
+   * `onWorker` is runsOnWorker's answer, for a caller that already asked; `key` names this
+   * revision's calculation for a shared zone worker (ZoneWork).
    */
-  calculate(zone: Zone, onWorker = this.runsOnWorker(zone), owner = ''): Promise<CalculatedZone> {
+  calculate(zone: Zone, onWorker = this.runsOnWorker(zone), owner = '', key?: string): Promise<CalculatedZone> {
     if (!onWorker) return Promise.resolve(calculateZone(this.graph, zone));
-    const done = this.onWorker(owner, zone).finally(() => {
+    const done = this.onWorker(owner, zone, undefined, key).finally(() => {
       if (this.running.get(zone.name) === done) this.running.delete(zone.name);
     });
     this.running.set(zone.name, done);
@@ -127,7 +142,7 @@ export class ZoneCalculator {
    */
   async checkJson(text: JsonText, owner = ''): Promise<CheckedZoneJson<JsonText>> {
     if (text.length <= LARGE_ZONE_JSON) return checkZoneJson(jsonTextString(text));
-    let reply: WorkerReply;
+    let reply: ZoneWorkerReply;
     try {
       reply = await this.inTurn(owner, { checkJson: text });
     } catch {
@@ -143,8 +158,8 @@ export class ZoneCalculator {
    * thread: the text is parsed there, and the polygons come back prepared. The result's
    * `zone.polygons` are rebuilt from them only if read.
    */
-  calculateJson(name: string, json: JsonText, owner = ''): Promise<CalculatedZone> {
-    const done = this.onWorker(owner, { name, polygons: [] }, json).finally(() => {
+  calculateJson(name: string, json: JsonText, owner = '', key?: string): Promise<CalculatedZone> {
+    const done = this.onWorker(owner, { name, polygons: [] }, json, key).finally(() => {
       if (this.running.get(name) === done) this.running.delete(name);
     });
     this.running.set(name, done);
@@ -172,9 +187,10 @@ export class ZoneCalculator {
     return n;
   }
 
-  /** Posts `message` to the worker when its owner's turn comes; resolves with the reply. */
-  private inTurn(owner: string, message: Record<string, unknown>): Promise<WorkerReply> {
-    return new Promise<WorkerReply>((resolve, reject) => {
+  /** Posts `message` to the worker when its owner's turn comes (to the remote worker, where there is one); resolves with the reply. */
+  inTurn(owner: string, message: Record<string, unknown>, key?: string): Promise<ZoneWorkerReply> {
+    if (this.remote) return this.remote(owner, message, key);
+    return new Promise<ZoneWorkerReply>((resolve, reject) => {
       const list = this.queued.get(owner);
       if (list) list.push({ message, resolve, reject });
       else this.queued.set(owner, [{ message, resolve, reject }]);
@@ -191,7 +207,7 @@ export class ZoneCalculator {
     const work = list.shift()!;
     this.queued.delete(owner);
     if (list.length > 0) this.queued.set(owner, list); // to the back of the turn order
-    let request: Promise<WorkerReply>;
+    let request: Promise<ZoneWorkerReply>;
     try {
       request = this.startWorker().request(work.message);
     } catch (err) {
@@ -207,7 +223,7 @@ export class ZoneCalculator {
   }
 
   /** Calculates `zone` on the worker, or, with `json`, the zone of that stored body text (`zone` then only names it). */
-  private onWorker(owner: string, zone: Zone, json?: JsonText): Promise<CalculatedZone> {
+  private onWorker(owner: string, zone: Zone, json?: JsonText, key?: string): Promise<CalculatedZone> {
     const started = performance.now();
     const fail = (status: ZoneStatus): CalculatedZone => ({
       zone,
@@ -221,7 +237,7 @@ export class ZoneCalculator {
       prepared: zone.polygons.map((p) => new PreparedPolygon(p.rings)),
       millis: performance.now() - started,
     });
-    return this.inTurn(owner, json === undefined ? { zone } : { zoneJson: json }).then(
+    return this.inTurn(owner, json === undefined ? { zone } : { zoneJson: json }, key).then(
       (reply) => {
         if (reply.status.name === 'CALCULATION_ERROR') return fail(reply.status);
         const prepared = reply.prepared ? reply.prepared.map(PreparedPolygon.revive) : zone.polygons.map((p) => new PreparedPolygon(p.rings));
@@ -242,7 +258,7 @@ export class ZoneCalculator {
     );
   }
 
-  private startWorker(): WorkerRequests<WorkerReply> {
+  private startWorker(): WorkerRequests<ZoneWorkerReply> {
     if (this.worker) return this.worker;
     // SharedArrayBuffers are shared with the worker, not cloned: the graph (copied onto SABs once
     // only when it is not there already) and its indexes, the road index made here first (attached
@@ -253,7 +269,7 @@ export class ZoneCalculator {
       meta: this.graph.meta,
       indexes: this.graph.indexes,
     };
-    const requests: WorkerRequests<WorkerReply> = new WorkerRequests(startModuleWorker(import.meta.url, 'zoneWorker', workerData), () => {
+    const requests: WorkerRequests<ZoneWorkerReply> = new WorkerRequests(startModuleWorker(import.meta.url, 'zoneWorker', workerData), () => {
       if (this.worker === requests) this.worker = undefined;
     });
     this.worker = requests;
