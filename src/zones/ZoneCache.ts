@@ -156,8 +156,11 @@ export class ZoneCache {
       const [oldKey, oldEntry] = this.entries.entries().next().value!;
       this.drop(oldKey, oldEntry);
     }
+    // What names this calculation for a zone worker shared by several caches (ZoneWork): the revision
+    // last, after an @ (the service's revisions are UUIDs, so two keys cannot read alike).
+    const work = `${key}@${revision}`;
     if (json !== undefined && json.length > LARGE_ZONE_JSON) {
-      const entry: Entry = { revision, name, owner, usedAt, pending: this.calculator.calculateJson(name, json, owner, `${key}@${revision}`) };
+      const entry: Entry = { revision, name, owner, usedAt, pending: this.calculator.calculateJson(name, json, owner, work) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
@@ -181,7 +184,7 @@ export class ZoneCache {
       entry = { revision, name, owner, usedAt, result, pending: Promise.resolve(result) };
       this.onCalculated(result);
     } else {
-      entry = { revision, name, owner, usedAt, pending: this.calculator.calculate(z, true, owner, `${key}@${revision}`) };
+      entry = { revision, name, owner, usedAt, pending: this.calculator.calculate(z, true, owner, work) };
       entry.pending.then((result) => {
         entry.result = result;
         this.onCalculated(result);
