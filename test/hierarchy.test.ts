@@ -18,7 +18,6 @@ import { directCost, sourceEndpoints, targetEndpoints } from '../src/routing/end
 import type { Endpoint } from '../src/routing/PathSearch.js';
 import { uniformPenalty } from '../src/routing/PathSearch.js';
 import { NodeRecords, SHRINK_WINDOW } from '../src/structures/NodeRecords.js';
-import { NodeCosts } from '../src/structures/NodeCosts.js';
 import { otherArcCost, otherMetric, otherMetricArcCosts, popcount32 } from '../src/hierarchy/otherMetricArcCosts.js';
 import { DEFAULT_SHORTCUT_PATH_BYTES, MIN_KEPT_EDGES, ShortcutPaths } from '../src/routing/ShortcutPaths.js';
 import { close, dijkstra, GOTHENBURG_GEOJSON, randomZone, seededRandom, sharedExtract } from './support/helpers.js';
@@ -391,30 +390,34 @@ describe('contraction hierarchy routes equal plain Dijkstra', () => {
     assert.ok(records.byteSize < startBytes + 16 * 100, `gave the room back: ${records.byteSize} bytes (peak ${peakBytes})`);
   });
 
-  test('NodeCosts agree with a Map through growth and clears (ids up to 2^31, colliding hashes)', () => {
+  test('NodeRecords agree with a Map for ids up to 2^31 and colliding hashes, cleared slot by slot and whole', () => {
     const rand = seededRandom(9);
-    const table = new NodeCosts(2);
+    const records = new NodeRecords(2 ** 31, 2);
+    // A big search (the table cleared whole after it), small ones (slot by slot), a bigger one, a tiny one.
     for (const size of [3000, 10, 40_000, 5]) {
-      table.clear();
-      const oracle = new Map<number, { cost: number; done: number }>();
+      records.clear();
+      const oracle = new Map<number, number>();
       for (let k = 0; k < 2 * size; k++) {
-        // Dense ids and ids spaced by 2^k (the hash's worst case), some repeated.
+        // Dense ids and ids spaced by 2^12 (many hash to runs of neighbouring slots), some repeated.
         const v = k % 3 === 0 ? Math.floor(rand() * 2 * size) : k % 3 === 1 ? (Math.floor(rand() * size) << 12) >>> 0 : 2_147_483_647 - Math.floor(rand() * size);
-        let s = table.find(v);
-        assert.equal(s >= 0, oracle.has(v), `node ${v} held`);
-        if (s < 0) { s = table.add(v); oracle.set(v, { cost: 0, done: 0 }); }
-        const cost = rand() * 1000, done = rand() < 0.5 ? 1 : 0;
-        table.costs[s] = cost; table.done[s] = done;
-        oracle.set(v, { cost, done });
+        const c = rand() * 1000;
+        const i = records.improve(v, c);
+        const had = oracle.get(v);
+        assert.equal(i >= 0, had === undefined || c < had, `node ${v} cost ${c} against ${had}`);
+        if (i >= 0) oracle.set(v, c);
       }
-      assert.equal(table.size, oracle.size);
-      for (const [v, { cost, done }] of oracle) {
-        const s = table.find(v);
-        assert.ok(s >= 0 && table.costs[s] === cost && table.done[s] === done, `node ${v}`);
+      assert.equal(records.count, oracle.size);
+      for (const [v, cost] of oracle) {
+        const i = records.find(v);
+        assert.ok(i >= 0 && records.values[2 * i] === cost && records.words[4 * i + 2] === v, `node ${v}`);
+      }
+      for (let k = 0; k < 200; k++) {
+        const v = Math.floor(rand() * 2 ** 31);
+        assert.equal(records.find(v) >= 0, oracle.has(v), `node ${v} held`);
       }
     }
-    table.clear();
-    assert.equal(table.find(0), -1);
+    records.clear();
+    assert.equal(records.find(0), -1);
   });
 
   test('a free query and the overlay search sharing their node records stay exact, also when the entries grow mid-search', () => {

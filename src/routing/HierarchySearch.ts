@@ -31,12 +31,11 @@ export class HierarchySearch implements PathSearch {
   /**
    * `lender`: a search over the same nodes that never runs at the same time as this one (another
    * hierarchy of the same graph on the same thread): its node records are shared, and its kept
-   * shortcuts of any hierarchy the two share. `prefaulted`: whether its node records are written
-   * over when made (NodeRecords).
+   * shortcuts of any hierarchy the two share.
    */
   constructor(
     private readonly graph: HierarchyGraph, overlay: CellOverlay | undefined = graph.hierarchy?.overlay,
-    keptShortcutBytes = shortcutPathBytes(graph.edgeCount), lender?: HierarchySearch, prefaulted = true,
+    keptShortcutBytes = shortcutPathBytes(graph.edgeCount), lender?: HierarchySearch,
   ) {
     const h = graph.hierarchy;
     if (!h) throw noHierarchy();
@@ -44,7 +43,7 @@ export class HierarchySearch implements PathSearch {
       throw new DetourError(ErrorCode.INVALID_INPUT, 'the graph has no cell overlay (a file written before it): re-import it with detour import (or call buildHierarchy)');
     }
     // The two never run at once: the A* and its potential reuse the free query's two sides.
-    const sides = lender?.sides ?? [new NodeRecords(graph.nodeCount, undefined, prefaulted), new NodeRecords(graph.nodeCount, undefined, prefaulted)] as const;
+    const sides = lender?.sides ?? [new NodeRecords(graph.nodeCount), new NodeRecords(graph.nodeCount)] as const;
     this.sides = sides;
     // The overlay's own free query (it unpacks stretches of cliques) keeps its shortcuts in the same place.
     const paths = shortcutPathsPerMetric(h, keptShortcutBytes);

@@ -84,7 +84,7 @@ export class OverlayManyToMany {
    */
   constructor(
     private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay },
-    records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(graph.nodeCount),
+    records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(),
   ) {
     const n = graph.nodeCount;
     this.big = levelView(overlay);

@@ -1,6 +1,6 @@
 import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
 import { MinHeap } from '../structures/MinHeap.js';
-import { NodeCosts } from '../structures/NodeCosts.js';
+import { NodeRecords } from '../structures/NodeRecords.js';
 import type { Endpoint, Penalty } from './PathSearch.js';
 
 /** Most nodes the backward search settles (a bound on its cost per query). */
@@ -27,8 +27,8 @@ const PLATEAU = 1024;
  * bound(w). So the sum with a consistent potential of the metric stays consistent.
  */
 export class PenaltyBound {
-  /** Nodes touched: settled ones (done) with their backward penalty, the others tentative. */
-  private readonly nodes = new NodeCosts();
+  /** Nodes touched: settled ones (link 1) with their backward penalty, the others tentative (link 0). */
+  private readonly nodes: NodeRecords;
   private readonly heap = new MinHeap(1024);
   private settled = 0;
   /** The bound of every node not settled. */
@@ -36,7 +36,9 @@ export class PenaltyBound {
   /** Whether the bound is 0 everywhere (the targets reached from far around without a penalty). */
   private zero = false;
 
-  constructor(private readonly graph: RoadGraph) {}
+  constructor(private readonly graph: RoadGraph) {
+    this.nodes = new NodeRecords(graph.nodeCount);
+  }
 
   /** Aims at new targets, with roads `blocked` closed and `penalty` on the rest. */
   reset(targets: readonly Endpoint[], penalty: Penalty, blocked?: Uint8Array): void {
@@ -49,7 +51,10 @@ export class PenaltyBound {
     heap.clear();
     this.settled = 0;
     for (const t of targets) {
-      if (nodes.find(t.node) < 0) nodes.add(t.node);
+      if (nodes.find(t.node) >= 0) continue;
+      const i = nodes.add(t.node);
+      nodes.values[2 * i] = 0;
+      nodes.words[4 * i + 3] = 0;
       heap.push(0, t.node);
     }
     // At key 0 the plateau is the targets' surroundings without a penalty: stopped early unless
@@ -61,16 +66,16 @@ export class PenaltyBound {
     while (heap.size > 0) {
       const key = heap.peekKey();
       const u = heap.pop();
-      const su = nodes.find(u);
-      if (nodes.done[su] === 1) continue;
+      const iu = nodes.find(u);
+      if (nodes.words[4 * iu + 3] === 1) continue;
       if (this.settled >= PENALTY_BOUND_BUDGET || (key === plateauKey && plateau >= (key > 0 ? PLATEAU : zeroPlateau))) {
         this.rest = key;
         break;
       }
       if (key !== plateauKey) { plateauKey = key; plateau = 0; }
       plateau++;
-      nodes.done[su] = 1;
-      nodes.costs[su] = key;
+      nodes.words[4 * iu + 3] = 1;
+      nodes.values[2 * iu] = key;
       this.settled++;
       for (let k = firstIn[u], end = firstIn[u + 1]; k < end; k++) {
         const e = inEdge[k];
@@ -78,10 +83,13 @@ export class PenaltyBound {
         if (blocked !== undefined && blocked[road] !== 0) continue;
         const x = g.edgeTailOf(e);
         const c = key + costPerMetre[roads[road]] * (roadLengthCm[road] * COST_STEP.distance);
-        let sx = nodes.find(x);
-        if (sx >= 0 && (nodes.done[sx] === 1 || nodes.costs[sx] <= c)) continue;
-        if (sx < 0) sx = nodes.add(x);
-        nodes.costs[sx] = c;
+        let ix = nodes.find(x);
+        if (ix >= 0 && (nodes.words[4 * ix + 3] === 1 || nodes.values[2 * ix] <= c)) continue;
+        if (ix < 0) {
+          ix = nodes.add(x);
+          nodes.words[4 * ix + 3] = 0;
+        }
+        nodes.values[2 * ix] = c;
         heap.push(c, x);
       }
     }
@@ -92,8 +100,8 @@ export class PenaltyBound {
   /** The lower bound for node v. */
   of(v: number): number {
     if (this.zero) return 0;
-    const s = this.nodes.find(v);
-    return s >= 0 && this.nodes.done[s] === 1 ? this.nodes.costs[s] : this.rest;
+    const i = this.nodes.find(v);
+    return i >= 0 && this.nodes.words[4 * i + 3] === 1 ? this.nodes.values[2 * i] : this.rest;
   }
 
   /** Nodes the last reset settled. */

@@ -55,12 +55,6 @@ export interface RouterOptions {
   snapIndex?: SnapIndex;
   /** ALT landmarks for the 'astar' engine (default 16; 0 = straight-line heuristic only). */
   landmarks?: number;
-  /**
-   * Whether the hierarchy engine's per-node search state is written over when the router is made
-   * (default true: a route never waits for its pages to be mapped); false for a router that routes
-   * seldom, as the matrix worker's, which then holds only the pages its searches touched.
-   */
-  prefaultSearch?: boolean;
   /** Most bytes of zones' customized cliques kept (prepareZones; default 128 MiB: about 6,000 zones of 1-5 km on the 5M country, with their shared and big cells). */
   zoneCliqueBytes?: number;
 }
@@ -117,7 +111,7 @@ export class Router {
     this.snapIndex = options.snapIndex ?? SnapIndex.for(graph);
     const engine = options.engine ?? (graph.hierarchy ? 'ch' : 'astar');
     this.search =
-      engine === 'ch' ? new HierarchySearch(graph, undefined, undefined, undefined, options.prefaultSearch ?? true)
+      engine === 'ch' ? new HierarchySearch(graph)
         : engine === 'astar' ? new AStarSearch(graph, { landmarks: options.landmarks })
           : engine === 'ngraph' ? new NgraphSearch(graph) : engine;
     this.maxSnapDistance = options.maxSnapDistance;

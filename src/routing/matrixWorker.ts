@@ -10,8 +10,7 @@ import { adoptVehicleClassPart, reviveZone, routerOnSharedData, threadError, typ
 if (!isMainThread && parentPort) {
   // Background work: the caller's event loop (trips, /health) goes first on a busy machine.
   lowerThreadPriority();
-  // Its route search serves the few elements routed one by one: its node state is mapped as touched, not in advance.
-  const router = routerOnSharedData(workerData as SharedRouterData, { prefaultSearch: false });
+  const router = routerOnSharedData(workerData as SharedRouterData);
   router.prepareMatrices(); // before the first message is read
   const port = parentPort;
   port.on('message', ({ id, request, vehicleClass }: { id: number; request?: MatrixJobRequest; vehicleClass?: VehicleClassPart }) => {

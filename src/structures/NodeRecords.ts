@@ -1,29 +1,37 @@
-import { prefault } from './prefault.js';
-
 /** Searches over which NodeRecords watches its largest use before giving room back. */
 export const SHRINK_WINDOW = 64;
 
+/** Most entries per slot of the node table (linear probing stays short at half full). */
+const MAX_LOAD = 0.5;
+
 /**
- * Search state of the nodes one search touches, as a sparse set (Briggs and Torczon, "An
- * efficient representation for sparse sets", 1993): per graph node one word, `entryOf[v]`, and per
- * touched node a 16-byte entry, appended in touch order: `values[2i]` a cost (float64) and, in the
- * int32 view over the same bytes, `words[4i + 2]` the node and `words[4i + 3]` a link (a parent
- * node, arc or edge, or what phase of a search wrote the entry). v's entry is valid when
- * entryOf[v] < count and the entry names v, so clear() is O(1), with no stamps to wrap.
+ * Search state of the nodes one search touches: per touched node a 16-byte entry, appended in touch
+ * order (`values[2i]` a cost, float64, and in the int32 view over the same bytes `words[4i + 2]` the
+ * node and `words[4i + 3]` a link: a parent node, arc or edge, or what phase of a search wrote the
+ * entry), found from its node by an open-addressing table (linear probing, at most half full) of
+ * entry numbers, each slot stamped with the search that filled it (32 bytes per entry of room in
+ * all).
  *
- * Per node 4 bytes instead of a 16-byte record: a search touches a small part of a country (a free
- * CH query a few thousand nodes, a zoned A* and its potential some hundred thousand of 5M), and
- * the entries it touched sit together, a few cache lines where a record per node spread them over
- * the graph's whole range. Entries grow with the largest search (twice the room when full, up to
- * one per node) and are kept for the next; when the largest of the last SHRINK_WINDOW searches
- * used under a quarter of the room, clear() gives back all but twice that (a zoned detour that
- * touched every node of a country does not hold 20 bytes per node until the process ends).
+ * Nothing per graph node: a search touches a small part of a country (a free CH query a few
+ * thousand nodes, a zoned A* and its potential some hundred thousand of 5M), so its table and
+ * entries stay in the caches, where a word per node spread them over the graph's whole range and
+ * held 4 bytes per node in every routing thread (20 MB a side on a 5M-node country). Entries and
+ * table grow with the largest search (twice the room when full) and are kept for the next; when
+ * the largest of the last SHRINK_WINDOW searches used under a quarter of the room, clear() gives
+ * back all but twice that. clear() only takes a new stamp: the slots of earlier searches read as
+ * empty.
  *
  * Searches that never run at once share records (the hierarchy engine's free query and its
  * CH-potential A*): each clears the ones it uses when it starts.
  */
 export class NodeRecords {
-  private readonly entryOf: Uint32Array;
+  /**
+   * Slot h: words 2h, the search (stamp) that filled it, and 2h + 1, the entry whose node hashes
+   * to h or probes past it; a slot of an earlier search is empty, so clear() writes nothing.
+   */
+  private table: Int32Array;
+  private shift: number;
+  private stamp = 1;
   values: Float64Array;
   words: Int32Array;
   /** Entries in use. */
@@ -34,22 +42,24 @@ export class NodeRecords {
   private cleared = 0;
   private windowPeak = 0;
 
-  /**
-   * `prefaulted` (default): the word per node is written over now, so searches never wait for its
-   * pages to be mapped; without it they are mapped as searches touch them (a thread that searches
-   * seldom holds only what it touched).
-   */
-  constructor(nodeCount: number, capacity = 4096, prefaulted = true) {
-    this.entryOf = prefaulted ? prefault(new Uint32Array(nodeCount)) : new Uint32Array(nodeCount);
+  /** `nodeCount`: the graph's nodes (node ids below it); `capacity`: the entries' first room. */
+  constructor(readonly nodeCount: number, capacity = 4096) {
     this.initial = capacity;
     this.values = new Float64Array(2 * capacity);
     this.words = new Int32Array(this.values.buffer);
+    this.table = new Int32Array(0);
+    this.shift = 0;
+    this.newTable(capacity);
   }
 
   /** v's entry, or -1 when the search has not touched v since the last clear(). */
   find(v: number): number {
-    const i = this.entryOf[v];
-    return i < this.count && this.words[4 * i + 2] === v ? i : -1;
+    const table = this.table, words = this.words, stamp = this.stamp, mask = (table.length >>> 1) - 1;
+    for (let h = Math.imul(v, 0x9e3779b1) >>> this.shift; ; h = (h + 1) & mask) {
+      if (table[2 * h] !== stamp) return -1;
+      const i = table[2 * h + 1];
+      if (words[4 * i + 2] === v) return i;
+    }
   }
 
   /**
@@ -60,7 +70,7 @@ export class NodeRecords {
     if (this.count === this.values.length >>> 1) this.grow();
     const i = this.count++;
     this.words[4 * i + 2] = v;
-    this.entryOf[v] = i;
+    this.place(i, v);
     return i;
   }
 
@@ -78,30 +88,59 @@ export class NodeRecords {
 
   /** Forgets every entry (and, after a window of searches that used little of the room, most of the room). */
   clear(): void {
-    if (this.count > this.windowPeak) this.windowPeak = this.count;
+    const count = this.count;
+    if (count > this.windowPeak) this.windowPeak = count;
+    // A new search's stamp; on wrapping, the table's slots forgotten at once.
+    if (++this.stamp === 0x7fffffff) {
+      this.table.fill(0);
+      this.stamp = 1;
+    }
     this.count = 0;
     if (++this.cleared < SHRINK_WINDOW) return;
     const room = this.values.length >>> 1, keep = Math.max(this.initial, 2 * this.windowPeak);
     if (room > 2 * keep) {
-      // Nothing to copy: every entry is forgotten. entryOf may still name entries past the new room; find() checks count first.
+      // Nothing to copy: every entry is forgotten.
       this.values = new Float64Array(2 * keep);
       this.words = new Int32Array(this.values.buffer);
+      this.newTable(keep);
     }
     this.cleared = 0;
     this.windowPeak = 0;
   }
 
-  /** Bytes held: the word per node and the entries' room. */
+  /** Bytes held: the entries' room and the table. */
   get byteSize(): number {
-    return this.entryOf.byteLength + this.values.byteLength;
+    return this.values.byteLength + this.table.byteLength;
+  }
+
+  /** Puts entry i (of node v) in the table's first empty slot from v's hash. */
+  private place(i: number, v: number): void {
+    const table = this.table, stamp = this.stamp, mask = (table.length >>> 1) - 1;
+    let h = Math.imul(v, 0x9e3779b1) >>> this.shift;
+    while (table[2 * h] === stamp) h = (h + 1) & mask;
+    table[2 * h] = stamp;
+    table[2 * h + 1] = i;
   }
 
   private grow(): void {
-    // A node has one entry at most: never room for more than the node count (a search that
-    // touches every node holds 20 bytes per node here).
-    const values = new Float64Array(2 * Math.min(this.values.length, this.entryOf.length + 1));
+    // A node has one entry at most: never room for more than the node count.
+    const room = Math.min(2 * (this.values.length >>> 1), this.nodeCount + 1);
+    const values = new Float64Array(2 * room);
     values.set(this.values);
     this.values = values;
     this.words = new Int32Array(values.buffer);
+    this.newTable(room);
+    for (let i = 0; i < this.count; i++) this.place(i, this.words[4 * i + 2]);
   }
+
+  private newTable(room: number): void {
+    const bits = tableBits(room);
+    this.table = new Int32Array(2 << bits);
+    this.shift = 32 - bits;
+  }
+}
+
+/** Bits of a table with room for `entries` at MAX_LOAD. */
+function tableBits(entries: number): number {
+  return Math.max(4, Math.ceil(Math.log2(Math.max(1, entries) / MAX_LOAD)));
 }
