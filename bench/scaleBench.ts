@@ -326,7 +326,7 @@ async function benchSize(size: ScaleSize): Promise<string[]> {
   const state = engines[0].router.search;
   if (state instanceof HierarchySearch) {
     const kept = state.free.paths.distance.byteSize + state.free.paths.duration.byteSize;
-    out.push(`| the default engine's search state after every route above (NodeRecords: 4 B per node and the entries of the largest search; the edges of long shortcuts unpacked, kept for the next routes: ShortcutPaths, ${(kept / 2 ** 20).toFixed(1)} MiB of at most ${(2 * shortcutPathBytes(graph.edgeCount) / 2 ** 20).toFixed(0)}) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);
+    out.push(`| the default engine's search state after every route above (NodeRecords: the entries and hash table of the largest search, nothing per node; the edges of long shortcuts unpacked, kept for the next routes: ShortcutPaths, ${(kept / 2 ** 20).toFixed(1)} MiB of at most ${(2 * shortcutPathBytes(graph.edgeCount) / 2 ** 20).toFixed(0)}) | ${(state.stateBytes / graph.edgeCount).toFixed(1)} B per directed edge (${(state.stateBytes / 2 ** 20).toFixed(0)} MiB) |`);
   }
   out.push(`| zone calculation, 1 km across (${ZONE_SAMPLES} zones, ${(oneKmRoads / ZONE_SAMPLES).toFixed(0)} roads blocked on average): p50 / p95 (first calculation); p95 of the best of 3 | ${ms(quantile(oneKm, 0.5))} / ${ms(quantile(oneKm, 0.95))}; ${ms(quantile(oneKmBest, 0.95))} |`);
   out.push(`| zone calculation, the 1-5 km zones of the zoned routes (${zoneMillis.length}): p50 / p95 | ${ms(quantile(zoneMillis, 0.5))} / ${ms(quantile(zoneMillis, 0.95))} |`);
