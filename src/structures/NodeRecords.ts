@@ -12,14 +12,17 @@ const MAX_LOAD = 0.5;
  * entry numbers, each slot stamped with the search that filled it (32 bytes per entry of room in
  * all).
  *
- * Nothing per graph node: a search touches a small part of a country (a free CH query a few
- * thousand nodes, a zoned A* and its potential some hundred thousand of 5M), so its table and
- * entries stay in the caches, where a word per node spread them over the graph's whole range and
- * held 4 bytes per node in every routing thread (20 MB a side on a 5M-node country). Entries and
+ * Nothing per graph node while searches stay small: a search touches a small part of a country
+ * (a free CH query a few thousand nodes, a zoned A* and its potential some hundred thousand of
+ * 5M), so its table and entries stay in the caches, where a word per node spread them over the
+ * graph's whole range and held 4 bytes per node in every routing thread (20 MB a side on a
+ * 5M-node country). Entries and
  * table grow with the largest search (twice the room when full) and are kept for the next; when
  * the largest of the last SHRINK_WINDOW searches used under a quarter of the room, clear() gives
  * back all but twice that. clear() only takes a new stamp: the slots of earlier searches read as
- * empty.
+ * empty. Where the table would outgrow a word per node (a search touching a large part of the
+ * graph, or a small graph), a word per node serves instead, as a sparse set (an entry is valid when
+ * in use and naming the node): never more than 20 bytes per node.
  *
  * Searches that never run at once share records (the hierarchy engine's free query and its
  * CH-potential A*): each clears the ones it uses when it starts.
@@ -32,6 +35,11 @@ export class NodeRecords {
   private table: Int32Array;
   private shift: number;
   private stamp = 1;
+  /**
+   * Instead of the table, when it would take more than a word per node (a room near the node
+   * count): per node its entry, valid when the entry is in use and names the node (a sparse set).
+   */
+  private dense?: Uint32Array;
   values: Float64Array;
   words: Int32Array;
   /** Entries in use. */
@@ -54,6 +62,11 @@ export class NodeRecords {
 
   /** v's entry, or -1 when the search has not touched v since the last clear(). */
   find(v: number): number {
+    const dense = this.dense;
+    if (dense !== undefined) {
+      const i = dense[v];
+      return i < this.count && this.words[4 * i + 2] === v ? i : -1;
+    }
     const table = this.table, words = this.words, stamp = this.stamp, mask = (table.length >>> 1) - 1;
     for (let h = Math.imul(v, 0x9e3779b1) >>> this.shift; ; h = (h + 1) & mask) {
       if (table[2 * h] !== stamp) return -1;
@@ -110,11 +123,15 @@ export class NodeRecords {
 
   /** Bytes held: the entries' room and the table. */
   get byteSize(): number {
-    return this.values.byteLength + this.table.byteLength;
+    return this.values.byteLength + this.table.byteLength + (this.dense?.byteLength ?? 0);
   }
 
   /** Puts entry i (of node v) in the table's first empty slot from v's hash. */
   private place(i: number, v: number): void {
+    if (this.dense !== undefined) {
+      this.dense[v] = i;
+      return;
+    }
     const table = this.table, stamp = this.stamp, mask = (table.length >>> 1) - 1;
     let h = Math.imul(v, 0x9e3779b1) >>> this.shift;
     while (table[2 * h] === stamp) h = (h + 1) & mask;
@@ -135,6 +152,12 @@ export class NodeRecords {
 
   private newTable(room: number): void {
     const bits = tableBits(room);
+    if (8 << bits >= 4 * this.nodeCount) {
+      this.dense = new Uint32Array(this.nodeCount);
+      this.table = new Int32Array(0);
+      return;
+    }
+    this.dense = undefined;
     this.table = new Int32Array(2 << bits);
     this.shift = 32 - bits;
   }
