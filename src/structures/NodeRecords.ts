@@ -121,7 +121,7 @@ export class NodeRecords {
     this.windowPeak = 0;
   }
 
-  /** Bytes held: the entries' room and the table. */
+  /** Bytes held: the entries' room and the table (or the word per node). */
   get byteSize(): number {
     return this.values.byteLength + this.table.byteLength + (this.dense?.byteLength ?? 0);
   }
@@ -152,7 +152,7 @@ export class NodeRecords {
 
   private newTable(room: number): void {
     const bits = tableBits(room);
-    if (8 << bits >= 4 * this.nodeCount) {
+    if (8 * 2 ** bits >= 4 * this.nodeCount) {
       this.dense = new Uint32Array(this.nodeCount);
       this.table = new Int32Array(0);
       return;
