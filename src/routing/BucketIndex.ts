@@ -1,73 +1,48 @@
+import { NodeRecords } from '../structures/NodeRecords.js';
+
 /**
  * The buckets of a many-to-many search: entries left at nodes by the backward searches, grouped
  * by node so a forward search reads the entries of a node it reaches in one run. Nodes find their
- * bucket by an open-addressing table (linear probing, at most half full) made for each grouping:
- * nothing per graph node, and a table the size of the nodes with entries stays in the caches
- * while the forward searches look up every node they settle. Shared by the CH and the overlay's
+ * bucket in a NodeRecords of the nodes with entries, made per grouping (bucket b is its entry b):
+ * nothing per graph node, and a table the size of those nodes stays in the caches while the
+ * forward searches look up every node they settle. Shared by the CH and the overlay's
  * many-to-many (meetInBuckets).
  */
 export class BucketIndex {
-  /** Slot h: words 2h, 1 + the node whose bucket it holds (0: empty), and 2h + 1, that bucket. */
-  private table = new Int32Array(4);
-  private shift = 31;
+  /** The nodes of the last grouping: node u's entry is its bucket. */
+  private readonly nodes: NodeRecords;
   /** Bucket b holds the entries order[first[b]] .. order[first[b + 1] - 1]. */
   first = new Uint32Array(1);
   /** Entry indices, bucket after bucket. */
   order = new Uint32Array(0);
 
+  constructor(nodeCount: number) {
+    this.nodes = new NodeRecords(nodeCount);
+  }
+
   /** Groups the entries: entry i was left at node entryNode[i]. */
   group(entryNode: number[]): void {
-    // Grown to twice the slots whenever half full.
-    let bits = 10, table = new Int32Array(2 << bits);
+    const { nodes } = this;
+    nodes.clear();
     const bucketOf = new Uint32Array(entryNode.length);
-    let buckets = 0;
-    const slotOf = (u: number): number => {
-      const mask = (1 << bits) - 1;
-      let h = Math.imul(u, 0x9e3779b1) >>> (32 - bits);
-      while (table[2 * h] !== 0 && table[2 * h] !== u + 1) h = (h + 1) & mask;
-      return h;
-    };
     for (let i = 0; i < entryNode.length; i++) {
-      const u = entryNode[i];
-      let h = slotOf(u);
-      if (table[2 * h] === 0) {
-        if (2 * (buckets + 1) > 1 << bits) {
-          const old = table;
-          bits++;
-          table = new Int32Array(2 << bits);
-          for (let k = 0; k < old.length; k += 2) {
-            if (old[k] === 0) continue;
-            const at = slotOf(old[k] - 1);
-            table[2 * at] = old[k];
-            table[2 * at + 1] = old[k + 1];
-          }
-          h = slotOf(u);
-        }
-        table[2 * h] = u + 1;
-        table[2 * h + 1] = buckets++;
-      }
-      bucketOf[i] = table[2 * h + 1];
+      const b = nodes.find(entryNode[i]);
+      bucketOf[i] = b >= 0 ? b : nodes.add(entryNode[i]);
     }
+    const buckets = nodes.count;
     const first = new Uint32Array(buckets + 1);
     for (let i = 0; i < entryNode.length; i++) first[bucketOf[i] + 1]++;
     for (let b = 0; b < buckets; b++) first[b + 1] += first[b];
     const fill = first.slice(0, buckets);
     const order = new Uint32Array(entryNode.length);
     for (let i = 0; i < entryNode.length; i++) order[fill[bucketOf[i]]++] = i;
-    this.table = table;
-    this.shift = 32 - bits;
     this.first = first;
     this.order = order;
   }
 
   /** The bucket of node u in the last grouping, or -1 when no entry was left there. */
   bucket(u: number): number {
-    const table = this.table, mask = (table.length >>> 1) - 1;
-    for (let h = Math.imul(u, 0x9e3779b1) >>> this.shift; ; h = (h + 1) & mask) {
-      const key = table[2 * h];
-      if (key === u + 1) return table[2 * h + 1];
-      if (key === 0) return -1;
-    }
+    return this.nodes.find(u);
   }
 }
 

@@ -38,7 +38,7 @@ export class BucketManyToMany {
    * `records` and `buckets`: lent by searches on the same thread that never run at the same time
    * (the overlay's many-to-many, a router's route search), so a matrix thread holds one of each.
    */
-  constructor(graph: RoadGraph, records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex()) {
+  constructor(graph: RoadGraph, records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(graph.nodeCount)) {
     this.records = records;
     this.buckets = buckets;
   }

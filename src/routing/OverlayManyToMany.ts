@@ -84,7 +84,7 @@ export class OverlayManyToMany {
    */
   constructor(
     private readonly graph: RoadGraph, overlay: CellOverlay & { fine: CellOverlay },
-    records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(),
+    records = new NodeRecords(graph.nodeCount), buckets = new BucketIndex(graph.nodeCount),
   ) {
     const n = graph.nodeCount;
     this.big = levelView(overlay);

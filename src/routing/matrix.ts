@@ -774,7 +774,7 @@ function matrixEngines(router: MatrixRouter): MatrixEngines {
     let records: NodeRecords | undefined, bucketIndex: BucketIndex | undefined;
     const shared = () => {
       records ??= router.search instanceof HierarchySearch ? router.search.sides[0] : new NodeRecords(graph.nodeCount);
-      bucketIndex ??= new BucketIndex();
+      bucketIndex ??= new BucketIndex(graph.nodeCount);
       return [records, bucketIndex] as const;
     };
     engines = {
