@@ -323,13 +323,21 @@ describe('token endpoint under attack (SQLite, limits in memory)', () => {
     await http(`${svc.url}${ZONES_PATH}?access_token=${token.body.access_token}`, { headers: { authorization: `Bearer ${token.body.access_token}`, clientid: client.clientId } });
     await http(`${svc.url}/nowhere?client_secret=${client.clientSecret}`);
     const all = lines.join('\n');
-    assert.ok(lines.length >= 6, lines.join("\n"));
     assert.ok(!all.includes(client.clientSecret), 'no secret in the log');
     assert.ok(!all.includes(token.body.access_token), 'no token in the log');
     const urls = lines.map((l) => JSON.parse(l)).filter((l) => l.req).map((l) => l.req.url);
     assert.ok(urls.includes(`${TOKEN_PATH}?grant_type=[redacted]&client_id=[redacted]&client_secret=[redacted]`), urls.join('\n'));
     assert.ok(urls.includes(`${ZONES_PATH}?access_token=[redacted]`), urls.join("\n"));
     assert.ok(urls.includes(`${TOKEN_PATH}?grant_type=[redacted]`), urls.join("\n"));
+    // One line per request, once answered (an access log): its status and how long it took.
+    const answered = lines.map((l) => JSON.parse(l)).filter((l) => l.req);
+    assert.deepEqual(answered.map((l) => [l.msg, l.req.method, l.req.url.split('?')[0], l.res?.statusCode]), [
+      ['request completed', 'POST', TOKEN_PATH, 400],
+      ['request completed', 'POST', TOKEN_PATH, 200],
+      ['request completed', 'GET', ZONES_PATH, 200],
+      ['request completed', 'GET', '/nowhere', 404],
+    ]);
+    assert.ok(answered.every((l) => typeof l.responseTime === 'number' && l.responseTime >= 0 && typeof l.reqId === 'string'), JSON.stringify(answered));
   });
 
   test('demo client: only on loopback unless DETOUR_DEMO_CLIENT says so; its secret printed once, never logged', async () => {
