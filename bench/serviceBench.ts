@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
@@ -40,12 +40,17 @@ export async function serviceBench(): Promise<string> {
   const command = process.env.DETOUR_GRAPH ? `DETOUR_GRAPH=${process.env.DETOUR_GRAPH} npm run bench -- service` : 'npm run bench -- service';
   const lines = [
     `## HTTP service${where} (SQLite store, loopback, one keep-alive connection)`, '',
-    `\`${command}\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores).`, '',
+    `\`${command}\` on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores). The service logs as \`detour serve\` does by default (LOG_LEVEL=info), to a file.`, '',
   ];
   const graphPath = process.env.DETOUR_GRAPH || DEFAULT_GRAPH_PATH;
   const graph = loadGraph(graphPath);
   const dir = mkdtempSync(join(tmpdir(), 'detour-bench-'));
-  const child = fork(fileURLToPath(new URL('./serviceChild.ts', import.meta.url)), [dir], { execArgv: ['--import', 'tsx'], env: { ...process.env, DETOUR_GRAPH: graphPath } });
+  // Logging as `detour serve` does by default (LOG_LEVEL=info), to a file as in production.
+  const logFd = openSync(join(dir, 'serve.log'), 'w');
+  const child = fork(fileURLToPath(new URL('./serviceChild.ts', import.meta.url)), [dir], {
+    execArgv: ['--import', 'tsx'], env: { ...process.env, DETOUR_GRAPH: graphPath, LOG_LEVEL: 'info' }, stdio: ['ignore', logFd, 'inherit', 'ipc'],
+  });
+  closeSync(logFd);
   const ask = <T>(message: string | object) => new Promise<T>((resolve) => {
     child.once('message', resolve as never);
     child.send(message);

@@ -6,6 +6,7 @@
  * loop's utilization so far: performance.eventLoopUtilization()); on {bare: bytes} starts a bare
  * node:http server beside the service (it reads each request's body and answers `bytes` bytes of
  * JSON, nothing else: what Node's HTTP costs a trip on both ends) and answers {bareUrl}; exits on 'exit'.
+ * LOG_LEVEL: the service's log level (default silent), its log written to the child's stdout.
  * Usage: fork('bench/serviceChild.ts', [dataDir], { execArgv: ['--import', 'tsx'] }).
  */
 import http from 'node:http';
@@ -16,7 +17,7 @@ import { configFromEnv, registerClient, startService } from '../src/service/inde
 const dataDir = process.argv[2];
 if (!dataDir || !process.send) throw new Error('fork me with a data directory and IPC');
 // DETOUR_GRAPH: the graph to serve (default the bundled city).
-const service = await startService({ ...configFromEnv({ DETOUR_GRAPH: process.env.DETOUR_GRAPH }), port: 0, dataDir, logLevel: 'silent', workers: 1, demoClient: false });
+const service = await startService({ ...configFromEnv({ DETOUR_GRAPH: process.env.DETOUR_GRAPH }), port: 0, dataDir, logLevel: process.env.LOG_LEVEL || 'silent', workers: 1, demoClient: false });
 const { client, clientSecret } = await registerClient(service.store, { applicationName: 'bench' });
 // 1 ms resolution: a delay is the time a timer waited past its turn, i.e. a task held the loop.
 const loop = monitorEventLoopDelay({ resolution: 1 });
