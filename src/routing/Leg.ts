@@ -45,7 +45,7 @@ export class Leg implements RouteLeg {
     return this.#edgePoints;
   }
 
-  /** Per edge, the point of `coordinates` its head is (StepLeg). */
+  /** Per edge, the point of `coordinates` its head is (StepLeg), in a route made with steps; empty otherwise. */
   get edgeEnds(): Int32Array {
     return this.#edgeEnds;
   }

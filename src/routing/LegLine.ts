@@ -8,6 +8,8 @@ import { COST_STEP, type RoadGraph } from '../graph/RoadGraph.js';
  * size, still flat: a country-long leg has thousands of points, and an object per point cost
  * about 0.07 ms of a free route's 0.9 ms on the 5M-node country. Not re-entrant: one per Router.
  */
+const NO_ENDS = new Int32Array(0);
+
 export class LegLine {
   private xy = new Float64Array(8192);
   /** Points appended since the last reset. */
@@ -15,7 +17,9 @@ export class LegLine {
   /** What pushEdges adds its roads' lengths and durations to (set them before). */
   metres = 0;
   seconds = 0;
-  /** Per edge pushed since the last reset, the point its head is (repeats left out, so not a sum of shape counts). */
+  /** Whether pushEdges records where each edge ends (edgeEnds): set while a route with steps is made. */
+  recordEnds = false;
+  /** Per edge pushed while recordEnds since the last reset, the point its head is (repeats left out, so not a sum of shape counts). */
   private ends = new Int32Array(1024);
   private endCount = 0;
 
@@ -68,16 +72,25 @@ export class LegLine {
 
   /**
    * Appends the whole polylines of consecutive edges, each from its tail to its head, and adds
-   * their roads' lengths and durations to `metres` and `seconds`, in order. A tail is the point
-   * appended last (the previous edge's head, or the end of the start road), so only an edge's
-   * shape and head are read. The reads, not the copying, are what a long leg costs: about 0.35 ms
-   * for 4,900 points on the 5M-node country, cache misses on the roads' arrays.
+   * their roads' lengths and durations to `metres` and `seconds`, in order; with recordEnds, records
+   * where each edge ends in the points (edgeEnds: what steps read). A tail is the point appended
+   * last (the previous edge's head, or the end of the start road), so only an edge's shape and
+   * head are read. The reads, not the copying, are what a long leg costs: cache misses on the
+   * roads' arrays.
    */
   pushEdges(edges: readonly number[]): void {
+    const ends = this.recordEnds;
     const g = this.graph;
     const { edgeRoad, edgeReversed, roadShapeStart, roadFrom, roadTo, shapeLatE7: shapeLat, shapeLonE7: shapeLon, nodeLatE7: nodeLat, nodeLonE7: nodeLon, roadLengthCm } = g;
     const roadMillis = g.roadMillis;
     let metres = this.metres, seconds = this.seconds;
+    if (ends && this.endCount + edges.length > this.ends.length) {
+      const grown = new Int32Array(Math.max(2 * this.ends.length, this.endCount + edges.length));
+      grown.set(this.ends.subarray(0, this.endCount));
+      this.ends = grown;
+    }
+    const endAt = this.ends;
+    let endCount = this.endCount;
     for (let i = 0; i < edges.length; i++) {
       const e = edges[i], r = edgeRoad[e];
       metres += roadLengthCm[r] * COST_STEP.distance;
@@ -93,20 +106,16 @@ export class LegLine {
         head = roadFrom[r];
       }
       this.pushE7(nodeLat[head], nodeLon[head]);
-      if (this.endCount === this.ends.length) {
-        const grown = new Int32Array(2 * this.ends.length);
-        grown.set(this.ends);
-        this.ends = grown;
-      }
-      this.ends[this.endCount++] = this.count - 1;
+      if (ends) endAt[endCount++] = this.count - 1;
     }
+    this.endCount = endCount;
     this.metres = metres;
     this.seconds = seconds;
   }
 
   /** Where each edge pushed since the reset ends in the points, in an array of its own. */
   edgeEnds(): Int32Array {
-    return this.ends.slice(0, this.endCount);
+    return this.endCount === 0 ? NO_ENDS : this.ends.slice(0, this.endCount);
   }
 
   /** Room for `points` more points. */

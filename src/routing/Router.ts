@@ -187,6 +187,8 @@ export class Router {
     const legs: RouteLeg[] = [];
     const avoiding = avoidance.types.length > 0 ? this.avoidanceMasks(masks, avoidance) : undefined;
     const timedBlocked = timed && this.timedMasks(masks, timed, zones, metricOf(mode));
+    // Where each edge ends in a leg's points: what its steps read, recorded only for them.
+    this.line.recordEnds = language !== undefined;
     try {
       const snaps = this.legalSnaps(points, labels, vehicle);
       for (let i = 0; i + 1 < snaps.length; i++) {
