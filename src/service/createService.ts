@@ -5,7 +5,7 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from 'helmet';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { DetourError, ErrorCode } from '../errors.js';
 import type { RoadGraph } from '../graph/RoadGraph.js';
 import { SnapIndex } from '../graph/SnapIndex.js';
@@ -198,8 +198,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   }
   const app = Fastify({
     logger: redactingLogger(options.logger ?? false),
-    // One line per request, once answered (accessLog), instead of fastify's two.
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // A hop count becomes a function: fastify's typings take no number.
     trustProxy: typeof options.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (options.trustProxy as number)) : (options.trustProxy ?? false),
@@ -305,7 +304,6 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     },
   });
   app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (err?: unknown) => done(err as Error | undefined)));
-  if (options.logger) app.addHook('onResponse', accessLog);
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     await app.register(cors, { origin: options.corsOrigins.includes('*') ? '*' : options.corsOrigins, allowedHeaders: ['Authorization', 'clientId', 'Content-Type'], exposedHeaders: ['X-Total-Count', 'Link'] });
   }
@@ -412,13 +410,18 @@ export function redactedRequest(request: FastifyRequest): Record<string, unknown
 }
 
 /**
- * Logs an answered request in one line, as an access log does: the request (redactedRequest), its
- * status and how long it took. Fastify's own logging writes two lines, one as the request arrives,
- * each serialised and written on the event loop of every request.
+ * Fastify's per-request log lines, as an access log writes them: one line per request once it is
+ * answered, with the request (redactedRequest), its status and how long it took. Fastify's own
+ * writes a second line as each request arrives, serialised and written on the event loop too.
  */
-function accessLog(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-  done();
+class AccessLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
 
 /** The logger option with the request serializer that redacts query strings (always: it cannot be replaced). */
