@@ -15,11 +15,10 @@ const MAX_LOAD = 0.5;
  * Nothing per graph node while searches stay small: a search touches a small part of a country
  * (a free CH query a few thousand nodes, a zoned A* and its potential some hundred thousand of
  * 5M), so its table and entries stay in the caches, where a word per node spread them over the
- * graph's whole range and held 4 bytes per node in every routing thread (20 MB a side on a
- * 5M-node country). Entries and
- * table grow with the largest search (twice the room when full) and are kept for the next; when
- * the largest of the last SHRINK_WINDOW searches used under a quarter of the room, clear() gives
- * back all but twice that. clear() only takes a new stamp: the slots of earlier searches read as
+ * graph's whole range and held 4 bytes per node in every routing thread. Entries and table grow
+ * with the largest search (twice the room when full) and are kept for the next; when the largest
+ * of the last SHRINK_WINDOW searches used under a quarter of the room, clear() gives back all but
+ * twice that. clear() only takes a new stamp: the slots of earlier searches read as
  * empty. Where the table would outgrow a word per node (a search touching a large part of the
  * graph, or a small graph), a word per node serves instead, as a sparse set (an entry is valid when
  * in use and naming the node): never more than 20 bytes per node.
